@@ -1,0 +1,83 @@
+/* Shared definitions for dmlsim kernels.
+ *
+ * Storage type is chosen at build time; arithmetic is float32 unless storage is double:
+ *   (default)      float storage, float compute
+ *   -DSTORE_HALF   half storage through vload_half/vstore_half_rte (core OpenCL, no cl_khr_fp16),
+ *                  float compute, round to nearest even on store
+ *   -DSTORE_DOUBLE double storage and compute (needs cl_khr_fp64)
+ * -DVEC=n (2, 4, 8) is the vector width of packed fast paths.
+ *
+ * Contraction into fma is off so that every layout path (vector, scalar, strided) rounds the same
+ * way: in-place and out-of-place, packed and padded results are bitwise identical.
+ */
+#ifndef DMLSIM_H
+#define DMLSIM_H
+
+#pragma OPENCL FP_CONTRACT OFF
+
+#define DMLSIM_CAT_(a, b) a##b
+#define DMLSIM_CAT(a, b) DMLSIM_CAT_(a, b)
+
+#ifndef VEC
+#define VEC 8
+#endif
+
+#if defined(STORE_HALF)
+typedef half store_t;
+typedef float real_t;
+#define REALV DMLSIM_CAT(float, VEC)
+#define LOAD(p, i) vload_half((i), (p))
+#define STORE(x, p, i) vstore_half_rte((x), (i), (p))
+#define LOADV(p, i) DMLSIM_CAT(vload_half, VEC)((i), (p))
+#define STOREV(x, p, i) DMLSIM_CAT(DMLSIM_CAT(vstore_half, VEC), _rte)((x), (i), (p))
+#elif defined(STORE_DOUBLE)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double store_t;
+typedef double real_t;
+#define REALV DMLSIM_CAT(double, VEC)
+#define LOAD(p, i) ((p)[i])
+#define STORE(x, p, i) ((p)[i] = (x))
+#define LOADV(p, i) DMLSIM_CAT(vload, VEC)((i), (p))
+#define STOREV(x, p, i) DMLSIM_CAT(vstore, VEC)((x), (i), (p))
+#else
+typedef float store_t;
+typedef float real_t;
+#define REALV DMLSIM_CAT(float, VEC)
+#define LOAD(p, i) ((p)[i])
+#define STORE(x, p, i) ((p)[i] = (x))
+#define LOADV(p, i) DMLSIM_CAT(vload, VEC)((i), (p))
+#define STOREV(x, p, i) DMLSIM_CAT(vstore, VEC)((x), (i), (p))
+#endif
+
+/* Kernel arguments of one bound tensor: its buffer, its binding offset in elements and its DML strides
+ * in elements (pyopencl's name__base + name__offset convention; no sub-buffer alignment limits). */
+#define TENSOR_IN(name) __global const store_t *name##__base, ulong name##__offset, ulong4 name##__strides
+#define TENSOR_OUT(name) __global store_t *name##__base, ulong name##__offset, ulong4 name##__strides
+#define TENSOR_PTR(name) (name##__base + name##__offset)
+
+/* Element offset of linear (row-major) index i of a 4-D tensor with the given sizes and strides.
+ * Coordinates fit in uint: DirectML tensors have at most 2^32-1 elements. */
+inline ulong strided_offset4(uint i, ulong4 sizes, ulong4 strides)
+{
+    uint d3 = i % (uint)sizes.w; i /= (uint)sizes.w;
+    uint d2 = i % (uint)sizes.z; i /= (uint)sizes.z;
+    uint d1 = i % (uint)sizes.y;
+    uint d0 = i / (uint)sizes.y;
+    return d0 * strides.x + d1 * strides.y + d2 * strides.z + d3 * strides.w;
+}
+
+/* 1 - b^t for an integer t, accurate to a few float ulps also where b^t is close to 1 (small t, b
+ * near 1), where computing pow then subtracting would cancel away about three digits. */
+inline float one_minus_pow(float b, uint t)
+{
+    if (t == 0u)
+        return 0.0f;
+    if (b == 0.0f)
+        return 1.0f;
+    if (b > 0.0f)
+        return -expm1((float)t * log(b));
+    float p = exp((float)t * log(-b));
+    return (t & 1u) ? 1.0f + p : 1.0f - p;
+}
+
+#endif

@@ -1,0 +1,239 @@
+"""DMLCreateDevice and IDMLDevice, with the small D3D12 stand-in (buffers, command lists, a queue).
+
+The flow mirrors DirectML: CreateOperator (validates the desc) → CompileOperator → binding table →
+CommandRecorder.RecordDispatch (checks bindings and hazards, prepares the kernel launch once) →
+CommandQueue.ExecuteCommandLists → WaitForIdle. A refused call raises DMLError and changes nothing;
+the device stays usable (where DirectML would remove it, dmlsim raises at the call, as a debug
+layer does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from dmlsim.binding import BindingTable
+from dmlsim.dispatchable import (
+    CompiledOperator,
+    Dispatchable,
+    OperatorInitializer,
+    OperatorObject,
+    ResolvedCopies,
+    ResolvedDispatch,
+)
+from dmlsim.enums import DML_CREATE_DEVICE_FLAGS, DML_EXECUTION_FLAGS, DML_FEATURE_LEVEL
+from dmlsim.errors import DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, DMLError, Problems
+from dmlsim.operator import validate_operator_desc
+from dmlsim.opencl.adapters import REFERENCE, AdapterInfo, select_adapter
+from dmlsim.reference_backend import ReferenceBackend, strided_array
+from dmlsim.structs import DML_BINDING_TABLE_DESC, DML_OPERATOR_DESC
+from dmlsim.tensor import FLOAT64_TYPES
+
+
+class Buffer:
+    """A device buffer (the ID3D12Resource stand-in): zero-filled, read and written as bytes."""
+
+    def __init__(self, device: Device, size: int) -> None:
+        self.device = device
+        self.size = size
+        self.storage = device.backend.allocate(size)
+
+    def Write(self, data: Any, offset: int = 0) -> None:  # noqa: N802
+        """Copy bytes (anything bytes-like, or a numpy array's raw bytes) into the buffer at ``offset``."""
+        raw = np.frombuffer(data.tobytes() if isinstance(data, np.ndarray) else bytes(data), np.uint8)
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0 or offset + raw.size > self.size:
+            raise DMLError(E_INVALIDARG, f"Buffer.Write of {raw.size} bytes at offset {offset!r} does not fit "
+                                         f"the {self.size}-byte buffer")
+        if raw.size:
+            self.device.backend.write(self.storage, offset, raw)
+
+    def Read(self, offset: int = 0, size: int | None = None) -> bytes:  # noqa: N802
+        """The buffer's bytes from ``offset`` (``size`` bytes, or to the end); waits for queued work."""
+        size = self.size - offset if size is None else size
+        if (isinstance(offset, bool) or not isinstance(offset, int) or not isinstance(size, int)
+                or offset < 0 or size < 0 or offset + size > self.size):
+            raise DMLError(E_INVALIDARG, f"Buffer.Read of {size!r} bytes at offset {offset!r} does not fit "
+                                         f"the {self.size}-byte buffer")
+        return self.device.backend.read(self.storage, offset, size) if size else b""
+
+    def read_array(self, dtype: Any, count: int | None = None, offset: int = 0) -> np.ndarray:
+        """Convenience: the buffer's bytes from ``offset`` as a numpy array of ``dtype``."""
+        itemsize = np.dtype(dtype).itemsize
+        size = (self.size - offset) // itemsize * itemsize if count is None else count * itemsize
+        return np.frombuffer(self.Read(offset, size), dtype=dtype).copy()
+
+    def __repr__(self) -> str:
+        return f"<dmlsim.Buffer {self.size} bytes on {self.device.adapter.name}>"
+
+
+class CommandList:
+    """A recorded list of dispatches (ID3D12GraphicsCommandList); may be executed many times."""
+
+    def __init__(self, device: Device) -> None:
+        self.device = device
+        self.items: list[ResolvedDispatch | ResolvedCopies] = []
+        self.closed = False
+
+    def Close(self) -> None:  # noqa: N802
+        self.closed = True
+
+    def Reset(self) -> None:  # noqa: N802
+        self.items = []
+        self.closed = False
+
+
+class CommandRecorder:
+    """IDMLCommandRecorder."""
+
+    def __init__(self, device: Device) -> None:
+        self.device = device
+
+    def RecordDispatch(self, commandList: CommandList, dispatchable: Dispatchable,  # noqa: N802, N803
+                       bindings: BindingTable) -> None:
+        """Check the bindings (completeness, hazards) and prepare the launch; bindings are captured now."""
+        if not isinstance(commandList, CommandList) or commandList.device is not self.device:
+            raise DMLError(E_INVALIDARG, "RecordDispatch: commandList must be a command list of this device")
+        if commandList.closed:
+            raise DMLError(E_INVALIDARG, "RecordDispatch: the command list is closed; Reset it first")
+        if not isinstance(bindings, BindingTable) or bindings.device is not self.device:
+            raise DMLError(E_INVALIDARG, "RecordDispatch: bindings must be a binding table of this device")
+        if dispatchable is not bindings.dispatchable:
+            raise DMLError(E_INVALIDARG, "RecordDispatch: the binding table was created (or Reset) for another "
+                                         "dispatchable")
+        commandList.items.append(bindings.resolved(self.device.backend))
+
+
+class CommandQueue:
+    """The command queue (ID3D12CommandQueue): executes command lists in order."""
+
+    def __init__(self, device: Device) -> None:
+        self.device = device
+        self.last_timings: list[Any] = []
+
+    def ExecuteCommandLists(self, lists: Sequence[CommandList]) -> None:  # noqa: N802
+        """Enqueue every dispatch of ``lists``; a debug device first checks their input values."""
+        for i, cmd in enumerate(lists):
+            if not isinstance(cmd, CommandList) or cmd.device is not self.device:
+                raise DMLError(E_INVALIDARG, f"ExecuteCommandLists: entry {i} is not a command list of this device")
+        items = [item for cmd in lists for item in cmd.items]
+        if self.device.debug:
+            self.device.debug_check(items)
+        backend = self.device.backend
+        timings = []
+        for item in items:
+            if isinstance(item, ResolvedCopies):
+                for source, destination in item.copies:
+                    backend.copy(source, destination, source.layout.total_bytes)
+            else:
+                timings += backend.submit(item)
+        self.last_timings = timings
+
+    def WaitForIdle(self) -> None:  # noqa: N802
+        """Block until every executed command list has finished (a fence wait)."""
+        self.device.backend.wait()
+
+
+class Device:
+    """IDMLDevice on one adapter (an OpenCL device or the numpy reference device)."""
+
+    def __init__(self, flags: int, adapter: AdapterInfo) -> None:
+        self.flags = DML_CREATE_DEVICE_FLAGS(flags)
+        self.adapter = adapter
+        if adapter.kind == REFERENCE:
+            self.backend: Any = ReferenceBackend(adapter)
+        else:
+            from dmlsim.opencl.backend import OpenCLBackend
+
+            self.backend = OpenCLBackend(adapter)
+
+    @property
+    def debug(self) -> bool:
+        return bool(self.flags & DML_CREATE_DEVICE_FLAGS.DML_CREATE_DEVICE_FLAG_DEBUG)
+
+    @property
+    def description(self) -> str:
+        """Adapter and driver, for reports."""
+        return f"{self.adapter.label}; {self.backend.driver}"
+
+    # --- resources ----------------------------------------------------------------------------------
+    def CreateBuffer(self, sizeInBytes: int) -> Buffer:  # noqa: N802, N803
+        if isinstance(sizeInBytes, bool) or not isinstance(sizeInBytes, int) or sizeInBytes <= 0:
+            raise DMLError(E_INVALIDARG, f"CreateBuffer: size must be a positive integer, got {sizeInBytes!r}")
+        return Buffer(self, sizeInBytes)
+
+    # --- IDMLDevice ---------------------------------------------------------------------------------
+    def CreateOperator(self, desc: DML_OPERATOR_DESC) -> OperatorObject:  # noqa: N802
+        return OperatorObject(self, validate_operator_desc(desc))
+
+    def CompileOperator(self, op: OperatorObject, flags: int = 0) -> CompiledOperator:  # noqa: N802
+        if not isinstance(op, OperatorObject) or op.device is not self:
+            raise DMLError(E_INVALIDARG, "CompileOperator: op must be an operator created by this device")
+        known = sum(int(f) for f in DML_EXECUTION_FLAGS)
+        if isinstance(flags, bool) or not isinstance(flags, int) or flags & ~known:
+            raise DMLError(E_INVALIDARG, f"CompileOperator: flags {flags!r} has bits that are not "
+                                         "DML_EXECUTION_FLAGS")
+        self._check_data_type_support(op)
+        return CompiledOperator(self, op, flags)
+
+    def CreateOperatorInitializer(self, operators: Sequence[CompiledOperator] = ()) -> OperatorInitializer:  # noqa: N802
+        return OperatorInitializer(self, list(operators))
+
+    def CreateBindingTable(self, desc: DML_BINDING_TABLE_DESC) -> BindingTable:  # noqa: N802
+        return BindingTable(self, desc)
+
+    def CreateCommandRecorder(self) -> CommandRecorder:  # noqa: N802
+        return CommandRecorder(self)
+
+    def CreateCommandList(self) -> CommandList:  # noqa: N802
+        return CommandList(self)
+
+    def CreateCommandQueue(self) -> CommandQueue:  # noqa: N802
+        return CommandQueue(self)
+
+    def GetFeatureLevel(self) -> DML_FEATURE_LEVEL:  # noqa: N802
+        """The feature level dmlsim emulates (the level of the newest operator it implements)."""
+        return DML_FEATURE_LEVEL.DML_FEATURE_LEVEL_3_0
+
+    # --- checks -------------------------------------------------------------------------------------
+    def _check_data_type_support(self, op: OperatorObject) -> None:
+        if self.backend.has_fp64:
+            return
+        for name, layouts in op.validated.tensors.items():
+            items = layouts if isinstance(layouts, list) else [layouts]
+            if any(layout is not None and layout.data_type in FLOAT64_TYPES for layout in items):
+                raise DMLError(DXGI_ERROR_UNSUPPORTED, f"{op.validated.struct_name}.{name} is FLOAT64, but "
+                                                       f"{self.adapter.label} has no cl_khr_fp64")
+
+    def debug_check(self, items: Sequence[Any]) -> None:
+        """A debug device's execution-time checks on input values, before anything is enqueued."""
+        problems = Problems()
+        self.backend.wait()
+        for item in items:
+            if not isinstance(item, ResolvedDispatch):
+                continue
+            compiled = item.compiled
+
+            def read(name: str, item: ResolvedDispatch = item) -> Any:
+                bound = item.bound[name]
+                if isinstance(bound, list):
+                    return [_read_tensor(b) for b in bound]
+                return None if bound is None else _read_tensor(bound)
+
+            compiled.operator.debug_check(compiled.validated, read, problems)
+        problems.raise_if_any("ExecuteCommandLists (debug device)")
+
+
+def _read_tensor(bound: Any) -> np.ndarray:
+    """A tensor's current values, read through the backend (works for device and host buffers)."""
+    return strided_array(bound.buffer.Read(bound.offset, bound.layout.span_bytes), bound.layout)
+
+
+def DMLCreateDevice(flags: int = 0, adapter: str | None = None) -> Device:  # noqa: N802
+    """Create an IDMLDevice on an adapter (see dmlsim.opencl.adapters.select_adapter for ``adapter``)."""
+    if isinstance(flags, bool) or not isinstance(flags, int) or flags & ~int(
+            DML_CREATE_DEVICE_FLAGS.DML_CREATE_DEVICE_FLAG_DEBUG):
+        raise DMLError(E_INVALIDARG, f"DMLCreateDevice: flags {flags!r} has bits that are not "
+                                     "DML_CREATE_DEVICE_FLAGS")
+    return Device(flags, select_adapter(adapter))

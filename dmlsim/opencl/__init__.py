@@ -1,0 +1,1 @@
+"""OpenCL runtime of dmlsim: adapters, programs, launches (pyopencl)."""

@@ -1,0 +1,88 @@
+"""DML_OPERATOR_ADAM_OPTIMIZER (DML_FEATURE_LEVEL_3_0): desc, validation, reference and kernel launch."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dmlsim.enums import DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE
+from dmlsim.errors import Problems
+from dmlsim.operator import Operator, ValidatedDesc, register, require_same, require_scalar
+from dmlsim.opencl.backend import Launch, scalar_args, sizes_arg, tensor_args
+from dmlsim.reference.adam_optimizer import adam_optimizer
+from dmlsim.schema import attribute, tensor_input, tensor_output
+
+# The doc's tensor table lists FLOAT32/FLOAT16 for TrainingStepTensor, contradicting its own member
+# text ("data type DML_TENSOR_DATA_TYPE_UINT32"); Microsoft's tensorflow-directml passes UINT32.
+STEP_TYPES = (DML_TENSOR_DATA_TYPE.DML_TENSOR_DATA_TYPE_UINT32,)
+
+
+@dataclass
+class DML_ADAM_OPTIMIZER_OPERATOR_DESC:
+    InputParametersTensor: Any = tensor_input()
+    InputFirstMomentTensor: Any = tensor_input()
+    InputSecondMomentTensor: Any = tensor_input()
+    GradientTensor: Any = tensor_input()
+    TrainingStepTensor: Any = tensor_input(STEP_TYPES, inplace_eligible=False)
+    OutputParametersTensor: Any = tensor_output(aliases="InputParametersTensor")
+    OutputFirstMomentTensor: Any = tensor_output(aliases="InputFirstMomentTensor")
+    OutputSecondMomentTensor: Any = tensor_output(aliases="InputSecondMomentTensor")
+    LearningRate: float | None = attribute("FLOAT")
+    Beta1: float | None = attribute("FLOAT")
+    Beta2: float | None = attribute("FLOAT")
+    Epsilon: float | None = attribute("FLOAT")
+
+
+X, M, V, G, T = ("InputParametersTensor", "InputFirstMomentTensor", "InputSecondMomentTensor",
+                 "GradientTensor", "TrainingStepTensor")
+OX, OM, OV = "OutputParametersTensor", "OutputFirstMomentTensor", "OutputSecondMomentTensor"
+SHAPED = (M, V, G, OX, OM, OV)
+
+
+@register
+class AdamOptimizer(Operator):
+    type = DML_OPERATOR_TYPE.DML_OPERATOR_ADAM_OPTIMIZER
+    desc_cls = DML_ADAM_OPTIMIZER_OPERATOR_DESC
+    kernel = "adam_optimizer"
+
+    def check(self, v: ValidatedDesc, problems: Problems) -> None:
+        # "must have the same DataType, DimensionCount and Sizes" (tensor constraints section)
+        require_same(v, problems, X, SHAPED)
+        require_scalar(v, problems, T)
+
+    def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
+        x, m, vv = adam_optimizer(inputs[X], inputs[M], inputs[V], inputs[G], int(inputs[T].reshape(-1)[0]),
+                                  **self.hyperparameters(v))
+        return {OX: x, OM: m, OV: vv}
+
+    def debug_check(self, v: ValidatedDesc, read: Any, problems: Problems) -> None:
+        step = int(read(T).reshape(-1)[0])
+        if step == 0:
+            problems.add(f"{v.struct_name}.TrainingStepTensor holds T = 0: the first training step must be 1 "
+                         "(Alpha = sqrt(1 - Beta2^0) / (1 - Beta1^0) = 0/0 would make every parameter NaN)")
+
+    def opencl_launches(self, v: ValidatedDesc, bound: dict[str, Any], runtime: Any) -> list[Launch]:
+        x = v.layout(X)
+        packed = all(bound[name].layout.is_packed for name in (X, *SHAPED))
+        vec = 8
+        defines = {"STORE_HALF": x.data_type == DML_TENSOR_DATA_TYPE.DML_TENSOR_DATA_TYPE_FLOAT16,
+                   "PACKED": packed, "VEC": vec}
+        args: list[Any] = []
+        for name in (X, M, V, G):
+            args += tensor_args(bound[name])
+        args += scalar_args(bound[T])
+        for name in (OX, OM, OV):
+            args += tensor_args(bound[name])
+        hp = self.hyperparameters(v)
+        args += [sizes_arg(x.sizes), np.uint32(x.element_count),
+                 *(np.float32(hp[k]) for k in ("learning_rate", "beta1", "beta2", "epsilon"))]
+        items = x.element_count // vec + 1 if packed else x.element_count
+        local = 64
+        return [Launch(self.kernel, self.kernel, defines, args, (-(-items // local) * local,), (local,))]
+
+    @staticmethod
+    def hyperparameters(v: ValidatedDesc) -> dict[str, np.float32]:
+        return {"learning_rate": v.attrs["LearningRate"], "beta1": v.attrs["Beta1"],
+                "beta2": v.attrs["Beta2"], "epsilon": v.attrs["Epsilon"]}

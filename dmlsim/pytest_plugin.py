@@ -1,0 +1,1 @@
+"""pytest plugin of dmlsim (descriptor-file collection is added later)."""
