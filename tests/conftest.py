@@ -1,0 +1,59 @@
+"""Fixtures: ``device`` runs a test once per adapter (every OpenCL device present, plus reference)."""
+
+from __future__ import annotations
+
+import pytest
+
+import dmlsim as dml
+from dmlsim.testing import require_opencl, test_adapters
+
+ADAPTERS = test_adapters()
+
+
+def pytest_report_header(config):
+    return ["dmlsim adapters: " + "; ".join(a.label for a in ADAPTERS)]
+
+
+def pytest_sessionstart(session):
+    if require_opencl() and not any(a.kind != "reference" for a in ADAPTERS):
+        raise pytest.UsageError("DMLSIM_REQUIRE_OPENCL is set but no OpenCL device was found: "
+                                "install one (`pip install 'dmlsim[pocl]'` or `apt install pocl-opencl-icd`)")
+
+
+_devices: dict[tuple[str, int], dml.Device] = {}
+
+
+def _device(adapter, flags):
+    key = (adapter.index, flags)
+    if key not in _devices:
+        _devices[key] = dml.Device(flags, adapter)
+    return _devices[key]
+
+
+@pytest.fixture(params=ADAPTERS, ids=[a.short_label for a in ADAPTERS])
+def adapter(request):
+    return request.param
+
+
+@pytest.fixture
+def device(adapter):
+    """A (session-cached) plain device on each adapter."""
+    return _device(adapter, dml.DML_CREATE_DEVICE_FLAG_NONE)
+
+
+@pytest.fixture
+def debug_device(adapter):
+    """A (session-cached) DML_CREATE_DEVICE_FLAG_DEBUG device on each adapter."""
+    return _device(adapter, dml.DML_CREATE_DEVICE_FLAG_DEBUG)
+
+
+@pytest.fixture
+def ref_device():
+    """The reference device: for tests of validation and binding rules, which no backend changes."""
+    return _device(dml.all_adapters()[-1], dml.DML_CREATE_DEVICE_FLAG_NONE)
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "adapter" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.device)
