@@ -1,0 +1,1 @@
+"""Subcommands of the ``dmlsim`` CLI, one module each (see dmlsim.cli)."""
