@@ -13,21 +13,32 @@ from __future__ import annotations
 
 import os
 
-from dmlsim.opencl.adapters import AdapterInfo, all_adapters, opencl_adapters, reference_adapter, select_adapter
+from dmlsim.opencl.adapters import AdapterInfo, opencl_adapters, reference_adapter, select_adapter
+from dmlsim.opencl.probe import probe
 
 
 def test_adapters() -> list[AdapterInfo]:
-    """The adapters device tests are parametrized over."""
+    """The adapters device tests are parametrized over: usable OpenCL devices (see probe) + reference."""
     spec = os.environ.get("DMLSIM_TEST_ADAPTERS", "").strip()
     if not spec:
-        return all_adapters()
+        return [*usable_opencl_adapters(), reference_adapter()]
     chosen = []
     for part in (p.strip() for p in spec.split(",") if p.strip()):
         if part == "opencl":
-            chosen += opencl_adapters()
+            chosen += usable_opencl_adapters()
         else:
             chosen.append(select_adapter(part))
     return chosen
+
+
+def usable_opencl_adapters() -> list[AdapterInfo]:
+    return [a for a in opencl_adapters() if probe(a) is None]
+
+
+def unusable_opencl_adapters() -> list[tuple[AdapterInfo, str]]:
+    """OpenCL devices present that cannot build a kernel, with the reason (reported, and tested for a
+    clear error, instead of failing every device test)."""
+    return [(a, problem) for a in opencl_adapters() if (problem := probe(a)) is not None]
 
 
 test_adapters.__test__ = False  # type: ignore[attr-defined] - not a pytest test

@@ -5,13 +5,16 @@ from __future__ import annotations
 import pytest
 
 import dmlsim as dml
-from dmlsim.testing import require_opencl, test_adapters
+from dmlsim.testing import require_opencl, test_adapters, unusable_opencl_adapters
 
 ADAPTERS = test_adapters()
 
 
 def pytest_report_header(config):
-    return ["dmlsim adapters: " + "; ".join(a.label for a in ADAPTERS)]
+    lines = ["dmlsim adapters: " + "; ".join(a.label for a in ADAPTERS)]
+    lines += [f"dmlsim UNUSABLE adapter (its device tests are replaced by tests/test_adapters.py): {a.label}: {why}"
+              for a, why in unusable_opencl_adapters()]
+    return lines
 
 
 def pytest_sessionstart(session):

@@ -87,11 +87,7 @@ def select_adapter(spec: str | None) -> AdapterInfo:
     if not adapters:
         raise DMLError(DXGI_ERROR_UNSUPPORTED, f"no OpenCL device found; {NO_OPENCL_FIX}")
     if spec is None:
-        for kind in ("GPU", "ACCELERATOR", "CPU"):
-            for adapter in adapters:
-                if adapter.kind == kind:
-                    return adapter
-        return adapters[0]
+        return _first_usable(adapters)
     for adapter in adapters:
         if adapter.index == spec.strip():
             return adapter
@@ -103,5 +99,15 @@ def select_adapter(spec: str | None) -> AdapterInfo:
     raise DMLError(E_INVALIDARG, f"adapter {spec!r} matches no device; available: {listing}")
 
 
-def cl_module():  # noqa: ANN201
-    return import_pyopencl()
+def _first_usable(adapters: list[AdapterInfo]) -> AdapterInfo:
+    """The default adapter: the first GPU, else accelerator, else CPU device that builds and runs a kernel."""
+    from dmlsim.opencl.probe import probe
+
+    order = {"GPU": 0, "ACCELERATOR": 1, "CPU": 2}
+    problems = []
+    for adapter in sorted(adapters, key=lambda a: order.get(a.kind, 3)):
+        problem = probe(adapter)
+        if problem is None:
+            return adapter
+        problems.append(f"{adapter.label}: {problem}")
+    raise DMLError(DXGI_ERROR_UNSUPPORTED, "no usable OpenCL device (" + "; ".join(problems) + f"); {NO_OPENCL_FIX}")

@@ -1,0 +1,29 @@
+# dmlsim: `make demo` and `make test` do everything on a fresh machine (see README).
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test opencl lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[pocl,test]'
+	touch $(STAMP)
+
+# A usable OpenCL device: PyPI's PoCL comes with the venv; where it cannot build kernels for this CPU
+# and we are root on a Debian-family machine, Debian's pocl-opencl-icd is installed (dmlsim doctor).
+opencl: $(STAMP)
+	$(VENV)/bin/dmlsim doctor --install
+
+demo: opencl
+	$(PY) -m dmlsim.demo
+
+test: opencl
+	$(PY) tests/matrix.py -q
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check dmlsim tests benchmarks
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info
