@@ -65,7 +65,7 @@ class ProgramCache:
         self._programs: dict[tuple[str, tuple[str, ...]], Any] = {}
 
     def program(self, stem: str, defines: dict[str, Any]) -> Any:
-        options = tuple(build_options(defines)) + ("-cl-std=CL1.2",)
+        options = (*build_options(defines), "-cl-std=CL1.2")
         key = (stem, options)
         program = self._programs.get(key)
         if program is None:
