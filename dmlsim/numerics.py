@@ -19,9 +19,9 @@ def ulp(values: np.ndarray, dtype: np.dtype | type) -> np.ndarray:
     dtype = np.dtype(dtype)
     magnitude = np.abs(np.asarray(values, np.float64))
     finite_max = float(np.finfo(dtype).max)
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):  # NaN magnitudes give NaN spacings; callers compare NaNs apart
         clipped = np.minimum(magnitude, finite_max).astype(dtype)
-    return np.spacing(clipped).astype(np.float64)
+        return np.spacing(clipped).astype(np.float64)
 
 
 @dataclass
