@@ -108,6 +108,11 @@ def operator_for(op_type: int) -> Operator:
     try:
         name = DML_OPERATOR_TYPE(op_type).name
     except (ValueError, TypeError):
+        name = None
+    if op_type == DML_OPERATOR_TYPE.DML_OPERATOR_INVALID:
+        raise DMLError(E_INVALIDARG, "DML_OPERATOR_DESC.Type is DML_OPERATOR_INVALID (0): choose an operator "
+                                     f"(implemented: {implemented})")
+    if name is None:
         raise DMLError(E_INVALIDARG, f"DML_OPERATOR_DESC.Type {op_type!r} is not a DML_OPERATOR_TYPE "
                                      f"(implemented: {implemented})") from None
     raise DMLError(E_NOTIMPL, f"DML_OPERATOR_DESC.Type {name} is not implemented by dmlsim "
