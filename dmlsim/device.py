@@ -42,7 +42,9 @@ class Buffer:
 
     def Write(self, data: Any, offset: int = 0) -> None:  # noqa: N802
         """Copy bytes (anything bytes-like, or a numpy array's raw bytes) into the buffer at ``offset``."""
-        raw = np.frombuffer(data.tobytes() if isinstance(data, np.ndarray) else bytes(data), np.uint8)
+        # numpy scalars too: bytes(np.uint32(4)) would be four zero bytes, not the value
+        raw = np.frombuffer(data.tobytes() if isinstance(data, (np.ndarray, np.generic)) else bytes(data),
+                            np.uint8)
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0 or offset + raw.size > self.size:
             raise DMLError(E_INVALIDARG, f"Buffer.Write of {raw.size} bytes at offset {offset!r} does not fit "
                                          f"the {self.size}-byte buffer")
