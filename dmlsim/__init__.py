@@ -22,8 +22,8 @@ from dmlsim.errors import (
     S_OK,
     DMLError,
 )
-from dmlsim.operator import OPERATORS, operator_for
 from dmlsim.opencl.adapters import all_adapters
+from dmlsim.operator import OPERATORS, operator_for
 from dmlsim.structs import (
     DML_BINDING_DESC,
     DML_BINDING_PROPERTIES,
@@ -56,12 +56,3 @@ for _enum in _enums.ALL_ENUMS:
     globals().update(_enum.__members__)
 
 __version__ = "0.1.0"
-__all__ = [  # noqa: PLE0604 - names assembled from the header mirror
-    "Buffer", "CommandList", "CommandQueue", "CommandRecorder", "Device", "DMLCreateDevice", "DMLError",
-    "DML_BINDING_DESC", "DML_BINDING_PROPERTIES", "DML_BINDING_TABLE_DESC", "DML_BUFFER_ARRAY_BINDING",
-    "DML_BUFFER_BINDING", "DML_BUFFER_TENSOR_DESC", "DML_OPERATOR_DESC", "DML_TENSOR_DESC",
-    "DMLCalcBufferTensorSize", "DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT", "DML_PERSISTENT_BUFFER_ALIGNMENT",
-    "DML_TEMPORARY_BUFFER_ALIGNMENT", "S_OK", "E_FAIL", "E_INVALIDARG", "E_NOTIMPL", "E_OUTOFMEMORY",
-    "DXGI_ERROR_DEVICE_REMOVED", "DXGI_ERROR_INVALID_CALL", "DXGI_ERROR_UNSUPPORTED", "all_adapters",
-    "buffer_array_binding", "buffer_binding", "buffer_tensor",
-]

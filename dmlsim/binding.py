@@ -150,7 +150,7 @@ def bind_slots(slots: Sequence[BindingSlot], bindings: Sequence[DML_BINDING_DESC
 
 def _bind_array(array: Any, slot: BindingSlot, where: str, device: Device, problems: Problems) -> list:
     layouts = slot.layouts
-    assert isinstance(layouts, list)  # noqa: S101 - slot invariant
+    assert isinstance(layouts, list)
     if not isinstance(array, DML_BUFFER_ARRAY_BINDING):
         problems.add(f"{where}.Desc must be a DML_BUFFER_ARRAY_BINDING, got {type(array).__name__}")
         return []
@@ -227,31 +227,31 @@ class BindingTable:
         self._set_dispatchable(desc)
 
     # --- IDMLBindingTable ---------------------------------------------------------------------------
-    def BindInputs(self, bindings: Sequence[DML_BINDING_DESC] | None) -> None:  # noqa: N802
+    def BindInputs(self, bindings: Sequence[DML_BINDING_DESC] | None) -> None:
         problems = Problems()
         bound = bind_slots(self.dispatchable.input_slots(), bindings, "BindInputs", self.device, problems)
         problems.raise_if_any("IDMLBindingTable::BindInputs")
         self.inputs = bound
         self._version += 1
 
-    def BindOutputs(self, bindings: Sequence[DML_BINDING_DESC] | None) -> None:  # noqa: N802
+    def BindOutputs(self, bindings: Sequence[DML_BINDING_DESC] | None) -> None:
         problems = Problems()
         bound = bind_slots(self.dispatchable.output_slots(), bindings, "BindOutputs", self.device, problems)
         problems.raise_if_any("IDMLBindingTable::BindOutputs")
         self.outputs = bound
         self._version += 1
 
-    def BindTemporaryResource(self, binding: DML_BINDING_DESC | None) -> None:  # noqa: N802
+    def BindTemporaryResource(self, binding: DML_BINDING_DESC | None) -> None:
         self.temporary = self._bind_resource(binding, "BindTemporaryResource",
                                              self.dispatchable.GetBindingProperties().TemporaryResourceSize,
                                              DML_TEMPORARY_BUFFER_ALIGNMENT)
 
-    def BindPersistentResource(self, binding: DML_BINDING_DESC | None) -> None:  # noqa: N802
+    def BindPersistentResource(self, binding: DML_BINDING_DESC | None) -> None:
         self.persistent = self._bind_resource(binding, "BindPersistentResource",
                                               self.dispatchable.GetBindingProperties().PersistentResourceSize,
                                               DML_PERSISTENT_BUFFER_ALIGNMENT)
 
-    def Reset(self, desc: DML_BINDING_TABLE_DESC) -> None:  # noqa: N802
+    def Reset(self, desc: DML_BINDING_TABLE_DESC) -> None:
         self._set_dispatchable(desc)
 
     # --- dmlsim -------------------------------------------------------------------------------------

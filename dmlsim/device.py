@@ -25,8 +25,8 @@ from dmlsim.dispatchable import (
 )
 from dmlsim.enums import DML_CREATE_DEVICE_FLAGS, DML_EXECUTION_FLAGS, DML_FEATURE_LEVEL
 from dmlsim.errors import DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, DMLError, Problems
-from dmlsim.operator import validate_operator_desc
 from dmlsim.opencl.adapters import REFERENCE, AdapterInfo, select_adapter
+from dmlsim.operator import validate_operator_desc
 from dmlsim.reference_backend import ReferenceBackend, strided_array
 from dmlsim.structs import DML_BINDING_TABLE_DESC, DML_OPERATOR_DESC
 from dmlsim.tensor import FLOAT64_TYPES
@@ -40,7 +40,7 @@ class Buffer:
         self.size = size
         self.storage = device.backend.allocate(size)
 
-    def Write(self, data: Any, offset: int = 0) -> None:  # noqa: N802
+    def Write(self, data: Any, offset: int = 0) -> None:
         """Copy bytes (anything bytes-like, or a numpy array's raw bytes) into the buffer at ``offset``."""
         # numpy scalars too: bytes(np.uint32(4)) would be four zero bytes, not the value
         raw = np.frombuffer(data.tobytes() if isinstance(data, (np.ndarray, np.generic)) else bytes(data),
@@ -51,7 +51,7 @@ class Buffer:
         if raw.size:
             self.device.backend.write(self.storage, offset, raw)
 
-    def Read(self, offset: int = 0, size: int | None = None) -> bytes:  # noqa: N802
+    def Read(self, offset: int = 0, size: int | None = None) -> bytes:
         """The buffer's bytes from ``offset`` (``size`` bytes, or to the end); waits for queued work."""
         size = self.size - offset if size is None else size
         if (isinstance(offset, bool) or not isinstance(offset, int) or not isinstance(size, int)
@@ -78,10 +78,10 @@ class CommandList:
         self.items: list[ResolvedDispatch | ResolvedCopies] = []
         self.closed = False
 
-    def Close(self) -> None:  # noqa: N802
+    def Close(self) -> None:
         self.closed = True
 
-    def Reset(self) -> None:  # noqa: N802
+    def Reset(self) -> None:
         self.items = []
         self.closed = False
 
@@ -92,7 +92,7 @@ class CommandRecorder:
     def __init__(self, device: Device) -> None:
         self.device = device
 
-    def RecordDispatch(self, commandList: CommandList, dispatchable: Dispatchable,  # noqa: N802, N803
+    def RecordDispatch(self, commandList: CommandList, dispatchable: Dispatchable,
                        bindings: BindingTable) -> None:
         """Check the bindings (completeness, hazards) and prepare the launch; bindings are captured now."""
         if not isinstance(commandList, CommandList) or commandList.device is not self.device:
@@ -114,7 +114,7 @@ class CommandQueue:
         self.device = device
         self.last_timings: list[Any] = []
 
-    def ExecuteCommandLists(self, lists: Sequence[CommandList]) -> None:  # noqa: N802
+    def ExecuteCommandLists(self, lists: Sequence[CommandList]) -> None:
         """Enqueue every dispatch of ``lists``; a debug device first checks their input values."""
         for i, cmd in enumerate(lists):
             if not isinstance(cmd, CommandList) or cmd.device is not self.device:
@@ -132,7 +132,7 @@ class CommandQueue:
                 timings += backend.submit(item)
         self.last_timings = timings
 
-    def WaitForIdle(self) -> None:  # noqa: N802
+    def WaitForIdle(self) -> None:
         """Block until every executed command list has finished (a fence wait)."""
         self.device.backend.wait()
 
@@ -160,16 +160,16 @@ class Device:
         return f"{self.adapter.label}; {self.backend.driver}"
 
     # --- resources ----------------------------------------------------------------------------------
-    def CreateBuffer(self, sizeInBytes: int) -> Buffer:  # noqa: N802, N803
+    def CreateBuffer(self, sizeInBytes: int) -> Buffer:
         if isinstance(sizeInBytes, bool) or not isinstance(sizeInBytes, int) or sizeInBytes <= 0:
             raise DMLError(E_INVALIDARG, f"CreateBuffer: size must be a positive integer, got {sizeInBytes!r}")
         return Buffer(self, sizeInBytes)
 
     # --- IDMLDevice ---------------------------------------------------------------------------------
-    def CreateOperator(self, desc: DML_OPERATOR_DESC) -> OperatorObject:  # noqa: N802
+    def CreateOperator(self, desc: DML_OPERATOR_DESC) -> OperatorObject:
         return OperatorObject(self, validate_operator_desc(desc))
 
-    def CompileOperator(self, op: OperatorObject, flags: int = 0) -> CompiledOperator:  # noqa: N802
+    def CompileOperator(self, op: OperatorObject, flags: int = 0) -> CompiledOperator:
         if not isinstance(op, OperatorObject) or op.device is not self:
             raise DMLError(E_INVALIDARG, "CompileOperator: op must be an operator created by this device")
         known = sum(int(f) for f in DML_EXECUTION_FLAGS)
@@ -179,22 +179,22 @@ class Device:
         self._check_data_type_support(op)
         return CompiledOperator(self, op, flags)
 
-    def CreateOperatorInitializer(self, operators: Sequence[CompiledOperator] = ()) -> OperatorInitializer:  # noqa: N802
+    def CreateOperatorInitializer(self, operators: Sequence[CompiledOperator] = ()) -> OperatorInitializer:
         return OperatorInitializer(self, list(operators))
 
-    def CreateBindingTable(self, desc: DML_BINDING_TABLE_DESC) -> BindingTable:  # noqa: N802
+    def CreateBindingTable(self, desc: DML_BINDING_TABLE_DESC) -> BindingTable:
         return BindingTable(self, desc)
 
-    def CreateCommandRecorder(self) -> CommandRecorder:  # noqa: N802
+    def CreateCommandRecorder(self) -> CommandRecorder:
         return CommandRecorder(self)
 
-    def CreateCommandList(self) -> CommandList:  # noqa: N802
+    def CreateCommandList(self) -> CommandList:
         return CommandList(self)
 
-    def CreateCommandQueue(self) -> CommandQueue:  # noqa: N802
+    def CreateCommandQueue(self) -> CommandQueue:
         return CommandQueue(self)
 
-    def GetFeatureLevel(self) -> DML_FEATURE_LEVEL:  # noqa: N802
+    def GetFeatureLevel(self) -> DML_FEATURE_LEVEL:
         """The feature level dmlsim emulates (the level of the newest operator it implements)."""
         return DML_FEATURE_LEVEL.DML_FEATURE_LEVEL_3_0
 
@@ -232,7 +232,7 @@ def _read_tensor(bound: Any) -> np.ndarray:
     return strided_array(bound.buffer.Read(bound.offset, bound.layout.span_bytes), bound.layout)
 
 
-def DMLCreateDevice(flags: int = 0, adapter: str | None = None) -> Device:  # noqa: N802
+def DMLCreateDevice(flags: int = 0, adapter: str | None = None) -> Device:
     """Create an IDMLDevice on an adapter (see dmlsim.opencl.adapters.select_adapter for ``adapter``)."""
     if isinstance(flags, bool) or not isinstance(flags, int) or flags & ~int(
             DML_CREATE_DEVICE_FLAGS.DML_CREATE_DEVICE_FLAG_DEBUG):

@@ -42,7 +42,7 @@ class Dispatchable:
 
     device: Device
 
-    def GetBindingProperties(self) -> DML_BINDING_PROPERTIES:  # noqa: N802
+    def GetBindingProperties(self) -> DML_BINDING_PROPERTIES:
         raise NotImplementedError
 
     def input_slots(self) -> list[BindingSlot]:
@@ -95,7 +95,7 @@ class CompiledOperator(Dispatchable):
     def name(self) -> str:
         return self.operator.name
 
-    def GetBindingProperties(self) -> DML_BINDING_PROPERTIES:  # noqa: N802
+    def GetBindingProperties(self) -> DML_BINDING_PROPERTIES:
         count = 0
         for layouts in self.validated.tensors.values():
             count += len(layouts) if isinstance(layouts, list) else 1
@@ -156,14 +156,14 @@ class OperatorInitializer(Dispatchable):
         self.operators: list[CompiledOperator] = []
         self.Reset(operators)
 
-    def Reset(self, operators: list[CompiledOperator]) -> None:  # noqa: N802
+    def Reset(self, operators: list[CompiledOperator]) -> None:
         for i, op in enumerate(operators or []):
             if not isinstance(op, CompiledOperator) or op.device is not self.device:
                 raise DMLError(E_INVALIDARG, f"operator initializer entry {i} must be a compiled operator "
                                              "of this device")
         self.operators = list(operators or [])
 
-    def GetBindingProperties(self) -> DML_BINDING_PROPERTIES:  # noqa: N802
+    def GetBindingProperties(self) -> DML_BINDING_PROPERTIES:
         count = sum(len(op.operator.input_fields) + 1 for op in self.operators)
         return DML_BINDING_PROPERTIES(count, 0, 0)
 

@@ -39,7 +39,7 @@ class ValidatedDesc:
 
     def layout(self, name: str) -> TensorLayout:
         layout = self.tensors[name]
-        assert isinstance(layout, TensorLayout)  # noqa: S101 - internal invariant, not input validation
+        assert isinstance(layout, TensorLayout)
         return layout
 
 

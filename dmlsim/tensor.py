@@ -57,8 +57,8 @@ def packed_strides(sizes: Sequence[int]) -> tuple[int, ...]:
     return tuple(strides)
 
 
-def DMLCalcBufferTensorSize(  # noqa: N802 - header name
-    dataType: int, dimensionCount: int, sizes: Sequence[int], strides: Sequence[int] | None = None  # noqa: N803
+def DMLCalcBufferTensorSize(
+    dataType: int, dimensionCount: int, sizes: Sequence[int], strides: Sequence[int] | None = None
 ) -> int:
     """Minimum ``TotalTensorSizeInBytes`` for a buffer tensor, as directml.h's helper computes it.
 

@@ -9,8 +9,8 @@ import numpy as np
 
 from dmlsim.enums import DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE
 from dmlsim.errors import Problems
-from dmlsim.operator import Operator, ValidatedDesc, register, require_same, require_scalar
 from dmlsim.opencl.backend import Launch, scalar_args, sizes_arg, tensor_args
+from dmlsim.operator import Operator, ValidatedDesc, register, require_same, require_scalar
 from dmlsim.reference.adam_optimizer import adam_optimizer
 from dmlsim.schema import attribute, tensor_input, tensor_output
 
