@@ -258,6 +258,25 @@ def test_sparse_row_listed_many_times_is_deterministic(device):
     assert report.ok, report.describe("parameters")
 
 
+def test_sparse_duplicates_are_summed_in_index_order(device):
+    """The contract that makes the float32 sum deterministic: duplicates are added in index order.
+
+    Gradients 1, 1e8, −1e8 for one row: in index order float32 gives (1 + 1e8) − 1e8 = 0 (1 is below
+    half an ulp of 1e8), so nothing changes; any order that cancels the big ones first would give 1.
+    """
+    if device.adapter.kind == "reference":
+        pytest.skip("the reference device sums duplicates in float64, where every order gives 1")
+    desc = make_desc(F32, 2, 1, index_type=U32, count=5, lr=1.0, decay_step=100)
+    inputs = {"InputParametersTensor": np.array([5.0, 7.0], np.float32),
+              "InputAccumulatorTensor": np.array([0.5, 0.5], np.float32),
+              "InputDecayPowerTensor": np.zeros(2, np.uint32),
+              "GradientTensor": np.array([0.0, 1.0, 1e8, 0.0, -1e8], np.float32),
+              "IndicesTensor": np.array([0, 1, 1, 0, 1], np.uint32), "GlobalStepTensor": np.uint32(1)}
+    out = run_operator(device, dml.DML_OPERATOR_DESC(OP, desc), inputs, inplace=True)
+    np.testing.assert_array_equal(out["OutputParametersTensor"].ravel(), [5.0, 7.0])
+    np.testing.assert_array_equal(out["OutputAccumulatorTensor"].ravel(), [0.5, 0.5])
+
+
 def sparse_inputs(rows=6, row_length=3, indices=(4, 0, 4), seed=2, index_dtype=np.uint32):
     rng = np.random.default_rng(seed)
     count = len(indices)
