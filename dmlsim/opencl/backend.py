@@ -87,7 +87,10 @@ class OpenCLBackend:
     # --- execution --------------------------------------------------------------------------------
     def prepare(self, dispatch: Any) -> list[PreparedLaunch]:
         """Build (cached) and bind the kernels of one dispatch; done once per binding-table state."""
-        launches = dispatch.compiled.operator.opencl_launches(dispatch.compiled.validated, dispatch.bound, self)
+        bound = dispatch.bound
+        if dispatch.temporary is not None:  # as the reference backend does: the temporary under "__temporary__"
+            bound = {**bound, "__temporary__": dispatch.temporary}
+        launches = dispatch.compiled.operator.opencl_launches(dispatch.compiled.validated, bound, self)
         prepared = []
         for launch in launches:
             program = self.programs.program(launch.kernel, launch.defines)
