@@ -6,11 +6,24 @@
  * T is read from the bound UINT32 step tensor on the device. Every input element is read before any
  * output element is written and no pointer is restrict: outputs may alias their inputs in place.
  *
- * Build variants: -DPACKED (all seven tensors packed: VEC elements per work-item, vector loads, the
- * remainder done by work-item n/VEC) or the strided path (one element per work-item, any DML strides,
- * stride 0 broadcasting on inputs).
+ * Build variants: -DPACKED (all seven tensors packed: VEC-element vector loads, as many vectors per
+ * work-item as the global size G implies, the remainder of fewer than VEC elements done by work-item
+ * 0) or the strided path (one element per work-item, any DML strides, stride 0 broadcasting on
+ * inputs). With -DCHUNKED a work-item does ceil(n/VEC/G) consecutive vectors (CPU devices: few, long
+ * work-items amortize the per-work-item Alpha and PoCL's per-work-group cost); otherwise a
+ * grid-stride loop (work-item i does vectors i, i+G, i+2G...: coalesced on GPUs). Each element is
+ * computed by the same expression on every path, and contraction is off (dmlsim.h): every variant
+ * gives bitwise-identical results.
  */
 #include "dmlsim.h"
+
+/* sqrt of a 16-wide vector crashes the LLVM 14 of PyPI's PoCL 3.0 ("Cannot select fsqrt"): take it
+ * on the two 8-wide halves, which is the same correctly rounded operation element by element. */
+#if VEC == 16
+#define SQRTV(a) ((float16)(sqrt((a).lo), sqrt((a).hi)))
+#else
+#define SQRTV(a) sqrt(a)
+#endif
 
 #define ADAM_MOMENTS(m, v, g)                          \
     m = beta1 * m + (1.0f - beta1) * g;                \
@@ -29,17 +42,26 @@ __kernel void adam_optimizer(TENSOR_IN(x), TENSOR_IN(m), TENSOR_IN(v), TENSOR_IN
 
 #ifdef PACKED
     const uint nvec = n / VEC;
-    if (gid < nvec) {
-        REALV xv = LOADV(TENSOR_PTR(x), gid);
-        REALV mv = LOADV(TENSOR_PTR(m), gid);
-        REALV vv = LOADV(TENSOR_PTR(v), gid);
-        REALV gv = LOADV(TENSOR_PTR(g), gid);
+    const uint items = get_global_size(0);
+#ifdef CHUNKED
+    const uint per_item = (nvec + items - 1) / items;
+    const uint first = min(gid * per_item, nvec);
+    const uint last = min(first + per_item, nvec);
+    for (uint i = first; i < last; ++i) {
+#else
+    for (uint i = gid; i < nvec; i += items) {
+#endif
+        REALV xv = LOADV(TENSOR_PTR(x), i);
+        REALV mv = LOADV(TENSOR_PTR(m), i);
+        REALV vv = LOADV(TENSOR_PTR(v), i);
+        REALV gv = LOADV(TENSOR_PTR(g), i);
         ADAM_MOMENTS(mv, vv, gv)
-        xv = xv - lr_alpha * mv / (sqrt(vv) + epsilon);
-        STOREV(xv, TENSOR_PTR(ox), gid);
-        STOREV(mv, TENSOR_PTR(om), gid);
-        STOREV(vv, TENSOR_PTR(ov), gid);
-    } else if (gid == nvec) {
+        xv = xv - lr_alpha * mv / (SQRTV(vv) + epsilon);
+        STOREV(xv, TENSOR_PTR(ox), i);
+        STOREV(mv, TENSOR_PTR(om), i);
+        STOREV(vv, TENSOR_PTR(ov), i);
+    }
+    if (gid == 0) {
         for (uint i = nvec * VEC; i < n; ++i) {
             float xs = LOAD(TENSOR_PTR(x), i);
             float ms = LOAD(TENSOR_PTR(m), i);

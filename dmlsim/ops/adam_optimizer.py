@@ -10,6 +10,7 @@ import numpy as np
 from dmlsim.enums import DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE
 from dmlsim.errors import Problems
 from dmlsim.opencl.backend import Launch, scalar_args, sizes_arg, tensor_args
+from dmlsim.opencl.geometry import stream_geometry
 from dmlsim.operator import Operator, ValidatedDesc, register, require_same, require_scalar
 from dmlsim.reference.adam_optimizer import adam_optimizer
 from dmlsim.schema import attribute, tensor_input, tensor_output
@@ -39,6 +40,9 @@ X, M, V, G, T = ("InputParametersTensor", "InputFirstMomentTensor", "InputSecond
                  "GradientTensor", "TrainingStepTensor")
 OX, OM, OV = "OutputParametersTensor", "OutputFirstMomentTensor", "OutputSecondMomentTensor"
 SHAPED = (M, V, G, OX, OM, OV)
+# float8: the fastest width measured on PoCL CPUs (benchmarks/README.md); 16 would need the split sqrt
+# of adam_optimizer.cl (a 16-wide sqrt crashes PyPI PoCL 3.0's LLVM) and was not faster.
+PACKED_VEC = 8
 
 
 @register
@@ -66,9 +70,9 @@ class AdamOptimizer(Operator):
     def opencl_launches(self, v: ValidatedDesc, bound: dict[str, Any], runtime: Any) -> list[Launch]:
         x = v.layout(X)
         packed = all(bound[name].layout.is_packed for name in (X, *SHAPED))
-        vec = 8
+        geometry = stream_geometry(runtime.device, x.element_count // PACKED_VEC)
         defines = {"STORE_HALF": x.data_type == DML_TENSOR_DATA_TYPE.DML_TENSOR_DATA_TYPE_FLOAT16,
-                   "PACKED": packed, "VEC": vec}
+                   "PACKED": packed, "VEC": PACKED_VEC, "CHUNKED": packed and geometry.chunked}
         args: list[Any] = []
         for name in (X, M, V, G):
             args += tensor_args(bound[name])
@@ -78,9 +82,11 @@ class AdamOptimizer(Operator):
         hp = self.hyperparameters(v)
         args += [sizes_arg(x.sizes), np.uint32(x.element_count),
                  *(np.float32(hp[k]) for k in ("learning_rate", "beta1", "beta2", "epsilon"))]
-        items = x.element_count // vec + 1 if packed else x.element_count
+        if packed:
+            return [Launch(self.kernel, self.kernel, defines, args, (geometry.global_size,), (geometry.local_size,))]
         local = 64
-        return [Launch(self.kernel, self.kernel, defines, args, (-(-items // local) * local,), (local,))]
+        items = -(-x.element_count // local) * local
+        return [Launch(self.kernel, self.kernel, defines, args, (items,), (local,))]
 
     @staticmethod
     def hyperparameters(v: ValidatedDesc) -> dict[str, np.float32]:

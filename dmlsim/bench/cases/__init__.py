@@ -1,0 +1,1 @@
+"""One module per benchmarked operator; each registers a :class:`dmlsim.bench.registry.BenchCase`."""

@@ -1,0 +1,230 @@
+"""The sweep: one point per (operator, data type, size), each timed against the roofline and peers.
+
+Per point, in one alternating loop (:func:`dmlsim.bench.timing.alternate`): the dmlsim dispatch
+(RecordDispatch + ExecuteCommandLists + WaitForIdle on a pre-built binding table; device time from
+the OpenCL profiling events, host time around the three calls), the fastest copy variant moving the
+same bytes (the roofline) and every peer. An error in one point is recorded in that point and the
+sweep goes on.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from dmlsim.bench import peers as peer_lib
+from dmlsim.bench.registry import Workload, discover
+from dmlsim.bench.roofline import Roofline
+from dmlsim.bench.timing import alternate
+
+DISPATCH = "dmlsim"
+ROOFLINE = "roofline-copy"
+
+
+@dataclass
+class BenchConfig:
+    """What to run: operators, sizes (elements), data types, layouts, repetitions, peers."""
+
+    operators: tuple[str, ...] = ("adam",)
+    adapter: str | None = None
+    sizes: tuple[int, ...] = (1 << 10, 1 << 16, 1 << 20, 1 << 24)
+    dtypes: tuple[str, ...] = ("float32",)
+    inplace: bool = True
+    warmup: int = 2
+    min_time: float = 0.5
+    min_rounds: int = 5
+    peers: tuple[str, ...] = peer_lib.KNOWN_PEERS
+    overhead: bool = True
+
+
+@dataclass
+class PeerResult:
+    median_ns: float
+    gbps: float
+    ratio: float  # dmlsim throughput / peer throughput (> 1: dmlsim is faster), on host time per call
+
+
+@dataclass
+class Point:
+    """One measured (operator, data type, size): times in ns, bandwidths in GB/s (10^9 bytes/s)."""
+
+    operator: str
+    dtype: str
+    elements: int
+    inplace: bool
+    bytes_moved: int = 0
+    rounds: int = 0
+    device_median_ns: float | None = None
+    device_min_ns: float | None = None
+    device_cold_ns: float | None = None
+    host_median_ns: float | None = None
+    gbps: float | None = None
+    roofline_gbps: float | None = None
+    roofline_kernel: str | None = None
+    pct_roofline: float | None = None
+    peers: dict[str, PeerResult] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass
+class BenchRun:
+    """A whole run: where it ran, what it measured."""
+
+    config: BenchConfig
+    device: dict[str, str]
+    machine: dict[str, Any]
+    points: list[Point] = field(default_factory=list)
+    overhead: dict[str, float] | None = None
+    started: str = ""
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def machine_info() -> dict[str, Any]:
+    """The host a run came from (committed with results, so numbers keep their context)."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            cpu = next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    import pyopencl
+
+    return {"cpu": cpu, "logical_cpus": os.cpu_count(), "system": f"{platform.system()} {platform.release()}",
+            "python": platform.python_version(), "pyopencl": pyopencl.VERSION_TEXT, **peer_lib.versions()}
+
+
+def device_info(device: Any) -> dict[str, str]:
+    backend = device.backend
+    cl_device = backend.device
+    return {"adapter": device.adapter.label, "device": cl_device.name.strip(),
+            "platform": cl_device.platform.name.strip(), "platform_version": cl_device.platform.version.strip(),
+            "driver": cl_device.driver_version, "compute_units": str(cl_device.max_compute_units)}
+
+
+def dispatch_timer(device: Any, work: Workload) -> Callable[[], float]:
+    """Time one RecordDispatch + ExecuteCommandLists + WaitForIdle; returns the device time in ns."""
+    recorder = device.CreateCommandRecorder()
+    command_list = device.CreateCommandList()
+    queue = device.CreateCommandQueue()
+
+    def run() -> float:
+        command_list.Reset()
+        recorder.RecordDispatch(command_list, work.compiled, work.table)
+        queue.ExecuteCommandLists([command_list])
+        queue.WaitForIdle()
+        return float(sum(t.device_ns for t in queue.last_timings))
+    return run
+
+
+def measure_point(device: Any, case: Any, dtype: str, elements: int, config: BenchConfig) -> Point:
+    """Measure one point; any failure is recorded in the point (with its cause) instead of raised."""
+    point = Point(case.name, dtype, elements, config.inplace)
+    work: Workload | None = None
+    roofline: Roofline | None = None
+    try:
+        work = case.workload(device, dtype, elements, config.inplace, config.peers)
+        point.bytes_moved = work.bytes_moved
+        point.notes += work.notes
+        roofline = Roofline(device.backend, work.bytes_moved)
+        copy = roofline.best()
+        point.roofline_kernel = copy.label
+        contestants = {DISPATCH: dispatch_timer(device, work), ROOFLINE: copy.run, **work.peers}
+        samples = alternate(contestants, warmup=config.warmup, min_time=config.min_time,
+                            min_rounds=config.min_rounds)
+        ours = samples[DISPATCH]
+        point.rounds = len(ours.ns)
+        point.device_median_ns, point.device_min_ns, point.device_cold_ns = ours.median_ns, ours.min_ns, ours.cold_ns
+        point.host_median_ns = ours.wall_median_ns
+        point.gbps = point.bytes_moved / point.device_median_ns
+        point.roofline_gbps = roofline.bytes_moved / samples[ROOFLINE].median_ns
+        point.pct_roofline = 100.0 * point.gbps / point.roofline_gbps
+        for name in work.peers:
+            peer = samples[name]
+            point.peers[name] = PeerResult(peer.median_ns, point.bytes_moved / peer.median_ns,
+                                           peer.median_ns / point.host_median_ns)
+    except Exception as exc:  # one point's failure must not end the sweep
+        point.error = f"{type(exc).__name__}: {exc}".strip()
+        point.notes.append(traceback.format_exc(limit=3).strip().splitlines()[-1])
+    finally:
+        if work is not None:
+            work.close()
+        if roofline is not None:
+            roofline.release()
+    return point
+
+
+def measure_overhead(device: Any, config: BenchConfig) -> dict[str, float]:
+    """Host time (ns, median) of a 1-element Adam dispatch through dmlsim vs bare pyopencl.
+
+    ``record+execute+wait``: the full per-dispatch API sequence on a pre-built binding table;
+    ``execute+wait``: a pre-recorded command list; ``pyopencl``: enqueue of the very same prepared
+    cl.Kernel + queue.finish() — what dmlsim adds is the difference.
+    """
+    from dmlsim.bench.cases.adam_optimizer import AdamCase
+
+    work = AdamCase().workload(device, "float32", 1, True, ())
+    full = dispatch_timer(device, work)
+    recorded = device.CreateCommandList()
+    device.CreateCommandRecorder().RecordDispatch(recorded, work.compiled, work.table)
+    queue = device.CreateCommandQueue()
+    backend = device.backend
+    launch = work.table.resolved(backend).prepared[0]
+
+    def execute() -> None:
+        queue.ExecuteCommandLists([recorded])
+        queue.WaitForIdle()
+
+    def bare() -> None:
+        backend.cl.enqueue_nd_range_kernel(backend.queue, launch.kernel, launch.global_size, launch.local_size)
+        backend.queue.finish()
+
+    def record_execute() -> None:
+        full()
+
+    samples = alternate({"record+execute+wait": record_execute, "execute+wait": execute,
+                         "pyopencl": bare}, warmup=20, min_time=config.min_time, min_rounds=200)
+    result = {name: s.median_ns for name, s in samples.items()}
+    result["dmlsim_added"] = result["record+execute+wait"] - result["pyopencl"]
+    return result
+
+
+def run_bench(config: BenchConfig, progress: Callable[[int, int, str], None] | None = None) -> BenchRun:
+    """Run the whole sweep on one adapter and return every point (failed ones with their error)."""
+    import dmlsim as dml
+    from dmlsim.errors import E_INVALIDARG, DMLError
+
+    cases = discover()
+    unknown = [name for name in config.operators if name not in cases]
+    if unknown:
+        raise DMLError(E_INVALIDARG, f"unknown bench operator(s) {', '.join(unknown)}; "
+                                     f"known: {', '.join(sorted(cases))}")
+    device = dml.DMLCreateDevice(dml.DML_CREATE_DEVICE_FLAG_NONE, config.adapter)
+    if device.adapter.kind == "reference":
+        raise DMLError(E_INVALIDARG, "dmlsim bench needs an OpenCL adapter: the reference device has no device "
+                                     "timers (choose one with --adapter; see `dmlsim devices`)")
+    run = BenchRun(config, device_info(device), machine_info(), started=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+    started = time.perf_counter()
+    plan = [(cases[name](), dtype, size) for name in config.operators for dtype in config.dtypes
+            for size in config.sizes if dtype in cases[name].dtypes]
+    total = len(plan) + (1 if config.overhead else 0)
+    for done, (case, dtype, size) in enumerate(plan):
+        if progress:
+            progress(done, total, f"{case.name} {dtype} {size}")
+        run.points.append(measure_point(device, case, dtype, size, config))
+    if config.overhead:
+        if progress:
+            progress(len(plan), total, "dispatch overhead")
+        run.overhead = measure_overhead(device, config)
+    if progress:
+        progress(total, total, "done")
+    run.seconds = time.perf_counter() - started
+    return run

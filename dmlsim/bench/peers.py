@@ -1,0 +1,54 @@
+"""Peers: what a user would run instead, timed in the same run on data of the same size.
+
+torch is optional and detected at runtime (``pip install torch``); a peer that is not installed is
+reported as such, not silently dropped. CUDA peers are timed with synchronization, so their wall
+time is the work's time.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+KNOWN_PEERS = ("numpy", "torch")
+
+
+def torch_module() -> Any | None:
+    """The torch module when it is installed, else None (importing it is deferred until needed)."""
+    if importlib.util.find_spec("torch") is None:
+        return None
+    import torch
+
+    return torch
+
+
+def torch_devices(torch: Any) -> list[str]:
+    """torch devices to time on: the CPU, and CUDA when a GPU is present."""
+    devices = ["cpu"]
+    if torch.cuda.is_available():
+        devices.append("cuda")
+    return devices
+
+
+def parse_peers(text: str | None) -> tuple[str, ...]:
+    """``"numpy,torch"`` → ("numpy", "torch"); ``""``/``"none"`` → (); unknown names are refused."""
+    if text is None:
+        return KNOWN_PEERS
+    names = tuple(n.strip().lower() for n in text.split(",") if n.strip())
+    if names in ((), ("none",)):
+        return ()
+    unknown = [n for n in names if n not in KNOWN_PEERS]
+    if unknown:
+        raise ValueError(f"unknown peer(s) {', '.join(unknown)}; known: {', '.join(KNOWN_PEERS)}")
+    return names
+
+
+def versions() -> dict[str, str]:
+    """Versions of the peer libraries present, for the report header."""
+    import numpy
+
+    found = {"numpy": numpy.__version__}
+    torch = torch_module()
+    if torch is not None:
+        found["torch"] = torch.__version__
+    return found

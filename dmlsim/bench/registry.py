@@ -1,0 +1,63 @@
+"""Bench cases: what ``dmlsim bench OPERATOR`` runs, one module per operator in ``dmlsim.bench.cases``.
+
+A case builds one point's workload on a device — a compiled operator with a bound binding table and
+the input data — and names the bytes it moves and the peers to compare with. Adding a case is a new
+module in ``dmlsim/bench/cases/`` defining a :class:`BenchCase` subclass decorated with
+:func:`register_case`; it is found automatically.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+CASES: dict[str, type[BenchCase]] = {}
+
+
+@dataclass
+class Workload:
+    """One point's prepared dispatch and what the engine needs around it.
+
+    ``compiled``/``table`` are ready to record; ``bytes_moved`` counts every element read and
+    written once (the traffic the operator cannot avoid); ``peers`` maps a peer name to a
+    zero-argument callable doing the peer's work once on data of the same size (host-timed unless it
+    returns its own duration in ns); ``close`` frees what the peers allocated.
+    """
+
+    compiled: Any
+    table: Any
+    bytes_moved: int
+    peers: dict[str, Callable[[], float | None]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    close: Callable[[], None] = lambda: None
+
+
+class BenchCase:
+    """A benchmarkable operator. Subclasses set ``name``/``dtypes`` and implement :meth:`workload`."""
+
+    name: str = ""
+    description: str = ""
+    dtypes: tuple[str, ...] = ("float32", "float16")
+    peer_names: tuple[str, ...] = ()
+
+    def workload(self, device: Any, dtype: str, elements: int, inplace: bool,
+                 peers: tuple[str, ...]) -> Workload:
+        raise NotImplementedError
+
+
+def register_case(cls: type[BenchCase]) -> type[BenchCase]:
+    """Class decorator: make a case available to ``dmlsim bench`` under ``cls.name``."""
+    CASES[cls.name] = cls
+    return cls
+
+
+def discover() -> dict[str, type[BenchCase]]:
+    """Import every module of ``dmlsim.bench.cases`` (each registers its cases) and return the registry."""
+    import dmlsim.bench.cases as package
+
+    for info in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{info.name}")
+    return CASES

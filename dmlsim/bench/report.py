@@ -1,0 +1,169 @@
+"""Reports of a bench run: the terminal table, a progress bar, JSON, CSV and the PNG plot."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from dmlsim.bench.engine import BenchRun, Point
+
+
+def size_label(n: int) -> str:
+    """2^k element counts as 1K / 64K / 16M; other counts as they are."""
+    for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale}{unit}"
+    return str(n)
+
+
+def parse_size(text: str) -> int:
+    """``"64K"`` → 65536, ``"16M"`` → 16777216, ``"1000"`` → 1000 (binary units, like the labels)."""
+    text = text.strip().upper()
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
+    number = text[:-1] if scale > 1 else text
+    value = int(number) * scale
+    if value <= 0:
+        raise ValueError(f"size {text!r} must be positive")
+    return value
+
+
+def _time(ns: float | None) -> str:
+    if ns is None:
+        return "-"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.3g} {unit}"
+    return f"{ns:.0f} ns"
+
+
+def _num(value: float | None, fmt: str) -> str:
+    return "-" if value is None else format(value, fmt)
+
+
+def header_lines(run: BenchRun) -> list[str]:
+    dev, machine = run.device, run.machine
+    layout = "in place" if run.config.inplace else "out of place"
+    peers = ", ".join(f"{k} {v}" for k, v in machine.items() if k in ("numpy", "torch"))
+    return [f"device: {dev['device']} ({dev['platform_version']}; driver {dev['driver']}; "
+            f"{dev['compute_units']} compute units)",
+            f"host: {machine['cpu']}, {machine['logical_cpus']} logical CPUs; python {machine['python']}; "
+            f"pyopencl {machine['pyopencl']}; {peers}",
+            f"layout: {layout}; GB/s = 10^9 bytes moved per second of device time (median); "
+            "roofline = fastest plain OpenCL copy of the same bytes in the same run; "
+            "x peer = dmlsim throughput / peer throughput on host time per call"]
+
+
+def table(run: BenchRun) -> str:
+    """The human-readable report: one row per point, then the dispatch overhead."""
+    peer_names = sorted({name for p in run.points for name in p.peers})
+    head = ["op", "dtype", "size", "device med", "min", "cold", "host/dispatch", "GB/s", "roof GB/s", "% roof",
+            *[f"x {n}" for n in peer_names]]
+    rows = []
+    for p in run.points:
+        if p.error:
+            rows.append([p.operator, p.dtype, size_label(p.elements), f"ERROR: {p.error}"])
+            continue
+        rows.append([p.operator, p.dtype, size_label(p.elements), _time(p.device_median_ns), _time(p.device_min_ns),
+                     _time(p.device_cold_ns), _time(p.host_median_ns), _num(p.gbps, ".1f"),
+                     _num(p.roofline_gbps, ".1f"), _num(p.pct_roofline, ".0f"),
+                     *[_num(p.peers[n].ratio, ".2f") if n in p.peers else "-" for n in peer_names]])
+    full = [r for r in [head, *rows] if len(r) == len(head)]
+    widths = [max(len(str(r[i])) for r in full) for i in range(len(head))]
+    lines = [*header_lines(run), ""]
+    for r in [head, *rows]:
+        cells = [str(c).rjust(w) if i >= 3 else str(c).ljust(w)
+                 for i, (c, w) in enumerate(zip(r, widths, strict=False))]
+        lines.append("  ".join(cells if len(r) == len(head) else [*cells[:3], str(r[3])]))
+    notes = sorted({n for p in run.points for n in p.notes if not p.error})
+    lines += [f"note: {n}" for n in notes]
+    if run.overhead:
+        o = run.overhead
+        lines.append(f"dispatch overhead (1 element, host time, median): record+execute+wait "
+                     f"{_time(o['record+execute+wait'])}; execute+wait {_time(o['execute+wait'])}; "
+                     f"bare pyopencl enqueue+finish {_time(o['pyopencl'])}; dmlsim adds {_time(o['dmlsim_added'])}")
+    return "\n".join(lines)
+
+
+def point_peer_gbps(point: Point) -> dict[str, float]:
+    return {name: peer.gbps for name, peer in point.peers.items()}
+
+
+def write_json(run: BenchRun, path: str | Path) -> None:
+    Path(path).write_text(json.dumps(run.to_dict(), indent=1) + "\n", encoding="utf-8")
+
+
+CSV_FIELDS = ("operator", "dtype", "elements", "inplace", "bytes_moved", "rounds", "device_median_ns",
+              "device_min_ns", "device_cold_ns", "host_median_ns", "gbps", "roofline_gbps", "roofline_kernel",
+              "pct_roofline", "error")
+
+
+def write_csv(run: BenchRun, path: str | Path) -> None:
+    """One row per point; peers as ``<peer>_median_ns``, ``<peer>_gbps``, ``<peer>_ratio`` columns."""
+    peer_names = sorted({name for p in run.points for name in p.peers})
+    columns = [*CSV_FIELDS, "device", "driver"]
+    for name in peer_names:
+        columns += [f"{name}_median_ns", f"{name}_gbps", f"{name}_ratio"]
+    with open(path, "w", newline="", encoding="utf-8") as out:
+        writer = csv.DictWriter(out, columns)
+        writer.writeheader()
+        for p in run.points:
+            row: dict[str, Any] = {k: getattr(p, k) for k in CSV_FIELDS}
+            row.update(device=run.device["device"], driver=run.device["driver"])
+            for name, peer in p.peers.items():
+                row.update({f"{name}_median_ns": peer.median_ns, f"{name}_gbps": peer.gbps,
+                            f"{name}_ratio": peer.ratio})
+            writer.writerow(row)
+
+
+def write_plot(run: BenchRun, path: str | Path) -> None:
+    """GB/s vs size (log x), one line per implementation and data type, the roofline dashed."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise RuntimeError("--plot needs matplotlib: pip install 'dmlsim[plot]'") from exc
+    ok = [p for p in run.points if not p.error]
+    series: dict[str, list[tuple[int, float]]] = {}
+    for p in ok:
+        series.setdefault(f"dmlsim {p.operator} {p.dtype}", []).append((p.elements, p.gbps or 0.0))
+        series.setdefault(f"roofline (copy) {p.dtype}", []).append((p.elements, p.roofline_gbps or 0.0))
+        for name, gbps in point_peer_gbps(p).items():
+            series.setdefault(f"{name} {p.operator} {p.dtype}", []).append((p.elements, gbps))
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for label, values in series.items():
+        values.sort()
+        xs, ys = zip(*values, strict=True)
+        style = "--" if label.startswith("roofline") else "-"
+        ax.plot(xs, ys, style, marker="o", label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("elements")
+    ax.set_ylabel("GB/s (bytes moved / time)")
+    ax.set_title(f"{run.device['device']} — {run.device['platform_version']}", fontsize=9)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+class Progress:
+    """A one-line progress bar on a terminal; plain lines when the stream is not a TTY."""
+
+    def __init__(self, stream: TextIO = sys.stderr, width: int = 30) -> None:
+        self.stream = stream
+        self.width = width
+        self.tty = stream.isatty()
+
+    def __call__(self, done: int, total: int, label: str) -> None:
+        if self.tty:
+            filled = self.width * done // max(total, 1)
+            end = "\n" if done >= total else ""
+            self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} {label:<32}{end}")
+        elif done < total:
+            self.stream.write(f"bench {done + 1}/{total}: {label}\n")
+        self.stream.flush()

@@ -1,0 +1,69 @@
+"""Calibrated, alternating repetitions.
+
+Things compared in one report are timed round-robin in the same loop (A B C, A B C, ...), so a
+noisy neighbour on a shared machine slows all of them alike instead of one of them. The number of
+rounds is calibrated: after the warm-up, one timed round estimates the cost of a round, then rounds
+repeat until ``min_time`` seconds are spent (at least ``min_rounds``, at most ``max_rounds``).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+# A timed callable runs the thing once and returns its duration in ns (device time from profiling
+# events for OpenCL work, wall time for host peers) — or None to use the wall time measured here.
+Timed = Callable[[], "float | None"]
+
+
+@dataclass
+class Samples:
+    """Durations (ns) of one contestant: the cold first run apart, then the timed repetitions."""
+
+    cold_ns: float | None = None
+    ns: list[float] = field(default_factory=list)
+    wall_ns: list[float] = field(default_factory=list)
+
+    @property
+    def median_ns(self) -> float:
+        return float(statistics.median(self.ns))
+
+    @property
+    def min_ns(self) -> float:
+        return float(min(self.ns))
+
+    @property
+    def wall_median_ns(self) -> float:
+        return float(statistics.median(self.wall_ns))
+
+
+def _once(fn: Timed) -> tuple[float, float]:
+    start = time.perf_counter_ns()
+    reported = fn()
+    wall = float(time.perf_counter_ns() - start)
+    return (wall if reported is None else float(reported)), wall
+
+
+def alternate(contestants: dict[str, Timed], *, warmup: int = 2, min_time: float = 0.5,
+              min_rounds: int = 5, max_rounds: int = 1000) -> dict[str, Samples]:
+    """Time every contestant round-robin; the first call of each is recorded as its cold run."""
+    samples = {name: Samples() for name in contestants}
+    for name, fn in contestants.items():
+        samples[name].cold_ns = _once(fn)[0]
+    for _ in range(warmup):
+        for fn in contestants.values():
+            fn()
+    started = time.perf_counter()
+    rounds = 0
+    while True:
+        for name, fn in contestants.items():
+            value, wall = _once(fn)
+            samples[name].ns.append(value)
+            samples[name].wall_ns.append(wall)
+        rounds += 1
+        spent = time.perf_counter() - started
+        if rounds >= max_rounds or (rounds >= min_rounds and spent >= min_time):
+            break
+    return samples

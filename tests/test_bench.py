@@ -1,0 +1,92 @@
+"""Functional tests of the bench engine and ``dmlsim bench`` (structure, not timings)."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+import dmlsim as dml
+from dmlsim.bench import BenchCase, BenchConfig, run_bench
+from dmlsim.bench.registry import CASES, discover
+from dmlsim.bench.report import parse_size, size_label
+from dmlsim.cli import main
+
+OPENCL = [a for a in dml.all_adapters() if a.kind != "reference"]
+needs_opencl = pytest.mark.skipif(not OPENCL, reason="dmlsim bench times OpenCL devices; none is installed here")
+QUICK = ["--sizes", "1K", "--dtype", "float32", "--min-time", "0", "--warmup", "0"]
+
+
+def test_sizes_parse_and_label_in_binary_units():
+    assert [parse_size(s) for s in ("1K", "64k", "16M", "1000")] == [1024, 65536, 1 << 24, 1000]
+    assert [size_label(n) for n in (1024, 1 << 24, 1000)] == ["1K", "16M", "1000"]
+    with pytest.raises(ValueError):
+        parse_size("0K")
+
+
+def test_adam_case_is_discovered():
+    assert "adam" in discover()
+
+
+@needs_opencl
+def test_cli_prints_table_and_writes_json_and_csv(tmp_path, capsys):
+    out_json, out_csv = tmp_path / "run.json", tmp_path / "run.csv"
+    code = main(["bench", *QUICK, "--adapter", OPENCL[0].index, "--peers", "numpy",
+                 "--json", str(out_json), "--csv", str(out_csv)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "% roof" in printed and "dispatch overhead" in printed and "driver" in printed
+    run = json.loads(out_json.read_text())
+    assert run["device"]["driver"] and run["machine"]["cpu"]
+    (point,) = run["points"]
+    assert point["error"] is None and point["elements"] == 1024 and point["bytes_moved"] == 28 * 1024
+    assert point["rounds"] >= 5 and point["device_min_ns"] <= point["device_median_ns"]
+    assert point["device_cold_ns"] > 0 and point["host_median_ns"] > 0 and point["roofline_gbps"] > 0
+    assert set(point["peers"]) == {"numpy-reference"}
+    assert set(run["overhead"]) == {"record+execute+wait", "execute+wait", "pyopencl", "dmlsim_added"}
+    rows = list(csv.DictReader(out_csv.open()))
+    assert len(rows) == 1 and rows[0]["dtype"] == "float32" and float(rows[0]["gbps"]) > 0
+    assert "numpy-reference_ratio" in rows[0]
+
+
+@needs_opencl
+def test_plot_is_a_png(tmp_path):
+    pytest.importorskip("matplotlib", reason="--plot needs the optional matplotlib (dmlsim[plot])")
+    png = tmp_path / "run.png"
+    assert main(["bench", *QUICK, "--adapter", OPENCL[0].index, "--peers", "none", "--no-overhead",
+                 "--plot", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+class _FailsAtOddSizes(BenchCase):
+    name = "test-fails-at-odd-sizes"
+    dtypes = ("float32",)
+
+    def workload(self, device, dtype, elements, inplace, peers):
+        if elements % 2:
+            raise RuntimeError(f"no workload for {elements} elements")
+        return discover()["adam"]().workload(device, dtype, elements, inplace, ())
+
+
+@needs_opencl
+def test_an_error_in_one_point_is_recorded_and_the_sweep_goes_on(monkeypatch):
+    monkeypatch.setitem(CASES, _FailsAtOddSizes.name, _FailsAtOddSizes)
+    config = BenchConfig(operators=(_FailsAtOddSizes.name,), adapter=OPENCL[0].index, sizes=(7, 64),
+                         warmup=0, min_time=0, peers=(), overhead=False)
+    run = run_bench(config)
+    failed, measured = run.points
+    assert failed.error == "RuntimeError: no workload for 7 elements" and failed.gbps is None
+    assert measured.error is None and measured.gbps > 0
+
+
+def test_unknown_operator_and_bad_arguments_exit_2(capsys):
+    assert main(["bench", "no-such-op", *QUICK, "--adapter", "reference"]) == 2
+    assert main(["bench", "--sizes", "big"]) == 2
+    assert main(["bench", "--peers", "matlab"]) == 2
+    assert "unknown peer" in capsys.readouterr().err
+
+
+def test_reference_adapter_is_refused_with_a_reason(capsys):
+    assert main(["bench", *QUICK, "--adapter", "reference"]) == 2
+    assert "needs an OpenCL adapter" in capsys.readouterr().err
