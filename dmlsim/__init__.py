@@ -8,6 +8,8 @@ dataclasses, ``DMLCreateDevice`` and the IDMLDevice flow, ``DMLCalcBufferTensorS
 
 from __future__ import annotations
 
+from enum import IntEnum
+
 from dmlsim import enums as _enums
 from dmlsim.device import Buffer, CommandList, CommandQueue, CommandRecorder, Device, DMLCreateDevice
 from dmlsim.enums import *  # noqa: F403 - the header's constants, by design
@@ -24,6 +26,7 @@ from dmlsim.errors import (
 )
 from dmlsim.opencl.adapters import all_adapters
 from dmlsim.operator import OPERATORS, operator_for
+from dmlsim.schema import ATTRIBUTE
 from dmlsim.structs import (
     DML_BINDING_DESC,
     DML_BINDING_PROPERTIES,
@@ -46,9 +49,15 @@ from dmlsim.tensor import (
 
 
 def _export_operator_descs() -> dict[str, type]:
-    """Every registered operator's desc struct, by its struct name."""
+    """Every registered operator's desc struct by its struct name, and the enums its attributes use."""
     operator_for(_enums.DML_OPERATOR_TYPE.DML_OPERATOR_ADAM_OPTIMIZER)  # imports dmlsim.ops
-    return {op.desc_cls.__name__: op.desc_cls for op in OPERATORS.values()}
+    names: dict[str, type] = {op.desc_cls.__name__: op.desc_cls for op in OPERATORS.values()}
+    for op in OPERATORS.values():
+        for row in op.fields(ATTRIBUTE):
+            if isinstance(row.spec.attr_type, type) and issubclass(row.spec.attr_type, IntEnum):
+                names[row.spec.attr_type.__name__] = row.spec.attr_type
+                names.update(row.spec.attr_type.__members__)
+    return names
 
 
 globals().update(_export_operator_descs())

@@ -194,6 +194,10 @@ def check_hazards(inputs: dict[str, Any], outputs: dict[str, Any], eligible: set
             elif not out.layout.same_layout(inp.layout):
                 problems.add(f"output {o_name} ({out.layout.describe()}) aliases input {i_name} "
                              f"({inp.layout.describe()}) with a different layout")
+            elif _array_index(o_name) != _array_index(i_name):
+                # a multi-tensor kernel updates tensor i while other work-groups still read tensor j
+                problems.add(f"output {o_name} aliases input {i_name}: an element of a tensor array may only "
+                             "be updated in place over the input element of the same index")
     for a in range(len(outs)):
         for b in range(a + 1, len(outs)):
             (na, ba), (nb, bb) = outs[a], outs[b]
@@ -205,6 +209,11 @@ def check_hazards(inputs: dict[str, Any], outputs: dict[str, Any], eligible: set
         for t_name, tensor in ins + outs:
             if resource.overlaps(tensor):
                 problems.add(f"the {r_name} resource [{resource.offset}, {resource.end}) overlaps {t_name}")
+
+
+def _array_index(name: str) -> str | None:
+    """``"3"`` for ``"InputParametersTensors[3]"``; None for a field that is not a tensor array."""
+    return name[name.index("[") + 1:-1] if name.endswith("]") else None
 
 
 def _flatten(bound: dict[str, Any]) -> list[tuple[str, BoundTensor | None]]:

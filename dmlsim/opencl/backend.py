@@ -33,6 +33,7 @@ class PreparedLaunch:
     global_size: tuple[int, ...]
     local_size: tuple[int, ...] | None
     name: str
+    args: Sequence[Any] = field(default=(), repr=False)  # keeps buffers made for this launch alive
 
 
 @dataclass
@@ -97,7 +98,7 @@ class OpenCLBackend:
             with check(f"setting arguments of kernel {launch.entry}"):
                 kernel = self.cl.Kernel(program, launch.entry)
                 kernel.set_args(*launch.args)
-            prepared.append(PreparedLaunch(kernel, launch.global_size, launch.local_size, launch.entry))
+            prepared.append(PreparedLaunch(kernel, launch.global_size, launch.local_size, launch.entry, launch.args))
         return prepared
 
     def copy(self, source: Any, destination: Any, size: int) -> None:

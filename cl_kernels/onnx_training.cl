@@ -1,0 +1,158 @@
+/* ai.onnx.preview.training Adagrad / Adam / Momentum: one fused launch updates many tensors.
+ *
+ * Multi-tensor apply (as PyTorch's and apex's fused optimizers do): every work-group looks up its
+ * (tensor, first element) in a chunk table and updates up to CHUNK elements of that tensor. OpenCL 1.2
+ * cannot take a variable-length list of buffers, so each role (X, G, V, H in; X, V, H out) has SLOTS
+ * buffer arguments; the tensor table says, per tensor, which slot holds each role and at which element
+ * offset. Tensors of one role that live in one buffer (the usual flat-buffer layout) share a slot; the
+ * host splits a dispatch into several launches when more distinct buffers are bound than there are slots.
+ *
+ * Build variants:
+ *   -DOPTIMIZER=ADAGRAD|ADAM|MOMENTUM, -DNESTEROV (Momentum's mode)
+ *   -DSTORE_HALF / -DSTORE_DOUBLE (dmlsim.h), -DRATE_DOUBLE (R is FLOAT64)
+ *   -DSTRIDED: tensors may have any DML strides (8-D addressing from the table); default packed
+ *   -DTENTRY=n ulongs per tensor-table entry, -DCHUNK=n elements per work-group
+ *
+ * Tensor-table entry (ulong): [0] element count; [1..7] element offsets of X, G, V, H, OX, OV, OH;
+ * [8] slot of each role, 8 bits per role in that order; STRIDED only: [9..16] sizes (8-D, padded with 1
+ * at the front), then 8 strides per role, roles in the same order.
+ *
+ * In place: an output may alias its own input (same tensor, same layout). Every work-item reads all
+ * inputs of an element before writing any output of it, and no pointer is restrict.
+ */
+#include "dmlsim.h"
+
+#ifdef RATE_DOUBLE
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double rate_t;
+#else
+typedef float rate_t;
+#endif
+
+#define ADAGRAD 1
+#define ADAM 2
+#define MOMENTUM 3
+
+#define SLOT_PARAMS(q, name)                                                          \
+    q store_t *name##0, q store_t *name##1, q store_t *name##2, q store_t *name##3,   \
+    q store_t *name##4, q store_t *name##5, q store_t *name##6, q store_t *name##7
+#define SLOT_PICK(name, s)                                                            \
+    ((s) == 0u ? name##0 : (s) == 1u ? name##1 : (s) == 2u ? name##2 : (s) == 3u ? name##3 : \
+     (s) == 4u ? name##4 : (s) == 5u ? name##5 : (s) == 6u ? name##6 : name##7)
+
+enum { R_X, R_G, R_V, R_H, R_OX, R_OV, R_OH };
+
+/* 1 - b^t for an integer t > 0, without the cancellation of computing b^t first (b near 1, small t). */
+inline real_t one_minus_pow_long(real_t b, long t)
+{
+    if (b == (real_t)0)
+        return (real_t)1;
+    if (b > (real_t)0)
+        return -expm1((real_t)t * log(b));
+    real_t p = exp((real_t)t * log(-b));
+    return (t & 1) ? (real_t)1 + p : (real_t)1 - p;
+}
+
+#ifdef STRIDED
+/* Element offset (relative to the tensor's binding offset) of linear index i under the role's strides. */
+inline ulong role_offset(ulong i, __global const ulong *sizes, __global const ulong *strides)
+{
+    ulong offset = 0;
+    for (int d = 7; d >= 0; --d) {
+        ulong s = sizes[d];
+        offset += (i % s) * strides[d];
+        i /= s;
+    }
+    return offset;
+}
+#define ELEMENT(role) (base[role] + role_offset(i, e + 9, e + 17 + 8 * (role)))
+#else
+#define ELEMENT(role) (base[role] + i)
+#endif
+
+__kernel void onnx_training(SLOT_PARAMS(__global const, x), SLOT_PARAMS(__global const, g),
+                            SLOT_PARAMS(__global const, v), SLOT_PARAMS(__global const, h),
+                            SLOT_PARAMS(__global, ox), SLOT_PARAMS(__global, ov), SLOT_PARAMS(__global, oh),
+                            __global const rate_t *r__base, ulong r__offset,
+                            __global const long *t__base, ulong t__offset,
+                            __global const ulong *tensors, __global const uint2 *chunks,
+                            float norm_coefficient, float norm_coefficient_post, float decay_factor,
+                            float alpha, float beta, float epsilon)
+{
+    const uint2 chunk = chunks[get_group_id(0)];
+    __global const ulong *e = tensors + (ulong)chunk.x * TENTRY;
+    const ulong n = e[0];
+    const ulong slots = e[8];
+    ulong base[7];
+    for (int role = 0; role < 7; ++role)
+        base[role] = e[1 + role];
+#define SLOT(role) ((uint)(slots >> (8 * (role))) & 0xffu)
+
+    const real_t R = (real_t)r__base[r__offset];
+    const long T = t__base[t__offset];
+    const real_t nc = (real_t)norm_coefficient;
+
+#if OPTIMIZER == ADAGRAD
+    /* r = R / (1 + T * decay_factor) */
+    const real_t rate = R / ((real_t)1 + (real_t)T * (real_t)decay_factor);
+#elif OPTIMIZER == ADAM
+    const real_t a = (real_t)alpha, b = (real_t)beta;
+    /* R_adjusted = T > 0 ? R * Sqrt(1 - beta^T) / (1 - alpha^T) : R */
+    const real_t rate = T > 0 ? R * sqrt(one_minus_pow_long(b, T)) / one_minus_pow_long(a, T) : R;
+    const real_t post = (real_t)1 - (real_t)norm_coefficient_post;
+#else
+    const real_t a = (real_t)alpha;
+    /* beta_adjusted = T > 0 ? beta : 1 */
+    const real_t beta_adjusted = T > 0 ? (real_t)beta : (real_t)1;
+#endif
+    const real_t eps = (real_t)epsilon;
+
+    __global const store_t *xp = SLOT_PICK(x, SLOT(R_X));
+    __global const store_t *gp = SLOT_PICK(g, SLOT(R_G));
+    __global store_t *oxp = SLOT_PICK(ox, SLOT(R_OX));
+#if OPTIMIZER != ADAGRAD
+    __global const store_t *vp = SLOT_PICK(v, SLOT(R_V));
+    __global store_t *ovp = SLOT_PICK(ov, SLOT(R_OV));
+#endif
+#if OPTIMIZER != MOMENTUM
+    __global const store_t *hp = SLOT_PICK(h, SLOT(R_H));
+    __global store_t *ohp = SLOT_PICK(oh, SLOT(R_OH));
+#endif
+
+    const ulong end = min(n, (ulong)chunk.y + CHUNK);
+    for (ulong i = (ulong)chunk.y + get_local_id(0); i < end; i += get_local_size(0)) {
+        const real_t xs = LOAD(xp, ELEMENT(R_X));
+        /* G_regularized = norm_coefficient * X + G */
+        const real_t gr = nc * xs + LOAD(gp, ELEMENT(R_G));
+#if OPTIMIZER == ADAGRAD
+        /* H_new = H + G_regularized * G_regularized */
+        const real_t hn = LOAD(hp, ELEMENT(R_H)) + gr * gr;
+        /* X_new = X - r * G_regularized / (Sqrt(H_new) + epsilon) */
+        const real_t xn = xs - rate * gr / (sqrt(hn) + eps);
+        STORE(xn, oxp, ELEMENT(R_OX));
+        STORE(hn, ohp, ELEMENT(R_OH));
+#elif OPTIMIZER == ADAM
+        /* V_new = alpha * V + (1 - alpha) * G_regularized */
+        const real_t vn = a * LOAD(vp, ELEMENT(R_V)) + ((real_t)1 - a) * gr;
+        /* H_new = beta * H + (1 - beta) * G_regularized * G_regularized */
+        const real_t hn = b * LOAD(hp, ELEMENT(R_H)) + ((real_t)1 - b) * gr * gr;
+        /* X_final = (1 - norm_coefficient_post) * (X - R_adjusted * V_new / (Sqrt(H_new) + epsilon)) */
+        const real_t xn = post * (xs - rate * (vn / (sqrt(hn) + eps)));
+        STORE(xn, oxp, ELEMENT(R_OX));
+        STORE(vn, ovp, ELEMENT(R_OV));
+        STORE(hn, ohp, ELEMENT(R_OH));
+#else
+        /* V_new = alpha * V + beta_adjusted * G_regularized */
+        const real_t vn = a * LOAD(vp, ELEMENT(R_V)) + beta_adjusted * gr;
+#ifdef NESTEROV
+        /* X_new = X - R * (G_regularized + alpha * V_new) */
+        const real_t xn = xs - R * (gr + a * vn);
+#else
+        /* X_new = X - R * V_new */
+        const real_t xn = xs - R * vn;
+#endif
+        STORE(xn, oxp, ELEMENT(R_OX));
+        STORE(vn, ovp, ELEMENT(R_OV));
+#endif
+    }
+}
