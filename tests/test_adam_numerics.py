@@ -182,3 +182,13 @@ def test_step_zero_gives_nan_parameters_on_a_normal_device(device, data_type):
     seen, got = dispatch.step(random_state(np.random.default_rng(0), sizes, NP[data_type]), 0)
     assert np.isnan(got[OX]).all()
     assert_matches_reference(got, seen, 0, data_type, ULPS[data_type], what="T=0")
+
+
+@DTYPES
+@pytest.mark.parametrize("inplace", [False, True], ids=["out_of_place", "in_place"])
+def test_large_packed_tensor_spans_many_work_items(device, data_type, inplace):
+    """100009 elements: the packed path splits the vectors over many work-items, then does a 1-element tail."""
+    sizes = (1, 1, 7, 14287)
+    dispatch = AdamDispatch(device, adam_desc(data_type, sizes), inplace=inplace)
+    seen, got = dispatch.step(random_state(np.random.default_rng(17), sizes, NP[data_type]), 6)
+    assert_matches_reference(got, seen, 6, data_type, ULPS[data_type], what="100009 elements")

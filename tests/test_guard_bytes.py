@@ -123,3 +123,29 @@ def test_plan_puts_tensors_apart_and_aligned():
     assert len(set(offsets.values())) == len(TENSORS) and max(offsets.values()) < nbytes
     assert all(offset % 16 == 0 for offset in offsets.values()) and offsets[G] % 64 == 0
     assert [n for n in INPUTS] == [X, M, V, G, T]
+
+
+@pytest.mark.parametrize("data_type", [FLOAT32, FLOAT16], ids=["f32", "f16"])
+def test_large_packed_outputs_write_nothing_else(device, data_type):
+    """40003 elements over many work-items: chunk boundaries and the tail stay inside each output."""
+    sizes = (1, 1, 1, 40003)
+    rng = np.random.default_rng(21)
+    total = dml.DMLCalcBufferTensorSize(data_type, 4, sizes, None)
+    offsets = {name: 64 + i * (total + 48) // 16 * 16 for i, name in enumerate(TENSORS)}
+    nbytes = max(offsets.values()) + total + 64
+    big = device.CreateBuffer(nbytes)
+    big.Write(rng.integers(0, 256, nbytes, dtype=np.uint8))
+    dispatch = AdamDispatch(device, adam_desc(data_type, sizes), placement={n: (big, offsets[n]) for n in TENSORS})
+    seen = {name: dispatch.write(name, value)
+            for name, value in random_state(rng, sizes, NP[data_type]).items()}
+    dispatch.write(T, np.uint32(2))
+    before = np.frombuffer(big.Read(), np.uint8)
+    dispatch.execute()
+    after = np.frombuffer(big.Read(), np.uint8)
+    written = np.zeros(nbytes, bool)
+    element_bytes = 40003 * dispatch.layouts[OUTPUTS[0]].element_size
+    for name in OUTPUTS:
+        written[offsets[name]:offsets[name] + element_bytes] = True
+    changed = np.flatnonzero((before != after) & ~written)
+    assert changed.size == 0, f"{changed.size} byte(s) outside the outputs changed, first at {changed[:8].tolist()}"
+    assert_matches_reference({n: dispatch.read(n) for n in OUTPUTS}, seen, 2, data_type, ULPS[data_type])
