@@ -107,17 +107,23 @@ class OpenCLBackend:
                                  src_offset=source.offset, dst_offset=destination.offset, byte_count=size)
 
     def submit(self, dispatch: Any) -> list[Timing]:
-        timings = []
-        with check("enqueueing a dispatch"):
-            for launch in dispatch.prepared:
-                event = self.cl.enqueue_nd_range_kernel(self.queue, launch.kernel, launch.global_size,
-                                                        launch.local_size)
-                timings.append(Timing(launch.name, event))
-        return timings
+        # The hot path of every dispatch: plain try/except (the check() context manager costs a
+        # generator per call) and nothing the binding table already checked or prepared.
+        cl, queue = self.cl, self.queue
+        try:
+            return [Timing(launch.name, cl.enqueue_nd_range_kernel(queue, launch.kernel, launch.global_size,
+                                                                    launch.local_size))
+                    for launch in dispatch.prepared]
+        except cl.Error:
+            with check("enqueueing a dispatch"):
+                raise
 
     def wait(self) -> None:
-        with check("waiting for the queue"):
+        try:
             self.queue.finish()
+        except self.cl.Error:
+            with check("waiting for the queue"):
+                raise
 
 
 def tensor_args(bound: Any, rank: int = 4) -> list[Any]:
