@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test opencl lint bench clean
+.PHONY: demo test opencl lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,11 @@ demo: opencl
 
 test: opencl
 	$(PY) tests/matrix.py -q
+
+# `make bench` (the committed sweep) and `make bench-target` (the 2^24 target point): benchmarks/bench.mk
+BENCH_PYTHON := $(PY)
+include benchmarks/bench.mk
+bench bench-target: opencl
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check dmlsim tests benchmarks

@@ -123,6 +123,22 @@ class TensorLayout:
         return f"{data_type_name(self.data_type)} {list(self.sizes)}{strides}"
 
 
+def _elements_overlap(sizes: Sequence[int], strides: Sequence[int]) -> bool:
+    """True unless each stride (ascending, over dimensions of size > 1) skips past everything below it.
+
+    That nesting condition is sufficient for distinct elements to have distinct addresses; dmlsim
+    refuses outputs that do not meet it (stride 0 broadcasting, interleaved dimensions), because the
+    value left in a shared place would depend on write order.
+    """
+    reach = 0
+    for size, stride in sorted(((s, st) for s, st in zip(sizes, strides, strict=True) if s > 1),
+                               key=lambda pair: pair[1]):
+        if stride <= reach:
+            return True
+        reach += (size - 1) * stride
+    return False
+
+
 def _is_uint(value: object, maximum: int = UINT32_MAX) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and 0 <= int(value) <= maximum
 
@@ -221,6 +237,9 @@ def validate_tensor_desc(
         problems.add(f"{where}.TotalTensorSizeInBytes {total} must be a multiple of 4")
     if minimum > UINT32_MAX * 8:
         problems.add(f"{where}: the tensor addresses {minimum} bytes, beyond what DirectML can index")
+    if is_output and strides is not None and _elements_overlap(sizes, strides):
+        problems.add(f"{where}.Strides {list(strides)} make elements of this output share memory "
+                     f"(Sizes {list(sizes)}); an output must not write one place twice")
     if len(problems.items) > before:
         return None
     return TensorLayout(data_type, sizes, strides if strides is not None else packed_strides(sizes),

@@ -218,7 +218,8 @@ def flat_dispatch(device, op, shapes, inputs, attrs=None):
         return dml.buffer_array_binding([(buffer, int(off), n) for off, n in zip(offsets, sizes, strict=False)])
 
     props = compiled.GetBindingProperties()
-    table = device.CreateBindingTable(dml.DML_BINDING_TABLE_DESC(compiled, SizeInDescriptors=props.RequiredDescriptorCount))
+    table = device.CreateBindingTable(
+        dml.DML_BINDING_TABLE_DESC(compiled, SizeInDescriptors=props.RequiredDescriptorCount))
     table.BindInputs([scalar(inputs[R_FIELD], np.float32), scalar(inputs[T_FIELD], np.int64),
                       *(array(buffers[name]) for name in (X, G, *state_in))])
     table.BindOutputs([array(buffers[name]) for name in (X, *state_in)])
@@ -323,4 +324,5 @@ def test_tensor_count_inferred_and_enum_exported():
     t = dml.buffer_tensor(F32, [2])
     desc = dml.DMLSIM_ONNX_MOMENTUM_OPERATOR_DESC(None, t, t, [t, t, t])
     assert desc.TensorCount == 3
-    assert dml.DMLSIM_ONNX_MOMENTUM_MODE.DMLSIM_ONNX_MOMENTUM_MODE_NESTEROV == dml.DMLSIM_ONNX_MOMENTUM_MODE_NESTEROV == 1
+    mode = dml.DMLSIM_ONNX_MOMENTUM_MODE
+    assert mode.DMLSIM_ONNX_MOMENTUM_MODE_NESTEROV == dml.DMLSIM_ONNX_MOMENTUM_MODE_NESTEROV == 1

@@ -250,3 +250,21 @@ def test_a_refused_call_leaves_the_device_usable(device):
     dispatch = AdamDispatch(device, adam_desc(FLOAT32, sizes))
     seen, got = dispatch.step(random_state(np.random.default_rng(0), sizes, NP[FLOAT32]), 1)
     assert_matches_reference(got, seen, 1, FLOAT32, 8)
+
+
+def test_output_whose_strides_alias_its_own_elements_is_refused(ref_device):
+    """Decision: an output with stride 0 (or overlapping strides) would write one place twice, and the
+    value left there would depend on write order; it is refused like any other bad desc."""
+    good = dml.buffer_tensor(dml.DML_TENSOR_DATA_TYPE_FLOAT32, [1, 1, 2, 4])
+    aliased = dml.buffer_tensor(dml.DML_TENSOR_DATA_TYPE_FLOAT32, [1, 1, 2, 4], [0, 0, 0, 1])
+    step = dml.buffer_tensor(dml.DML_TENSOR_DATA_TYPE_UINT32, [1, 1, 1, 1])
+    desc = dml.DML_ADAM_OPTIMIZER_OPERATOR_DESC(good, good, good, good, step, aliased, good, good,
+                                                0.1, 0.9, 0.999, 1e-8)
+    with pytest.raises(dml.DMLError) as info:
+        ref_device.CreateOperator(dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ADAM_OPTIMIZER, desc))
+    assert info.value.hresult == dml.E_INVALIDARG
+    assert "DML_ADAM_OPTIMIZER_OPERATOR_DESC.OutputParametersTensor.Strides [0, 0, 0, 1]" in str(info.value)
+    # the same strides on an input are broadcasting, which is allowed
+    desc = dml.DML_ADAM_OPTIMIZER_OPERATOR_DESC(good, good, good, aliased, step, good, good, good,
+                                                0.1, 0.9, 0.999, 1e-8)
+    ref_device.CreateOperator(dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ADAM_OPTIMIZER, desc))
