@@ -17,7 +17,7 @@ import difflib
 from enum import Enum
 from typing import Any
 
-from dmlsim.enums import DML_TENSOR_DATA_TYPE, DML_TENSOR_FLAGS, DML_TENSOR_TYPE, enum_member
+from dmlsim.enums import DML_TENSOR_DATA_TYPE, DML_TENSOR_FLAGS, DML_TENSOR_TYPE, _common_prefix, enum_member
 from dmlsim.model.errors import Diagnostics
 from dmlsim.model.loader import Node
 from dmlsim.model.values import SPECIAL_FLOATS
@@ -41,7 +41,8 @@ def parse_enum(node: Node, enum_cls: type[Enum], problems: Diagnostics) -> Any:
     try:
         return enum_member(enum_cls, node.value)  # type: ignore[arg-type]
     except (KeyError, ValueError):
-        names = ", ".join(m.name for m in enum_cls)  # type: ignore[attr-defined]
+        prefix = _common_prefix(enum_cls.__members__)  # type: ignore[attr-defined]
+        names = ", ".join(m.name.removeprefix(prefix) for m in enum_cls)  # type: ignore[attr-defined]
         problems.add(node.location, f"unknown {enum_cls.__name__} value {node.value!r} (one of {names})")
         return None
 
