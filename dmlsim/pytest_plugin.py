@@ -51,7 +51,7 @@ class ModelFile(pytest.File):
                 yield item
 
 
-class ModelItemFailure(Exception):
+class ModelItemFailedError(Exception):
     """An item's outcome was not ``passed``."""
 
 
@@ -66,12 +66,12 @@ class ModelItem(pytest.Item):
     def runtest(self) -> None:
         outcome: Outcome = _run(self.model, self.adapter).outcomes[self.key]
         if outcome.status in (FAILED, INVALID, NOT_RUN):
-            raise ModelItemFailure(outcome.describe())
+            raise ModelItemFailedError(outcome.describe())
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         from dmlsim.errors import DMLError
 
-        if isinstance(excinfo.value, (ModelItemFailure, DMLError)):
+        if isinstance(excinfo.value, (ModelItemFailedError, DMLError)):
             return f"[{self.adapter.label}]\n{excinfo.value}"
         return super().repr_failure(excinfo, style=style)
 

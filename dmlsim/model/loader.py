@@ -171,7 +171,7 @@ class Node:
     def items(self) -> Iterator[tuple[str, Node]]:
         for key in self.value:
             node = self.get(key)
-            assert node is not None  # noqa: S101 - key comes from the mapping itself
+            assert node is not None  # the key comes from the mapping itself
             yield key, node
 
     def elements(self) -> Iterator[Node]:

@@ -23,7 +23,7 @@ from dmlsim.enums import (
 )
 from dmlsim.errors import HRESULT_NAMES, DMLError, hresult_from_name
 from dmlsim.model.descs import parse_flags, parse_operator_desc, unknown_key
-from dmlsim.model.errors import Diagnostics, ModelError
+from dmlsim.model.errors import Diagnostics
 from dmlsim.model.loader import Node, root_node
 from dmlsim.model.values import FLOAT_TYPES, parse_data_type, parse_values, required, scalar
 from dmlsim.operator import Operator, operator_for
@@ -445,9 +445,11 @@ def _parse_dispatch(index: int, node: Node, expect_error: ExpectedError | None, 
             unknown_key(bindings_node, point, list(rows), f"the bind points of {spec.op.name}", problems)  # type: ignore[union-attr]
             continue
         if child.is_list != row.is_array:
-            problems.add(child.location, f"{point} is {'a tensor array: bind a list' if row.is_array else 'one tensor: bind one resource'}")
+            shape = "a tensor array: bind a list" if row.is_array else "one tensor: bind one resource"
+            problems.add(child.location, f"{point} is {shape}")
             continue
-        refs = [_binding_ref(item, model, sections, problems) for item in (child.elements() if child.is_list else [child])]
+        items = child.elements() if child.is_list else [child]
+        refs = [_binding_ref(item, model, sections, problems) for item in items]
         if any(r is None for r in refs):
             continue
         bindings[point] = refs if row.is_array else refs[0]  # type: ignore[assignment]

@@ -70,7 +70,7 @@ class RunResult:
         return 2 if INVALID in statuses else 1 if FAILED in statuses else 0
 
 
-class _Stop(Exception):
+class _StopError(Exception):
     """A command was refused unexpectedly: later commands cannot run meaningfully."""
 
 
@@ -110,7 +110,7 @@ class Runner:
                 continue
             try:
                 self._command(command, outcome)
-            except _Stop:
+            except _StopError:
                 stopped = f"command {command.index}"
         return self.result
 
@@ -165,14 +165,14 @@ class Runner:
             if mismatch:
                 outcome.status, outcome.message = FAILED, mismatch
                 if error is not None:
-                    raise _Stop
+                    raise _StopError
             else:
                 outcome.message = f"refused as expected: {error}"
         elif error is not None:
             outcome.status = INVALID
             bindings = command.node.get("bindings")
             outcome.message = _locate(error, bindings, None) if bindings is not None else str(error)
-            raise _Stop
+            raise _StopError
 
     def _read(self, name: str) -> np.ndarray:
         resource = self.model.resources[name]
@@ -203,7 +203,7 @@ class Runner:
             if int(np.prod(command.dimensions)) != values.size:
                 outcome.status = INVALID
                 outcome.message = f"dimensions {command.dimensions} do not hold the {values.size} values"
-                raise _Stop
+                raise _StopError
             values = values.reshape(command.dimensions)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -213,7 +213,7 @@ class Runner:
                 target.write_bytes(values.tobytes())
         except OSError as exc:
             outcome.status, outcome.message = INVALID, f"Failed to write resource to file '{target}': {exc}"
-            raise _Stop from None
+            raise _StopError from None
         self._log(f"Resource '{command.resource}' written to '{target}'")
 
     def _expect(self, command: Expect, outcome: Outcome) -> None:
@@ -231,7 +231,7 @@ class Runner:
                 outcome.status = INVALID
                 outcome.message = "the reference device did not reach this command: " + "; ".join(
                     o.message for o in self.reference.outcomes.values() if o.status == INVALID)
-                raise _Stop
+                raise _StopError
         else:
             expected = command.values
         data_type = self.model.resources[command.resource].data_type
@@ -258,7 +258,7 @@ class Runner:
         if compiled is None:
             outcome.status = INVALID
             outcome.message = f"dispatchable '{command.dispatchable}' was not created (see its own result)"
-            raise _Stop
+            raise _StopError
         device = self.device
         props = compiled.GetBindingProperties()
         table = device.CreateBindingTable(DML_BINDING_TABLE_DESC(compiled,
