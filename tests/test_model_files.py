@@ -201,7 +201,8 @@ def test_expect_error_that_does_not_match_fails(tmp_path):
 def test_repeat_with_increment_runs_steps_in_order(tmp_path):
     text = ADAM.replace("type: dispatch\n", "type: dispatch\n    repeat: 3\n    increment: step\n")
     text = text.replace("- {type: expect, resource: X, values: [0.99, 2.01, 2.99, 3.99], rtol: 1e-6}",
-                        "- {type: expect, resource: step, values: [4]}\n  - {type: expect, resource: X, reference: true}")
+                        "- {type: expect, resource: step, values: [4]}\n"
+                        "  - {type: expect, resource: X, reference: true}")
     import dmlsim as dml
     from dmlsim.model import run_model
 
