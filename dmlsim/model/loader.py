@@ -1,0 +1,196 @@
+"""Reading a model file (YAML or JSON) into a tree that remembers where every node came from.
+
+Both formats go through PyYAML's *safe* loader (no tags that build Python objects are accepted).
+JSON is read by the same loader because YAML's flow style is a superset of JSON in practice; the
+differences DxDispatch relies on are handled first: RapidJSON's ``//`` and ``/* */`` comments are
+blanked out (column positions are kept) and tabs become spaces. Trailing commas are accepted by
+YAML flow collections already. Numbers like ``1e-8`` (JSON style, no dot) are floats here, as in
+YAML 1.2 (PyYAML's YAML 1.1 resolver would read them as strings). Duplicate keys are an error
+rather than last-one-wins; YAML merge keys (``<<: *anchor``) may be overridden.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from dmlsim.model.errors import Diagnostic, Location, ModelError
+
+
+class LocatedDict(dict):
+    """A mapping that knows the position of itself and of each of its values."""
+
+    mark: Any = None
+    value_marks: dict[str, Any]
+
+
+class LocatedList(list):
+    """A sequence that knows the position of itself and of each of its items."""
+
+    mark: Any = None
+    item_marks: list[Any]
+
+
+class _LocatedLoader(yaml.SafeLoader):
+    """SafeLoader that builds LocatedDict/LocatedList and rejects duplicate keys."""
+
+    def construct_located_mapping(self, node: yaml.MappingNode) -> LocatedDict:
+        own = {id(key) for key, _ in node.value if key.tag != "tag:yaml.org,2002:merge"}
+        self.flatten_mapping(node)
+        result = LocatedDict()
+        result.mark = node.start_mark
+        result.value_marks = {}
+        seen_own: set[Any] = set()
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if not isinstance(key, (str, int, float, bool)) or key is None:
+                raise yaml.constructor.ConstructorError(None, None, f"a key must be a plain scalar, not {key!r}",
+                                                        key_node.start_mark)
+            key = str(key) if not isinstance(key, str) else key
+            if id(key_node) in own:
+                if key in seen_own:
+                    raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}",
+                                                            key_node.start_mark)
+                seen_own.add(key)
+            result[key] = self.construct_object(value_node, deep=True)
+            result.value_marks[key] = value_node.start_mark
+        return result
+
+    def construct_located_sequence(self, node: yaml.SequenceNode) -> LocatedList:
+        result = LocatedList(self.construct_object(child, deep=True) for child in node.value)
+        result.mark = node.start_mark
+        result.item_marks = [child.start_mark for child in node.value]
+        return result
+
+
+_LocatedLoader.add_constructor("tag:yaml.org,2002:map", _LocatedLoader.construct_located_mapping)
+_LocatedLoader.add_constructor("tag:yaml.org,2002:seq", _LocatedLoader.construct_located_sequence)
+_LocatedLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float", re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."))
+
+
+def blank_json_comments(text: str) -> str:
+    """Replace ``//`` and ``/* */`` comments and tabs outside strings by spaces (positions are kept)."""
+    out = list(text)
+    i, n = 0, len(text)
+    in_string = False
+    while i < n:
+        c = text[i]
+        if in_string:
+            if c == "\\":
+                i += 2
+                continue
+            if c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c == "\t":
+            out[i] = " "
+        elif text.startswith("//", i):
+            while i < n and text[i] != "\n":
+                out[i] = " "
+                i += 1
+            continue
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            for j in range(i, end):
+                if text[j] != "\n":
+                    out[j] = " "
+            i = end
+            continue
+        i += 1
+    return "".join(out)
+
+
+def load_tree(path: str | Path, text: str | None = None) -> Any:
+    """Parse a .json/.yaml/.yml model file into LocatedDict/LocatedList/scalars; ModelError if unreadable."""
+    path = Path(path)
+    name = str(path)
+    if text is None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ModelError([Diagnostic(Location(name, 1, 1), f"cannot read the file: {exc}")]) from None
+    if path.suffix.lower() == ".json":
+        text = blank_json_comments(text)
+    try:
+        return yaml.load(text, Loader=_LocatedLoader)  # noqa: S506 - _LocatedLoader is a SafeLoader subclass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        problem = " ".join(p for p in (exc.context, exc.problem) if p)
+        raise ModelError([Diagnostic(Location(name, line, column), f"syntax error: {problem}")]) from None
+    except yaml.YAMLError as exc:
+        raise ModelError([Diagnostic(Location(name, 1, 1), f"syntax error: {exc}")]) from None
+
+
+class Node:
+    """A value of the tree with its location and key path, for precise error messages."""
+
+    def __init__(self, value: Any, file: str, mark: Any, path: str) -> None:
+        self.value = value
+        self.file = file
+        self.mark = mark
+        self.path = path
+
+    @property
+    def location(self) -> Location:
+        if self.mark is None:
+            return Location(self.file, 1, 1, self.path)
+        return Location(self.file, self.mark.line + 1, self.mark.column + 1, self.path)
+
+    @property
+    def is_map(self) -> bool:
+        return isinstance(self.value, dict)
+
+    @property
+    def is_list(self) -> bool:
+        return isinstance(self.value, list)
+
+    def child_path(self, key: str | int) -> str:
+        if isinstance(key, int):
+            return f"{self.path}[{key}]"
+        return f"{self.path}.{key}" if self.path else str(key)
+
+    def __contains__(self, key: str) -> bool:
+        return self.is_map and key in self.value
+
+    def get(self, key: str) -> Node | None:
+        """The child under ``key`` (None when absent)."""
+        if not self.is_map or key not in self.value:
+            return None
+        marks = getattr(self.value, "value_marks", {})
+        return Node(self.value[key], self.file, marks.get(key, self.mark), self.child_path(key))
+
+    def items(self) -> Iterator[tuple[str, Node]]:
+        for key in self.value:
+            node = self.get(key)
+            assert node is not None  # the key comes from the mapping itself
+            yield key, node
+
+    def elements(self) -> Iterator[Node]:
+        marks = getattr(self.value, "item_marks", None)
+        for i, item in enumerate(self.value):
+            mark = marks[i] if marks is not None else self.mark
+            yield Node(item, self.file, mark, self.child_path(i))
+
+    def find(self, dotted: list[str]) -> Node:
+        """The deepest existing node along ``dotted`` (for pointing at a problem the device reported)."""
+        node = self
+        for part in dotted:
+            child = node.get(part)
+            if child is None:
+                break
+            node = child
+        return node
+
+
+def root_node(path: str | Path, text: str | None = None) -> Node:
+    tree = load_tree(path, text)
+    return Node(tree, str(path), getattr(tree, "mark", None), "")

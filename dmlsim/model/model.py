@@ -1,0 +1,515 @@
+"""The model document: resources, dispatchables and commands, parsed and checked for consistency.
+
+This is the *parse* stage of DxDispatch's split (parse → create → bind → dispatch → time): nothing
+here touches a device. Every parsed element keeps its :class:`Node`, so later stages can point at
+the file position of whatever a device refuses.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dmlsim.enums import (
+    DML_CREATE_DEVICE_FLAGS,
+    DML_EXECUTION_FLAGS,
+    DML_OPERATOR_TYPE,
+    DML_TENSOR_DATA_TYPE,
+    enum_member,
+)
+from dmlsim.errors import HRESULT_NAMES, DMLError, hresult_from_name
+from dmlsim.model.descs import parse_flags, parse_operator_desc, unknown_key
+from dmlsim.model.errors import Diagnostics
+from dmlsim.model.loader import Node, root_node
+from dmlsim.model.values import FLOAT_TYPES, parse_data_type, parse_values, required, scalar
+from dmlsim.operator import Operator, operator_for
+from dmlsim.schema import ATTRIBUTE
+from dmlsim.structs import DML_OPERATOR_DESC
+from dmlsim.tensor import NUMPY_DTYPE
+
+TOP_KEYS = ["$schema", "resources", "dispatchables", "commands", "createDeviceFlags"]
+RESOURCE_KEYS = ["type", "initialValuesDataType", "initialValues", "sizeInBytes", "initialValuesOffsetInBytes"]
+DISPATCHABLE_KEYS = ["type", "Type", "desc", "Desc", "executionFlags", "dmlCompileType", "bindings", "expectError"]
+UNSUPPORTED_DISPATCHABLES = {"hlsl", "onnx", "dmlserializedgraph", "dml_graph_desc"}
+COMMAND_KEYS = {
+    "dispatch": ["type", "dispatchable", "bindings", "threadGroupCount", "repeat", "increment", "expectError"],
+    "print": ["type", "resource", "verbose", "expectError"],
+    "writefile": ["type", "resource", "targetPath", "dimensions", "expectError"],
+    "expect": ["type", "resource", "values", "reference", "rtol", "atol", "ulp", "expectError"],
+    "add": ["type", "resource", "value", "expectError"],
+}
+BINDING_KEYS = ["name", "elementOffset", "elementCount", "elementSizeInBytes"]
+HLSL_BINDING_KEYS = {"format", "counter", "counterOffsetBytes", "shape"}
+
+
+@dataclass
+class Resource:
+    """A buffer and its initial contents (values at ``offset``; the rest is zero)."""
+
+    name: str
+    data_type: int
+    values: np.ndarray
+    size_in_bytes: int
+    offset: int
+    node: Node
+
+    @property
+    def dtype(self) -> np.dtype:
+        return NUMPY_DTYPE[self.data_type]
+
+    def image(self) -> bytes:
+        """The buffer's initial bytes."""
+        data = bytearray(self.size_in_bytes)
+        raw = self.values.astype(self.dtype).tobytes()
+        data[self.offset:self.offset + len(raw)] = raw
+        return bytes(data)
+
+
+@dataclass
+class ExpectedError:
+    """``expectError: {hresult: E_INVALIDARG, match: "regex"}``: the step must be refused like this."""
+
+    hresult: int
+    match: str | None
+    node: Node
+
+    def mismatch(self, error: DMLError | None) -> str | None:
+        """Why ``error`` (None: no error happened) is not the expected refusal; None when it is."""
+        want = HRESULT_NAMES.get(self.hresult, f"0x{self.hresult:08X}")
+        if self.match:
+            want += f" matching /{self.match}/"
+        if error is None:
+            return f"expected a refusal ({want}), but the call succeeded"
+        if error.hresult != self.hresult or (self.match and not re.search(self.match, str(error))):
+            return f"expected a refusal ({want}), got: {error}"
+        return None
+
+
+@dataclass
+class DispatchableSpec:
+    name: str
+    op: Operator | None
+    desc: DML_OPERATOR_DESC | None
+    execution_flags: int
+    expect_error: ExpectedError | None
+    node: Node
+    desc_node: Node
+
+
+@dataclass
+class BindingRef:
+    """One resource bound to a bind point: Offset = elementOffset·elementSizeInBytes, size = the rest."""
+
+    resource: str
+    offset: int
+    node: Node
+
+
+@dataclass
+class Command:
+    index: int
+    kind: str
+    node: Node
+    expect_error: ExpectedError | None
+
+    @property
+    def key(self) -> str:
+        return f"command-{self.index}"
+
+
+@dataclass
+class Dispatch(Command):
+    dispatchable: str = ""
+    bindings: dict[str, BindingRef | list[BindingRef]] = field(default_factory=dict)
+    repeat: int = 1
+    increments: list[tuple[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class Print(Command):
+    resource: str = ""
+    verbose: bool = False
+
+
+@dataclass
+class WriteFile(Command):
+    resource: str = ""
+    target: str = ""
+    dimensions: list[int] | None = None
+
+
+@dataclass
+class Expect(Command):
+    resource: str = ""
+    values: np.ndarray | None = None
+    reference: bool = False
+    rtol: float | None = None
+    atol: float | None = None
+    ulp: float | None = None
+
+
+@dataclass
+class Add(Command):
+    resource: str = ""
+    value: Any = 0
+
+
+@dataclass
+class Model:
+    path: Path
+    root: Node
+    resources: dict[str, Resource]
+    dispatchables: dict[str, DispatchableSpec]
+    commands: list[Command]
+    device_flags: int = 0
+
+    @property
+    def needs_reference(self) -> bool:
+        return any(isinstance(c, Expect) and c.reference for c in self.commands)
+
+
+def load_model(path: str | Path, text: str | None = None) -> Model:
+    """Parse and check a model file; ModelError listing every problem with its location."""
+    path = Path(path)
+    root = root_node(path, text)
+    problems = Diagnostics()
+    if not root.is_map:
+        problems.add(root.location, "a model file must be an object with 'resources', 'dispatchables' and "
+                                    "'commands'")
+        problems.raise_if_any()
+    for key in root.value:
+        if key not in TOP_KEYS and not key.startswith("x-"):
+            unknown_key(root, key, TOP_KEYS, "the model (extra keys must start with 'x-')", problems)
+    sections = {}
+    for key, kind in (("resources", dict), ("dispatchables", dict), ("commands", list)):
+        node = root.get(key)
+        if node is None:
+            problems.add(root.location, f"missing required key '{key}'")
+        elif not isinstance(node.value, kind):
+            problems.add(node.location, f"'{key}' must be {'an object' if kind is dict else 'a list'}")
+        else:
+            sections[key] = node
+    problems.raise_if_any()
+    flags = 0
+    if (flags_node := root.get("createDeviceFlags")) is not None:
+        flags = parse_flags(flags_node, DML_CREATE_DEVICE_FLAGS, problems) or 0
+    resources = {name: r for name, node in sections["resources"].items()
+                 if (r := _parse_resource(name, node, path.parent, problems)) is not None}
+    dispatchables = {name: d for name, node in sections["dispatchables"].items()
+                     if (d := _parse_dispatchable(name, node, problems)) is not None}
+    model = Model(path, root, resources, dispatchables, [], flags)
+    for i, node in enumerate(sections["commands"].elements()):
+        command = _parse_command(i, node, model, sections, problems)
+        if command is not None:
+            model.commands.append(command)
+    problems.raise_if_any()
+    return model
+
+
+def _check_keys(node: Node, known: list[str], what: str, problems: Diagnostics) -> bool:
+    if not node.is_map:
+        problems.add(node.location, f"{what} must be an object, got {node.value!r}")
+        return False
+    for key in node.value:
+        if key not in known:
+            unknown_key(node, key, known, what, problems)
+    return True
+
+
+def _parse_expected_error(node: Node | None, problems: Diagnostics) -> ExpectedError | None:
+    if node is None:
+        return None
+    if not _check_keys(node, ["hresult", "match"], "expectError", problems):
+        return None
+    hresult_node = node.get("hresult")
+    hresult = 0x80070057
+    if hresult_node is not None:
+        try:
+            hresult = hresult_from_name(str(hresult_node.value)) if not isinstance(
+                hresult_node.value, int) else hresult_node.value
+        except ValueError as exc:
+            problems.add(hresult_node.location, str(exc))
+    match_node = node.get("match")
+    match = None
+    if match_node is not None:
+        match = str(match_node.value)
+        try:
+            re.compile(match)
+        except re.error as exc:
+            problems.add(match_node.location, f"match is not a valid regular expression: {exc}")
+    return ExpectedError(hresult, match, node)
+
+
+def _parse_resource(name: str, node: Node, base_dir: Path, problems: Diagnostics) -> Resource | None:
+    if not _check_keys(node, RESOURCE_KEYS, f"resource '{name}'", problems):
+        return None
+    before = len(problems.items)
+    if (type_node := node.get("type")) is not None and type_node.value != "buffer":
+        problems.add(type_node.location, f"only 'buffer' resources exist, got {type_node.value!r}")
+    data_type = None
+    if (dt_node := node.get("initialValuesDataType")) is not None:
+        data_type = parse_data_type(dt_node, problems)
+    values_node = required(node, "initialValues", problems)
+    if values_node is None:
+        return None
+    if data_type is None and dt_node is None and not (values_node.is_map and "sourcePath" in values_node):
+        problems.add(node.location, "missing required key 'initialValuesDataType'")
+    values, data_type = parse_values(values_node, data_type, base_dir, problems)
+    if values is None or data_type is None or len(problems.items) > before:
+        return None
+    offset = 0
+    if (off_node := node.get("initialValuesOffsetInBytes")) is not None:
+        offset = off_node.value
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            problems.add(off_node.location, f"expected a non-negative integer, got {offset!r}")
+            return None
+    data_bytes = values.nbytes + offset
+    size = (data_bytes + 3) & ~3
+    if (size_node := node.get("sizeInBytes")) is not None:
+        size = size_node.value
+        if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
+            problems.add(size_node.location, f"sizeInBytes must be a positive integer, got {size!r}")
+            return None
+        if size < data_bytes:
+            problems.add(size_node.location, f"the buffer size ({size} bytes) is too small for the initialValues "
+                                             f"({values.nbytes} bytes) at offset {offset} bytes")
+            return None
+    return Resource(name, data_type, values, size, offset, node)
+
+
+def _parse_dispatchable(name: str, node: Node, problems: Diagnostics) -> DispatchableSpec | None:
+    if not node.is_map:
+        problems.add(node.location, f"dispatchable '{name}' must be an object")
+        return None
+    type_node = node.get("Type") or node.get("type")
+    if type_node is None:
+        problems.add(node.location, f"missing required key 'type' of dispatchable '{name}'")
+        return None
+    if isinstance(type_node.value, str) and type_node.value.lower() in UNSUPPORTED_DISPATCHABLES:
+        problems.add(type_node.location, f"'{type_node.value}' dispatchables are not supported: dmlsim runs "
+                                         "DirectML operators only")
+        return None
+    try:
+        op_type = enum_member(DML_OPERATOR_TYPE, type_node.value)
+        op = operator_for(op_type)
+    except (KeyError, ValueError):
+        problems.add(type_node.location, f"unknown operator type {type_node.value!r}")
+        return None
+    except DMLError as exc:
+        problems.add(type_node.location, str(exc))
+        return None
+    desc_node = node.get("Desc") or node.get("desc")
+    if desc_node is None:  # DxDispatch: the desc's fields may sit on the dispatchable itself
+        fields = [row.name for row in op.fields()]
+        inline = {k: v for k, v in node.value.items() if k not in DISPATCHABLE_KEYS}
+        desc_node = Node(type(node.value)(inline), node.file, node.mark, node.path)
+        desc_node.value.value_marks = getattr(node.value, "value_marks", {})
+        known = DISPATCHABLE_KEYS + fields
+    else:
+        known = DISPATCHABLE_KEYS
+    for key in node.value:
+        if key not in known:
+            unknown_key(node, key, known, f"dispatchable '{name}'", problems)
+    flags = 0
+    if (flags_node := node.get("executionFlags")) is not None:
+        flags = parse_flags(flags_node, DML_EXECUTION_FLAGS, problems) or 0
+    if (compile_node := node.get("dmlCompileType")) is not None and compile_node.value not in (
+            "DmlCompileOp", "DmlCompileGraph"):
+        problems.add(compile_node.location, "dmlCompileType must be 'DmlCompileOp' or 'DmlCompileGraph'")
+    if (init_node := node.get("bindings")) is not None:
+        problems.add(init_node.location, "initialization bindings (for OWNED_BY_DML inputs) are not supported "
+                                         "by the model runner yet")
+    expect = _parse_expected_error(node.get("expectError"), problems)
+    desc = parse_operator_desc(desc_node, op, problems)
+    if desc is None:
+        return None
+    return DispatchableSpec(name, op, DML_OPERATOR_DESC(op.type, desc), flags, expect, node, desc_node)
+
+
+def _parse_command(index: int, node: Node, model: Model, sections: dict[str, Node], problems: Diagnostics
+                   ) -> Command | None:
+    if not node.is_map:
+        problems.add(node.location, "a command must be an object with a 'type'")
+        return None
+    type_node = required(node, "type", problems)
+    if type_node is None:
+        return None
+    kind = str(type_node.value).lower()
+    if kind not in COMMAND_KEYS:
+        problems.add(type_node.location, f"unrecognized command {type_node.value!r} "
+                                         f"(one of dispatch, print, writeFile, expect, add)")
+        return None
+    if not _check_keys(node, COMMAND_KEYS[kind], f"a {type_node.value} command", problems):
+        return None
+    expect_error = _parse_expected_error(node.get("expectError"), problems)
+    resource = None
+    if kind != "dispatch":
+        resource = _resource_ref(required(node, "resource", problems), model, sections, problems)
+        if resource is None:
+            return None
+    if kind == "print":
+        verbose = node.get("verbose")
+        return Print(index, kind, node, expect_error, resource.name, bool(verbose and verbose.value))
+    if kind == "writefile":
+        target = required(node, "targetPath", problems)
+        dims = node.get("dimensions")
+        dimensions = None
+        if dims is not None:
+            from dmlsim.model.descs import parse_uint_list
+
+            dimensions = parse_uint_list(dims, problems)
+        if target is None:
+            return None
+        if str(target.value).lower().endswith((".png", ".jpg", ".jpeg")):
+            problems.add(target.location, "writing images is not supported (use .npy or raw bytes)")
+        return WriteFile(index, kind, node, expect_error, resource.name, str(target.value), dimensions)
+    if kind == "add":
+        value_node = required(node, "value", problems)
+        value = scalar(value_node, resource.data_type, problems) if value_node is not None else None
+        return None if value is None else Add(index, kind, node, expect_error, resource.name, value)
+    if kind == "expect":
+        return _parse_expect(index, node, resource, expect_error, model, problems)
+    return _parse_dispatch(index, node, expect_error, model, sections, problems)
+
+
+def _resource_ref(node: Node | None, model: Model, sections: dict[str, Node], problems: Diagnostics
+                  ) -> Resource | None:
+    if node is None:
+        return None
+    name = node.value
+    if name in model.resources:
+        return model.resources[name]
+    if not (isinstance(name, str) and name in sections["resources"].value):  # else already reported
+        known = ", ".join(sections["resources"].value) or "none"
+        problems.add(node.location, f"unknown resource {name!r} (resources: {known})")
+    return None
+
+
+def _parse_expect(index: int, node: Node, resource: Resource, expect_error: ExpectedError | None, model: Model,
+                  problems: Diagnostics) -> Expect | None:
+    values_node = node.get("values")
+    ref_node = node.get("reference")
+    reference = bool(ref_node and ref_node.value is True)
+    if ref_node is not None and not isinstance(ref_node.value, bool):
+        problems.add(ref_node.location, "reference must be true or false")
+    if (values_node is not None) == reference:
+        problems.add(node.location, "an expect command needs either 'values' or 'reference: true'")
+        return None
+    tolerances: dict[str, float | None] = {}
+    for key in ("rtol", "atol", "ulp"):
+        child = node.get(key)
+        tolerances[key] = None
+        if child is not None:
+            if isinstance(child.value, bool) or not isinstance(child.value, (int, float)) or child.value < 0:
+                problems.add(child.location, f"{key} must be a non-negative number, got {child.value!r}")
+            else:
+                tolerances[key] = float(child.value)
+    values = None
+    if values_node is not None:
+        # expected float values stay float64: rounding them to the resource's type would blur the check
+        exact = DML_TENSOR_DATA_TYPE.DML_TENSOR_DATA_TYPE_FLOAT64 if resource.data_type in FLOAT_TYPES else None
+        values, _ = parse_values(values_node, exact or resource.data_type, model.path.parent, problems)
+        if values is None:
+            return None
+        if values.size != resource.values.size:
+            problems.add(values_node.location, f"{values.size} expected values for resource '{resource.name}', "
+                                               f"which holds {resource.values.size}")
+            return None
+    return Expect(index, "expect", node, expect_error, resource.name, values, reference, **tolerances)
+
+
+def _parse_dispatch(index: int, node: Node, expect_error: ExpectedError | None, model: Model,
+                    sections: dict[str, Node], problems: Diagnostics) -> Dispatch | None:
+    name_node = required(node, "dispatchable", problems)
+    bindings_node = required(node, "bindings", problems)
+    if name_node is None or bindings_node is None:
+        return None
+    spec = model.dispatchables.get(name_node.value)
+    if spec is None:
+        if name_node.value not in sections["dispatchables"].value:
+            known = ", ".join(sections["dispatchables"].value) or "none"
+            problems.add(name_node.location, f"unknown dispatchable {name_node.value!r} (dispatchables: {known})")
+        return None
+    if not bindings_node.is_map:
+        problems.add(bindings_node.location, "bindings must be an object (bind point → resource)")
+        return None
+    rows = {row.name: row for row in spec.op.fields() if row.spec.role != ATTRIBUTE}  # type: ignore[union-attr]
+    bindings: dict[str, BindingRef | list[BindingRef]] = {}
+    for point, child in bindings_node.items():
+        row = rows.get(point)
+        if row is None:
+            unknown_key(bindings_node, point, list(rows), f"the bind points of {spec.op.name}", problems)  # type: ignore[union-attr]
+            continue
+        if child.is_list != row.is_array:
+            shape = "a tensor array: bind a list" if row.is_array else "one tensor: bind one resource"
+            problems.add(child.location, f"{point} is {shape}")
+            continue
+        items = child.elements() if child.is_list else [child]
+        refs = [_binding_ref(item, model, sections, problems) for item in items]
+        if any(r is None for r in refs):
+            continue
+        bindings[point] = refs if row.is_array else refs[0]  # type: ignore[assignment]
+    repeat = 1
+    if (repeat_node := node.get("repeat")) is not None:
+        repeat = repeat_node.value
+        if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
+            problems.add(repeat_node.location, f"repeat must be a positive integer, got {repeat!r}")
+            repeat = 1
+    increments = []
+    if (inc_node := node.get("increment")) is not None:
+        for item in inc_node.elements() if inc_node.is_list else [inc_node]:
+            increment = _parse_increment(item, model, sections, problems)
+            if increment is not None:
+                increments.append(increment)
+    return Dispatch(index, "dispatch", node, expect_error, spec.name, bindings, repeat, increments)
+
+
+def _binding_ref(node: Node, model: Model, sections: dict[str, Node], problems: Diagnostics) -> BindingRef | None:
+    if isinstance(node.value, str):
+        resource = _resource_ref(node, model, sections, problems)
+        return None if resource is None else BindingRef(resource.name, 0, node)
+    if not node.is_map:
+        problems.add(node.location, f"a binding is a resource name or {{name, elementOffset}}, got {node.value!r}")
+        return None
+    for key in node.value:
+        if key in HLSL_BINDING_KEYS:
+            problems.add(node.get(key).location, f"'{key}' applies to HLSL views only and is not supported")  # type: ignore[union-attr]
+        elif key not in BINDING_KEYS:
+            unknown_key(node, key, BINDING_KEYS, "a binding", problems)
+    resource = _resource_ref(required(node, "name", problems), model, sections, problems)
+    if resource is None:
+        return None
+    numbers = {}
+    for key, default in (("elementOffset", 0), ("elementSizeInBytes", resource.dtype.itemsize), ("elementCount", 0)):
+        child = node.get(key)
+        value = default if child is None else child.value
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            problems.add(child.location if child else node.location, f"{key} must be a non-negative integer, "
+                                                                     f"got {value!r}")
+            return None
+        numbers[key] = value
+    offset = numbers["elementOffset"] * numbers["elementSizeInBytes"]
+    if offset >= resource.size_in_bytes:
+        problems.add(node.location, f"elementOffset {numbers['elementOffset']} (byte {offset}) is beyond the "
+                                    f"{resource.size_in_bytes}-byte resource '{resource.name}'")
+        return None
+    return BindingRef(resource.name, offset, node)
+
+
+def _parse_increment(node: Node, model: Model, sections: dict[str, Node], problems: Diagnostics
+                     ) -> tuple[str, Any] | None:
+    if isinstance(node.value, str):
+        resource = _resource_ref(node, model, sections, problems)
+        return None if resource is None else (resource.name, 1)
+    if not _check_keys(node, ["resource", "value"], "an increment", problems):
+        return None
+    resource = _resource_ref(required(node, "resource", problems), model, sections, problems)
+    if resource is None:
+        return None
+    value_node = node.get("value")
+    value = 1 if value_node is None else scalar(value_node, resource.data_type, problems)
+    return None if value is None else (resource.name, value)

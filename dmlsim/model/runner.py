@@ -1,0 +1,362 @@
+"""Running a parsed model on a device: create (dispatchables), bind and dispatch (commands), time.
+
+Every dispatchable and every command yields an :class:`Outcome`, keyed ``NAME`` or ``command-N``,
+which is what ``dmlsim run`` prints and what each pytest item reports. Statuses:
+
+- ``passed``; ``failed`` (an expectation or an expected refusal did not hold: exit status 1);
+- ``invalid`` (the device refused something the file did not expect, or the file asks for something
+  impossible: exit status 2) — after that, later commands are ``not run``, since resource contents
+  are no longer what the file describes.
+
+``expect reference: true`` compares with a snapshot taken when the same model runs on the reference
+device (:func:`reference_snapshots`).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dmlsim.device import Device
+from dmlsim.errors import DMLError
+from dmlsim.model.compare import Tolerance, compare_values, format_value
+from dmlsim.model.errors import Location
+from dmlsim.model.loader import Node
+from dmlsim.model.model import (
+    Add,
+    BindingRef,
+    Command,
+    Dispatch,
+    DispatchableSpec,
+    Expect,
+    ExpectedError,
+    Model,
+    Print,
+    WriteFile,
+)
+from dmlsim.structs import DML_BINDING_TABLE_DESC, NO_BINDING, buffer_array_binding, buffer_binding
+
+PASSED, FAILED, INVALID, NOT_RUN = "passed", "failed", "invalid", "not run"
+
+
+@dataclass
+class Outcome:
+    key: str  # dispatchable name or "command-N"
+    title: str
+    location: Location
+    status: str = PASSED
+    message: str = ""
+
+    def describe(self) -> str:
+        head = f"{self.location.file}:{self.location.line}:{self.location.column}: {self.title}: {self.status}"
+        return f"{head}\n{self.message}" if self.message else head
+
+
+@dataclass
+class RunResult:
+    outcomes: dict[str, Outcome] = field(default_factory=dict)
+    snapshots: dict[int, np.ndarray] = field(default_factory=dict)
+    output: list[str] = field(default_factory=list)
+
+    @property
+    def exit_status(self) -> int:
+        statuses = {o.status for o in self.outcomes.values()}
+        return 2 if INVALID in statuses else 1 if FAILED in statuses else 0
+
+
+class _StopError(Exception):
+    """A command was refused unexpectedly: later commands cannot run meaningfully."""
+
+
+class Runner:
+    """Executes one model on one device; ``execute=False`` stops before ExecuteCommandLists (validate)."""
+
+    def __init__(self, model: Model, device: Device, *, reference: RunResult | None = None, execute: bool = True,
+                 iterations: int = 0, warmup: int = 1, output_dir: Path | None = None,
+                 echo: Callable[[str], None] | None = None) -> None:
+        self.model = model
+        self.device = device
+        self.reference = reference
+        self.execute = execute
+        self.iterations = iterations
+        self.warmup = warmup
+        self.output_dir = output_dir or Path.cwd()
+        self.echo = echo or (lambda line: None)
+        self.result = RunResult()
+        self.buffers: dict[str, Any] = {}
+        self.compiled: dict[str, Any] = {}
+        self.queue = device.CreateCommandQueue()
+
+    # --- driver ---------------------------------------------------------------------------------
+    def run(self) -> RunResult:
+        for name, resource in self.model.resources.items():
+            buffer = self.device.CreateBuffer(resource.size_in_bytes)
+            buffer.Write(resource.image())
+            self.buffers[name] = buffer
+        for spec in self.model.dispatchables.values():
+            self._create(spec)
+        stopped: str | None = None
+        for command in self.model.commands:
+            outcome = Outcome(command.key, _title(command), command.node.location)
+            self.result.outcomes[command.key] = outcome
+            if stopped is not None:
+                outcome.status, outcome.message = NOT_RUN, f"not run: {stopped} was refused unexpectedly"
+                continue
+            try:
+                self._command(command, outcome)
+            except _StopError:
+                stopped = f"command {command.index}"
+        return self.result
+
+    def _log(self, line: str) -> None:
+        self.result.output.append(line)
+        self.echo(line)
+
+    # --- create ---------------------------------------------------------------------------------
+    def _create(self, spec: DispatchableSpec) -> None:
+        outcome = Outcome(spec.name, f"dispatchable '{spec.name}'", spec.node.location)
+        self.result.outcomes[spec.name] = outcome
+        error = None
+        try:
+            op = self.device.CreateOperator(spec.desc)
+            self.compiled[spec.name] = self.device.CompileOperator(op, spec.execution_flags)
+        except DMLError as exc:
+            error = exc
+        if spec.expect_error is not None:
+            mismatch = spec.expect_error.mismatch(error)
+            if mismatch:
+                outcome.status, outcome.message = FAILED, mismatch
+            else:
+                outcome.message = f"refused as expected: {error}"
+        elif error is not None:
+            outcome.status = INVALID
+            outcome.message = _locate(error, spec.desc_node, _desc_path(spec))
+
+    # --- commands -------------------------------------------------------------------------------
+    def _command(self, command: Command, outcome: Outcome) -> None:
+        error: DMLError | None = None
+        try:
+            if isinstance(command, Dispatch):
+                self._dispatch(command, outcome)
+            elif not self.execute:
+                outcome.message = "not executed (validate only)"
+            elif isinstance(command, Print):
+                self._print(command)
+            elif isinstance(command, WriteFile):
+                self._write_file(command, outcome)
+            elif isinstance(command, Expect):
+                self._expect(command, outcome)
+            elif isinstance(command, Add):
+                self._add(command.resource, command.value)
+        except DMLError as exc:
+            error = exc
+        expected: ExpectedError | None = command.expect_error
+        if expected is not None:
+            if error is None and not self.execute and outcome.status == PASSED:
+                outcome.message = "expected refusal not checked: it would come at execution"
+                return
+            mismatch = expected.mismatch(error)
+            if mismatch:
+                outcome.status, outcome.message = FAILED, mismatch
+                if error is not None:
+                    raise _StopError
+            else:
+                outcome.message = f"refused as expected: {error}"
+        elif error is not None:
+            outcome.status = INVALID
+            bindings = command.node.get("bindings")
+            outcome.message = _locate(error, bindings, None) if bindings is not None else str(error)
+            raise _StopError
+
+    def _read(self, name: str) -> np.ndarray:
+        resource = self.model.resources[name]
+        raw = self.buffers[name].Read(resource.offset, resource.values.nbytes)
+        return np.frombuffer(raw, resource.dtype).copy()
+
+    def _add(self, name: str, value: Any) -> None:
+        values = self._read(name)
+        with np.errstate(all="ignore"):
+            values = (values + np.asarray(value).astype(values.dtype)).astype(values.dtype)
+        self.buffers[name].Write(values, self.model.resources[name].offset)
+
+    def _print(self, command: Print) -> None:
+        values = self._read(command.resource)
+        if not command.verbose:
+            self._log(f"Resource '{command.resource}': " + ", ".join(format_value(v) for v in values))
+            return
+        self._log(f"Resource '{command.resource}':")
+        width = len(str(len(values)))
+        bits = values.view(f"u{values.dtype.itemsize}")
+        for i, (v, b) in enumerate(zip(values, bits, strict=True)):
+            self._log(f"[{i:>{width}}] {format_value(v)} (0x{int(b):0{2 * values.dtype.itemsize}X})")
+
+    def _write_file(self, command: WriteFile, outcome: Outcome) -> None:
+        values = self._read(command.resource)
+        target = self.output_dir / command.target
+        if command.dimensions is not None:
+            if int(np.prod(command.dimensions)) != values.size:
+                outcome.status = INVALID
+                outcome.message = f"dimensions {command.dimensions} do not hold the {values.size} values"
+                raise _StopError
+            values = values.reshape(command.dimensions)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.suffix.lower() == ".npy":
+                np.save(target, values)
+            else:
+                target.write_bytes(values.tobytes())
+        except OSError as exc:
+            outcome.status, outcome.message = INVALID, f"Failed to write resource to file '{target}': {exc}"
+            raise _StopError from None
+        self._log(f"Resource '{command.resource}' written to '{target}'")
+
+    def _expect(self, command: Expect, outcome: Outcome) -> None:
+        got = self._read(command.resource)
+        self.result.snapshots[command.index] = got
+        if self.iterations:
+            outcome.message = "not checked: a timing run (-i) executes each dispatch many times"
+            return
+        if command.reference:
+            if self.reference is None:
+                outcome.message = "snapshot taken (this is the reference run)"
+                return
+            expected = self.reference.snapshots.get(command.index)
+            if expected is None:
+                outcome.status = INVALID
+                outcome.message = "the reference device did not reach this command: " + "; ".join(
+                    o.message for o in self.reference.outcomes.values() if o.status == INVALID)
+                raise _StopError
+        else:
+            expected = command.values
+        data_type = self.model.resources[command.resource].data_type
+        report = compare_values(got, expected, data_type, Tolerance(command.rtol, command.atol, command.ulp))
+        against = "the reference device" if command.reference else "the expected values"
+        if report is not None:
+            outcome.status = FAILED
+            outcome.message = f"resource '{command.resource}' does not match {against}: {report}"
+        self._log(f"Expect '{command.resource}' (command {command.index}): "
+                  f"{'ok' if report is None else 'FAILED'}")
+
+    # --- bind and dispatch ----------------------------------------------------------------------
+    def _binding(self, ref: BindingRef | list[BindingRef] | None) -> Any:
+        if ref is None:
+            return NO_BINDING
+        if isinstance(ref, list):
+            return buffer_array_binding([(self.buffers[r.resource], r.offset,
+                                          self.buffers[r.resource].size - r.offset) for r in ref])
+        buffer = self.buffers[ref.resource]
+        return buffer_binding(buffer, ref.offset, buffer.size - ref.offset)
+
+    def _dispatch(self, command: Dispatch, outcome: Outcome) -> None:
+        compiled = self.compiled.get(command.dispatchable)
+        if compiled is None:
+            outcome.status = INVALID
+            outcome.message = f"dispatchable '{command.dispatchable}' was not created (see its own result)"
+            raise _StopError
+        device = self.device
+        props = compiled.GetBindingProperties()
+        table = device.CreateBindingTable(DML_BINDING_TABLE_DESC(compiled,
+                                                                 SizeInDescriptors=props.RequiredDescriptorCount))
+        op = compiled.operator
+        table.BindInputs([self._binding(command.bindings.get(row.name)) for row in op.input_fields])
+        table.BindOutputs([self._binding(command.bindings.get(row.name)) for row in op.output_fields])
+        if props.TemporaryResourceSize:
+            table.BindTemporaryResource(buffer_binding(device.CreateBuffer(props.TemporaryResourceSize)))
+        cmd = device.CreateCommandList()
+        device.CreateCommandRecorder().RecordDispatch(cmd, compiled, table)
+        cmd.Close()
+        if not self.execute:
+            return
+        if self.iterations:
+            self._timed(command, cmd)
+            return
+        for _ in range(command.repeat):
+            self.queue.ExecuteCommandLists([cmd])
+            self.queue.WaitForIdle()
+            for name, value in command.increments:
+                self._add(name, value)
+
+    def _timed(self, command: Dispatch, cmd: Any) -> None:
+        """DxDispatch's timing loop: CPU time of execute+wait per iteration, GPU time from profiling events."""
+        cpu, gpu = [], []
+        gpu_timed = self.device.backend.kind == "opencl"
+        for _ in range(self.iterations):
+            start = time.perf_counter()
+            self.queue.ExecuteCommandLists([cmd])
+            self.queue.WaitForIdle()
+            cpu.append((time.perf_counter() - start) * 1e3)
+            if gpu_timed:
+                gpu.append(sum(t.device_ns for t in self.queue.last_timings) / 1e6)
+            for name, value in command.increments:
+                self._add(name, value)
+        self._log(timing_line(command.dispatchable, cpu, gpu, self.warmup))
+
+
+def timing_line(name: str, cpu: list[float], gpu: list[float], warmup: int) -> str:
+    """``Dispatch 'adam': 100 iterations, 0.1234 ms median (CPU), 0.005120 ms median (GPU)`` over hot samples.
+
+    As DxDispatch: the first min(n − 1, warmup) samples are cold and left out; the median is the upper
+    median (sorted[n // 2]).
+    """
+    n = len(cpu)
+    cold = min(max(n, 1) - 1, warmup)
+
+    def median(samples: list[float]) -> float:
+        hot = sorted(samples[cold:])
+        return hot[len(hot) // 2]
+
+    line = f"Dispatch '{name}': {n} iterations, {median(cpu):.4f} ms median (CPU)"
+    if gpu:
+        line += f", {median(gpu):.6f} ms median (GPU)"
+    return line
+
+
+def _title(command: Command) -> str:
+    what = {Dispatch: lambda c: f"dispatch '{c.dispatchable}'", Print: lambda c: f"print '{c.resource}'",
+            WriteFile: lambda c: f"writeFile '{c.resource}'", Expect: lambda c: f"expect '{c.resource}'",
+            Add: lambda c: f"add to '{c.resource}'"}[type(command)](command)
+    return f"command {command.index} ({what})"
+
+
+def _desc_path(spec: DispatchableSpec) -> str:
+    return type(spec.desc.Desc).__name__ if spec.desc is not None else ""
+
+
+def _locate(error: DMLError, node: Node, struct: str | None) -> str:
+    """The device's refusal, each problem prefixed with the file position of what it names.
+
+    Desc problems name ``STRUCT.Field.Member``; binding problems name the bind point (``GradientTensor``).
+    """
+    lines = [str(error).splitlines()[0]] if len(error.problems) > 1 else []
+    for problem in error.problems:
+        target = node
+        if struct and (m := re.search(re.escape(struct) + r"\.([\w.\[\]]+)", problem)):
+            parts = [p for p in re.split(r"[.\[\]]+", m.group(1)) if p]
+            target = node.find(parts)
+        elif node.is_map:
+            named = [k for k in node.value if re.search(rf"\b{re.escape(k)}\b", problem)]
+            if named:
+                target = node.get(named[0])  # type: ignore[assignment]
+        text = problem if len(error.problems) > 1 else str(error)
+        lines.append(f"{target.location}: {text}")
+    return "\n".join(lines)
+
+
+def reference_snapshots(model: Model, flags: int) -> RunResult:
+    """Run ``model`` on the reference device, keeping the resource values each ``expect`` sees."""
+    from dmlsim.device import DMLCreateDevice
+
+    return Runner(model, DMLCreateDevice(flags, "reference")).run()
+
+
+def run_model(model: Model, device: Device, **options: Any) -> RunResult:
+    """Run ``model`` on ``device`` (with a reference run first when an expect asks for one)."""
+    reference = reference_snapshots(model, int(device.flags)) if model.needs_reference else None
+    return Runner(model, device, reference=reference, **options).run()
+

@@ -1,0 +1,235 @@
+"""Model files (dmlsim.model): loading, located errors, expectations, CLI exit statuses, pytest items.
+
+Runs on the reference device only: what is tested here is the file format and its runner; the
+operator's numerics on every adapter are covered by the descriptors/ corpus itself.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dmlsim.cli import main
+from dmlsim.model import FAILED, PASSED, ModelError, Runner, load_model
+from dmlsim.model.compare import format_value
+from dmlsim.model.runner import timing_line
+from dmlsim.model.values import random_values
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "descriptors"
+
+ADAM = """
+x-t: &t {DataType: FLOAT32, Sizes: [1, 1, 1, 4]}
+resources:
+  X: {initialValuesDataType: FLOAT32, initialValues: [1, 2, 3, 4]}
+  M: {initialValuesDataType: FLOAT32, initialValues: {valueCount: 4, value: 0}}
+  V: {initialValuesDataType: FLOAT32, initialValues: {valueCount: 4, value: 0}}
+  G: {initialValuesDataType: FLOAT32, initialValues: [1, -1, 2, 0.5]}
+  step: {initialValuesDataType: UINT32, initialValues: [1]}
+dispatchables:
+  adam:
+    type: ADAM_OPTIMIZER
+    desc:
+      InputParametersTensor: *t
+      InputFirstMomentTensor: *t
+      InputSecondMomentTensor: *t
+      GradientTensor: *t
+      TrainingStepTensor: {DataType: UINT32, Sizes: [1, 1, 1, 1]}
+      OutputParametersTensor: *t
+      OutputFirstMomentTensor: *t
+      OutputSecondMomentTensor: *t
+      LearningRate: 0.01
+      Beta1: 0.9
+      Beta2: 0.999
+      Epsilon: 1e-8
+commands:
+  - type: dispatch
+    dispatchable: adam
+    bindings: {InputParametersTensor: X, InputFirstMomentTensor: M, InputSecondMomentTensor: V,
+               GradientTensor: G, TrainingStepTensor: step, OutputParametersTensor: X,
+               OutputFirstMomentTensor: M, OutputSecondMomentTensor: V}
+  # first step moves each parameter by LearningRate against the gradient's sign
+  - {type: expect, resource: X, values: [0.99, 2.01, 2.99, 3.99], rtol: 1e-6}
+"""
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def load_error(tmp_path: Path, name: str, text: str) -> str:
+    with pytest.raises(ModelError) as info:
+        load_model(write(tmp_path, name, text))
+    return str(info.value)
+
+
+def run_reference(path: Path):
+    import dmlsim as dml
+
+    return Runner(load_model(path), dml.DMLCreateDevice(0, "reference")).run()
+
+
+# --- loading ------------------------------------------------------------------------------------
+def test_json_with_comments_and_trailing_commas_loads(tmp_path):
+    import json
+
+    from dmlsim.model.loader import load_tree
+
+    doc = load_tree(write(tmp_path, "m.yaml", ADAM))
+    doc = {k: v for k, v in doc.items() if not k.startswith("x-")}
+    body = json.dumps(doc, indent=4).replace('"LearningRate"', '// a comment\n\t"LearningRate"')
+    body = body.replace('"Epsilon": 1e-08', '"Epsilon": 1e-08,\t/* a block\ncomment */')
+    assert "1e-08," in body
+    result = run_reference(write(tmp_path, "m.json", body))
+    assert result.exit_status == 0, [o.describe() for o in result.outcomes.values()]
+
+
+def test_the_whole_corpus_loads_and_validates():
+    files = sorted(p for p in CORPUS.glob("*") if p.suffix in (".json", ".yaml"))
+    assert len(files) >= 10
+    assert main(["validate", *map(str, files)]) == 0
+
+
+@pytest.mark.parametrize(("old", "new", "where", "message"), [
+    ("Beta1: 0.9", "Beta1: 0.9\n      Bta2: 1", "dispatchables.adam.desc.Bta2", "did you mean 'Beta2'"),
+    ("Sizes: [1, 1, 1, 4]}", "Sizes: [1, 1, 1, four]}", "dispatchables.adam.desc.InputParametersTensor.Sizes[3]",
+     "expected an integer"),
+    ("DataType: UINT32", "DataType: UINT33", "dispatchables.adam.desc.TrainingStepTensor.DataType",
+     "unknown DML_TENSOR_DATA_TYPE value 'UINT33'"),
+    ("      Epsilon: 1e-8\n", "", "dispatchables.adam.desc", "missing required field 'Epsilon'"),
+    ("GradientTensor: G,", "GradientTensor: Q,", "commands[0].bindings.GradientTensor", "unknown resource 'Q'"),
+    ("[1, 2, 3, 4]}", "[1, 2, 3, 4], sizeInBytes: 8}", "resources.X.sizeInBytes", "too small for the initialValues"),
+    ("LearningRate: 0.01", "LearningRate: fast", "dispatchables.adam.desc.LearningRate", "expected a number"),
+    ("type: dispatch", "type: dispatch\n    repeat: 0", "commands[0].repeat", "positive integer"),
+    ("{type: expect, resource: X, values: [0.99, 2.01, 2.99, 3.99], rtol: 1e-6}",
+     "{type: expect, resource: X, values: [0.99]}", "commands[1].values", "1 expected values"),
+])
+def test_file_errors_name_line_column_and_key_path(tmp_path, old, new, where, message):
+    assert old in ADAM
+    text = ADAM.replace(old, new)
+    error = load_error(tmp_path, "m.yaml", text)
+    if where.endswith(".desc"):  # a block mapping starts at its first key, the line after "desc:"
+        line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln.endswith("desc:")) + 1
+    else:
+        line = next(i for i, ln in enumerate(text.splitlines(), 1) if new.strip().split("\n")[-1].strip() in ln)
+    assert f"m.yaml:{line}:" in error, error
+    assert where in error and message in error, error
+
+
+def test_syntax_errors_and_duplicate_keys_point_at_the_place(tmp_path):
+    error = load_error(tmp_path, "m.json", '{"resources": {"A": [1, 2}\n}')
+    assert error.startswith(f"{tmp_path / 'm.json'}:1:") and "syntax error" in error
+    error = load_error(tmp_path, "m.yaml", "resources: {}\nresources: {}\n")
+    assert ":2:1:" in error and "duplicate key 'resources'" in error
+
+
+def test_only_safe_yaml_is_accepted(tmp_path):
+    error = load_error(tmp_path, "m.yaml", "resources: !!python/object/apply:os.system ['true']\n")
+    assert "syntax error" in error and "python/object/apply" in error
+
+
+def test_unimplemented_dxdispatch_operator_is_a_clear_error(tmp_path):
+    text = ('{"resources": {"A": {"initialValuesDataType": "FLOAT32", "initialValues": [1]}},\n'
+            ' "dispatchables": {"add": {"type": "DML_OPERATOR_ELEMENT_WISE_ADD", "desc": {}}},\n'
+            ' "commands": []}')
+    error = load_error(tmp_path, "m.json", text)
+    assert "m.json:2:36: dispatchables.add.type" in error and "not implemented by dmlsim" in error
+
+
+# --- values and formats -------------------------------------------------------------------------
+def test_random_initializer_is_the_pcg64_stream():
+    raw = np.random.PCG64(5).random_raw(6)
+    expected = -1.0 + 3.0 * ((raw >> np.uint64(11)).astype(np.float64) / 2.0**53)
+    got = random_values(5, 6, 9, distribution="uniform", low=-1.0, high=2.0, mean=0.0, stddev=1.0)
+    np.testing.assert_array_equal(got, expected)
+    normal = random_values(7, 20000, 9, distribution="normal", low=0, high=0, mean=3.0, stddev=0.5)
+    assert abs(normal.mean() - 3.0) < 0.02 and abs(normal.std() - 0.5) < 0.02
+
+
+def test_print_format_is_dxdispatchs():
+    assert [format_value(v) for v in (np.float32(1.0), 2.5, 1e-7, 1234567.0, float("nan"), -np.inf, 7)] == \
+        ["1", "2.5", "1e-07", "1.23457e+06", "nan", "-inf", "7"]
+
+
+def test_timing_line_uses_hot_upper_median():
+    line = timing_line("adam", [9.0, 1.0, 3.0, 2.0], [0.5, 0.1, 0.3, 0.2], warmup=1)
+    assert line == "Dispatch 'adam': 4 iterations, 2.0000 ms median (CPU), 0.200000 ms median (GPU)"
+
+
+# --- running: expectations, expected errors, exit statuses ----------------------------------------
+def test_wrong_expectation_fails_with_positions_and_values(tmp_path, capsys):
+    path = write(tmp_path, "m.yaml", ADAM.replace("[0.99, 2.01, 2.99, 3.99]", "[0.99, 2.5, 2.99, 3.99]"))
+    result = run_reference(path)
+    outcome = result.outcomes["command-1"]
+    assert outcome.status == FAILED
+    assert "[1] expected 2.5, got 2.01" in outcome.message
+    assert main(["run", "-a", "reference", str(path)]) == 1
+    assert "[1] expected 2.5, got 2.01" in capsys.readouterr().err
+
+
+def test_malformed_file_exits_2_with_location(tmp_path, capsys):
+    path = write(tmp_path, "m.yaml", ADAM.replace("Beta2: 0.999", "Beta2: [0.999]"))
+    assert main(["run", "-a", "reference", str(path)]) == 2
+    line = next(i for i, ln in enumerate(path.read_text().splitlines(), 1) if "Beta2" in ln)
+    assert f"{path}:{line}:14: dispatchables.adam.desc.Beta2: expected a number" in capsys.readouterr().err
+
+
+def test_device_refusal_without_expect_error_exits_2_pointing_at_the_field(tmp_path, capsys):
+    path = write(tmp_path, "m.yaml", ADAM.replace("GradientTensor: *t", "GradientTensor: {DataType: FLOAT32, "
+                                                                        "Sizes: [1, 1, 2, 2]}"))
+    assert main(["run", "-a", "reference", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "dispatchables.adam.desc.GradientTensor.Sizes: E_INVALIDARG" in err
+    assert "command 0 (dispatch 'adam'): invalid" in err
+
+
+def test_expect_error_that_does_not_match_fails(tmp_path):
+    text = ADAM.replace("    type: ADAM_OPTIMIZER\n", "    type: ADAM_OPTIMIZER\n"
+                        "    expectError: {hresult: E_INVALIDARG, match: 'something else'}\n")
+    result = run_reference(write(tmp_path, "m.yaml", text))
+    assert result.outcomes["adam"].status == FAILED
+    assert "but the call succeeded" in result.outcomes["adam"].message
+
+
+def test_repeat_with_increment_runs_steps_in_order(tmp_path):
+    text = ADAM.replace("type: dispatch\n", "type: dispatch\n    repeat: 3\n    increment: step\n")
+    text = text.replace("- {type: expect, resource: X, values: [0.99, 2.01, 2.99, 3.99], rtol: 1e-6}",
+                        "- {type: expect, resource: step, values: [4]}\n"
+                        "  - {type: expect, resource: X, reference: true}")
+    import dmlsim as dml
+    from dmlsim.model import run_model
+
+    result = run_model(load_model(write(tmp_path, "m.yaml", text)), dml.DMLCreateDevice(0, "reference"))
+    assert [o.status for o in result.outcomes.values()] == [PASSED] * 4
+
+
+def test_write_file_saves_npy(tmp_path):
+    text = ADAM + "  - {type: writeFile, resource: X, targetPath: out/x.npy, dimensions: [2, 2]}\n"
+    import dmlsim as dml
+
+    Runner(load_model(write(tmp_path, "m.yaml", text)), dml.DMLCreateDevice(0, "reference"),
+           output_dir=tmp_path).run()
+    saved = np.load(tmp_path / "out" / "x.npy")
+    assert saved.shape == (2, 2) and saved.dtype == np.float32 and saved[0, 0] == np.float32(0.99)
+
+
+# --- pytest items -------------------------------------------------------------------------------
+def test_pytest_item_failure_shows_expected_and_got(tmp_path):
+    folder = tmp_path / "descriptors"
+    folder.mkdir()
+    write(folder, "wrong.yaml", ADAM.replace("[0.99, 2.01, 2.99, 3.99]", "[0.99, 2.01, 2.99, 7]"))
+    env = {**os.environ, "DMLSIM_TEST_ADAPTERS": "reference"}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir",
+                           str(tmp_path), str(folder)], capture_output=True, text=True, env=env, cwd=tmp_path,
+                          check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "wrong.yaml::command-1[reference]" in proc.stdout
+    assert "[3] expected 7, got 3.99" in proc.stdout
+    assert "2 passed" in proc.stdout and "1 failed" in proc.stdout
