@@ -35,8 +35,10 @@ COUNT_TYPES = (_T.DML_TENSOR_DATA_TYPE_INT64,)
 RANKS = tuple(range(1, 9))
 
 SLOTS = 8  # distinct buffers per role in one launch (SLOT_PARAMS in onnx_training.cl)
-LOCAL_SIZE = 64  # work-items per work-group
-CHUNK = 2048  # elements per work-group (each work-item takes CHUNK / LOCAL_SIZE of them)
+LOCAL_SIZE = 16  # work-items per work-group
+VEC = 8  # packed path: consecutive elements per work-item (vector loads)
+PACKED_CHUNK = 4096  # elements per work-group, packed path (a multiple of LOCAL_SIZE * VEC)
+STRIDED_CHUNK = 2048  # elements per work-group, strided path (each work-item strides through them)
 KERNEL_ROLES = ("X", "G", "V", "H", "OX", "OV", "OH")  # table and argument order of the kernel
 PACKED_ENTRY = 9  # ulongs per tensor-table entry: count, 7 offsets, slots
 STRIDED_ENTRY = PACKED_ENTRY + 8 + 8 * len(KERNEL_ROLES)  # + 8-D sizes + 8 strides per role
@@ -203,6 +205,7 @@ class OnnxTrainingOperator(Operator):
     def _launch(self, v: ValidatedDesc, bound: dict[str, Any], batch: list[tuple[int, dict[str, int]]],
                 strided: bool, data_type: int, rate_type: int, runtime: Any) -> Launch:
         entry_size = STRIDED_ENTRY if strided else PACKED_ENTRY
+        chunk = STRIDED_CHUNK if strided else PACKED_CHUNK
         table = np.zeros((len(batch), entry_size), np.uint64)
         slot_buffers: dict[str, list[Any]] = {role: [None] * SLOTS for role in KERNEL_ROLES}
         chunks = []
@@ -224,7 +227,7 @@ class OnnxTrainingOperator(Operator):
             table[row, 8] = packed_slots
             if strided:
                 table[row, 9:17] = _pad8(x.sizes, 1)
-            starts = np.arange(0, n, CHUNK, dtype=np.uint32)
+            starts = np.arange(0, n, chunk, dtype=np.uint32)
             chunks.append(np.stack([np.full_like(starts, row), starts], axis=1))
         chunk_table = np.ascontiguousarray(np.concatenate(chunks), dtype=np.uint32)
         cl = runtime.cl
@@ -238,7 +241,7 @@ class OnnxTrainingOperator(Operator):
                    "STORE_HALF": data_type == _T.DML_TENSOR_DATA_TYPE_FLOAT16,
                    "STORE_DOUBLE": data_type == _T.DML_TENSOR_DATA_TYPE_FLOAT64,
                    "RATE_DOUBLE": rate_type == _T.DML_TENSOR_DATA_TYPE_FLOAT64,
-                   "STRIDED": strided, "TENTRY": entry_size, "CHUNK": CHUNK}
+                   "STRIDED": strided, "TENTRY": entry_size, "CHUNK": chunk, "VEC": VEC}
         groups = len(chunk_table)
         return Launch(self.kernel, self.kernel, defines, args, (groups * LOCAL_SIZE,), (LOCAL_SIZE,))
 
