@@ -15,10 +15,16 @@ from typing import Any
 
 import numpy as np
 
-from dmlsim.device import DMLCreateDevice, Device
+from dmlsim.device import Device, DMLCreateDevice
 from dmlsim.enums import DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE
 from dmlsim.ops.onnx_training import DMLSIM_ONNX_ADAM_OPERATOR_DESC
-from dmlsim.structs import DML_BINDING_TABLE_DESC, DML_OPERATOR_DESC, buffer_array_binding, buffer_binding, buffer_tensor
+from dmlsim.structs import (
+    DML_BINDING_TABLE_DESC,
+    DML_OPERATOR_DESC,
+    buffer_array_binding,
+    buffer_binding,
+    buffer_tensor,
+)
 
 _F32 = DML_TENSOR_DATA_TYPE.DML_TENSOR_DATA_TYPE_FLOAT32
 _I64 = DML_TENSOR_DATA_TYPE.DML_TENSOR_DATA_TYPE_INT64
