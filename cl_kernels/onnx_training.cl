@@ -11,7 +11,8 @@
  *   -DOPTIMIZER=ADAGRAD|ADAM|MOMENTUM, -DNESTEROV (Momentum's mode)
  *   -DSTORE_HALF / -DSTORE_DOUBLE (dmlsim.h), -DRATE_DOUBLE (R is FLOAT64)
  *   -DSTRIDED: tensors may have any DML strides (8-D addressing from the table); default packed
- *   -DTENTRY=n ulongs per tensor-table entry, -DCHUNK=n elements per work-group
+ *   -DTENTRY=n ulongs per tensor-table entry, -DCHUNK=n elements per work-group (packed: local size
+ *   times VEC; strided: each work-item strides through the chunk)
  *
  * Tensor-table entry (ulong): [0] element count; [1..7] element offsets of X, G, V, H, OX, OV, OH;
  * [8] slot of each role, 8 bits per role in that order; STRIDED only: [9..16] sizes (8-D, padded with 1
@@ -52,6 +53,56 @@ inline real_t one_minus_pow_long(real_t b, long t)
     real_t p = exp((real_t)t * log(-b));
     return (t & 1) ? (real_t)1 + p : (real_t)1 - p;
 }
+
+/* Vector access at an element offset (vloadn's offset counts vectors, so the pointer is advanced). */
+#define VLOAD(p, i) LOADV((p) + (i), 0)
+#define VSTORE(x, p, i) STOREV((x), (p) + (i), 0)
+
+/* One update of the elements at index i (type T: real_t or its VEC-wide vector), as the ONNX spec's
+ * pseudo code states it; every input is loaded before any output is stored (in place is safe). */
+#if OPTIMIZER == ADAGRAD
+#define UPDATE(T, LD, ST)                                                                  \
+    const T xs = LD(xp, ELEMENT(R_X));                                                     \
+    /* G_regularized = norm_coefficient * X + G */                                         \
+    const T gr = nc * xs + LD(gp, ELEMENT(R_G));                                           \
+    /* H_new = H + G_regularized * G_regularized */                                        \
+    const T hn = LD(hp, ELEMENT(R_H)) + gr * gr;                                           \
+    /* X_new = X - r * G_regularized / (Sqrt(H_new) + epsilon) */                          \
+    const T xn = xs - rate * gr / (sqrt(hn) + eps);                                        \
+    ST(xn, oxp, ELEMENT(R_OX));                                                            \
+    ST(hn, ohp, ELEMENT(R_OH));
+#elif OPTIMIZER == ADAM
+#define UPDATE(T, LD, ST)                                                                  \
+    const T xs = LD(xp, ELEMENT(R_X));                                                     \
+    /* G_regularized = norm_coefficient * X + G */                                         \
+    const T gr = nc * xs + LD(gp, ELEMENT(R_G));                                           \
+    /* V_new = alpha * V + (1 - alpha) * G_regularized */                                  \
+    const T vn = a * LD(vp, ELEMENT(R_V)) + ((real_t)1 - a) * gr;                          \
+    /* H_new = beta * H + (1 - beta) * G_regularized * G_regularized */                    \
+    const T hn = b * LD(hp, ELEMENT(R_H)) + ((real_t)1 - b) * gr * gr;                     \
+    /* X_final = (1 - norm_coefficient_post) * (X - R_adjusted * V_new / H_sqrt) */        \
+    const T xn = post * (xs - rate * (vn / (sqrt(hn) + eps)));                             \
+    ST(xn, oxp, ELEMENT(R_OX));                                                            \
+    ST(vn, ovp, ELEMENT(R_OV));                                                            \
+    ST(hn, ohp, ELEMENT(R_OH));
+#else
+#ifdef NESTEROV
+/* X_new = X - R * (G_regularized + alpha * V_new) */
+#define MOMENTUM_STEP(T) const T xn = xs - R * (gr + a * vn);
+#else
+/* X_new = X - R * V_new */
+#define MOMENTUM_STEP(T) const T xn = xs - R * vn;
+#endif
+#define UPDATE(T, LD, ST)                                                                  \
+    const T xs = LD(xp, ELEMENT(R_X));                                                     \
+    /* G_regularized = norm_coefficient * X + G */                                         \
+    const T gr = nc * xs + LD(gp, ELEMENT(R_G));                                           \
+    /* V_new = alpha * V + beta_adjusted * G_regularized */                                \
+    const T vn = a * LD(vp, ELEMENT(R_V)) + beta_adjusted * gr;                            \
+    MOMENTUM_STEP(T)                                                                       \
+    ST(xn, oxp, ELEMENT(R_OX));                                                            \
+    ST(vn, ovp, ELEMENT(R_OV));
+#endif
 
 #ifdef STRIDED
 /* Element offset (relative to the tensor's binding offset) of linear index i under the role's strides. */
@@ -120,39 +171,23 @@ __kernel void onnx_training(SLOT_PARAMS(__global const, x), SLOT_PARAMS(__global
 #endif
 
     const ulong end = min(n, (ulong)chunk.y + CHUNK);
+#ifdef STRIDED
     for (ulong i = (ulong)chunk.y + get_local_id(0); i < end; i += get_local_size(0)) {
-        const real_t xs = LOAD(xp, ELEMENT(R_X));
-        /* G_regularized = norm_coefficient * X + G */
-        const real_t gr = nc * xs + LOAD(gp, ELEMENT(R_G));
-#if OPTIMIZER == ADAGRAD
-        /* H_new = H + G_regularized * G_regularized */
-        const real_t hn = LOAD(hp, ELEMENT(R_H)) + gr * gr;
-        /* X_new = X - r * G_regularized / (Sqrt(H_new) + epsilon) */
-        const real_t xn = xs - rate * gr / (sqrt(hn) + eps);
-        STORE(xn, oxp, ELEMENT(R_OX));
-        STORE(hn, ohp, ELEMENT(R_OH));
-#elif OPTIMIZER == ADAM
-        /* V_new = alpha * V + (1 - alpha) * G_regularized */
-        const real_t vn = a * LOAD(vp, ELEMENT(R_V)) + ((real_t)1 - a) * gr;
-        /* H_new = beta * H + (1 - beta) * G_regularized * G_regularized */
-        const real_t hn = b * LOAD(hp, ELEMENT(R_H)) + ((real_t)1 - b) * gr * gr;
-        /* X_final = (1 - norm_coefficient_post) * (X - R_adjusted * V_new / (Sqrt(H_new) + epsilon)) */
-        const real_t xn = post * (xs - rate * (vn / (sqrt(hn) + eps)));
-        STORE(xn, oxp, ELEMENT(R_OX));
-        STORE(vn, ovp, ELEMENT(R_OV));
-        STORE(hn, ohp, ELEMENT(R_OH));
-#else
-        /* V_new = alpha * V + beta_adjusted * G_regularized */
-        const real_t vn = a * LOAD(vp, ELEMENT(R_V)) + beta_adjusted * gr;
-#ifdef NESTEROV
-        /* X_new = X - R * (G_regularized + alpha * V_new) */
-        const real_t xn = xs - R * (gr + a * vn);
-#else
-        /* X_new = X - R * V_new */
-        const real_t xn = xs - R * vn;
-#endif
-        STORE(xn, oxp, ELEMENT(R_OX));
-        STORE(vn, ovp, ELEMENT(R_OV));
-#endif
+        UPDATE(real_t, LOAD, STORE)
     }
+#else
+    /* packed: VEC consecutive elements per work-item with vector loads (element-aligned is enough for
+     * vloadn), the tail of the tensor one by one */
+    for (ulong first = (ulong)chunk.y + (ulong)get_local_id(0) * VEC; first < end;
+         first += (ulong)get_local_size(0) * VEC) {
+        if (first + VEC <= end) {
+            const ulong i = first;
+            UPDATE(REALV, VLOAD, VSTORE)
+        } else {
+            for (ulong i = first; i < end; ++i) {
+                UPDATE(real_t, LOAD, STORE)
+            }
+        }
+    }
+#endif
 }

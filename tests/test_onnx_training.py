@@ -218,8 +218,8 @@ def flat_dispatch(device, op, shapes, inputs, attrs=None):
         return dml.buffer_array_binding([(buffer, int(off), n) for off, n in zip(offsets, sizes, strict=False)])
 
     props = compiled.GetBindingProperties()
-    table = device.CreateBindingTable(
-        dml.DML_BINDING_TABLE_DESC(compiled, SizeInDescriptors=props.RequiredDescriptorCount))
+    table = device.CreateBindingTable(dml.DML_BINDING_TABLE_DESC(
+        compiled, SizeInDescriptors=props.RequiredDescriptorCount))
     table.BindInputs([scalar(inputs[R_FIELD], np.float32), scalar(inputs[T_FIELD], np.int64),
                       *(array(buffers[name]) for name in (X, G, *state_in))])
     table.BindOutputs([array(buffers[name]) for name in (X, *state_in)])
@@ -303,7 +303,8 @@ def test_binding_is_buffer_array_and_cross_index_alias_refused(ref_device):
     # X_new[0] over X[1]: tensor 0 would be written while tensor 1 is still being read
     table.BindOutputs([dml.buffer_array_binding([(buf[1], 0, 16), (buf[0], 0, 16)]),
                        dml.buffer_array_binding([(buf[4], 0, 16), (buf[5], 0, 16)])])
-    with pytest.raises(dml.DMLError, match=r"OutputParametersTensors\[0\] aliases input InputParametersTensors\[1\]"):
+    with pytest.raises(dml.DMLError,
+                       match=r"OutputParametersTensors\[0\] aliases input InputParametersTensors\[1\]"):
         dml_cmd = ref_device.CreateCommandList()
         ref_device.CreateCommandRecorder().RecordDispatch(dml_cmd, compiled, table)
 
@@ -326,3 +327,15 @@ def test_tensor_count_inferred_and_enum_exported():
     assert desc.TensorCount == 3
     mode = dml.DMLSIM_ONNX_MOMENTUM_MODE
     assert mode.DMLSIM_ONNX_MOMENTUM_MODE_NESTEROV == dml.DMLSIM_ONNX_MOMENTUM_MODE_NESTEROV == 1
+
+
+@pytest.mark.parametrize("shape", [(64, 4, 4096), (3, 8, 48)])
+def test_other_launch_shapes(device, monkeypatch, shape):
+    """The GPU launch shape (many work-items per chunk) and an odd one, exercised on whatever device runs."""
+    import dmlsim.ops.onnx_training as module
+
+    monkeypatch.setattr(module, "CPU_SHAPE", shape)
+    monkeypatch.setattr(module, "GPU_SHAPE", shape)
+    inputs = make_inputs("adam", MIXED_SHAPES, np.float32, np.random.default_rng(9))
+    inputs[R_FIELD] = np.float32(0.05)
+    check_outputs("adam", run_operator(device, make_desc("adam", MIXED_SHAPES), inputs), inputs, None, F32)
