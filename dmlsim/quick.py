@@ -45,33 +45,36 @@ def run_operator(device: Device, op_desc: DML_OPERATOR_DESC, inputs: dict[str, A
     validated = compiled.validated
     op = compiled.operator
     buffers: dict[str, Any] = {}
-    input_bindings: list[DML_BINDING_DESC | None] = []
-    for row in op.input_fields:
-        layouts = validated.tensors.get(row.name)
-        if layouts is None:
-            input_bindings.append(None)
-            continue
-        if row.is_array:
-            values = inputs.get(row.name) or [None] * len(layouts)
-            buffers[row.name] = [_tensor_buffer(device, lay, val) for lay, val in zip(layouts, values, strict=True)]
-            input_bindings.append(buffer_array_binding([(b, 0, None) for b in buffers[row.name]]))
-        else:
-            buffers[row.name] = _tensor_buffer(device, layouts, inputs.get(row.name))
-            input_bindings.append(_buffer_binding(buffers[row.name]))
-    output_bindings: list[DML_BINDING_DESC | None] = []
-    for row in op.output_fields:
-        layouts = validated.tensors.get(row.name)
-        if layouts is None:
-            output_bindings.append(None)
-            continue
+
+    def bind(rows: list[Any], source: Any) -> list[DML_BINDING_DESC | None]:
+        """Buffers for each tensor field (``source(row, layout, index)`` gives a buffer) and their bindings."""
+        bindings: list[DML_BINDING_DESC | None] = []
+        for row in rows:
+            layouts = validated.tensors.get(row.name)
+            if layouts is None:
+                bindings.append(None)
+            elif row.is_array:
+                buffers[row.name] = [source(row, lay, i) for i, lay in enumerate(layouts)]
+                bindings.append(buffer_array_binding([(b, 0, None) for b in buffers[row.name]]))
+            else:
+                buffers[row.name] = source(row, layouts, None)
+                bindings.append(_buffer_binding(buffers[row.name]))
+        return bindings
+
+    def input_buffer(row: Any, layout: TensorLayout, index: int | None) -> Any:
+        value = inputs.get(row.name)
+        if index is not None:
+            value = value[index] if value else None
+        return _tensor_buffer(device, layout, value)
+
+    def output_buffer(row: Any, layout: TensorLayout, index: int | None) -> Any:
         alias = row.spec.aliases if inplace else None
-        if row.is_array:
-            buffers[row.name] = (buffers[alias] if alias else
-                                 [_tensor_buffer(device, lay, None) for lay in layouts])
-            output_bindings.append(buffer_array_binding([(b, 0, None) for b in buffers[row.name]]))
-        else:
-            buffers[row.name] = buffers[alias] if alias else _tensor_buffer(device, layouts, None)
-            output_bindings.append(_buffer_binding(buffers[row.name]))
+        if alias is None:
+            return _tensor_buffer(device, layout, None)
+        return buffers[alias] if index is None else buffers[alias][index]
+
+    input_bindings = bind(op.input_fields, input_buffer)
+    output_bindings = bind(op.output_fields, output_buffer)
     props = compiled.GetBindingProperties()
     table = device.CreateBindingTable(DML_BINDING_TABLE_DESC(compiled, SizeInDescriptors=props.RequiredDescriptorCount))
     table.BindInputs(input_bindings)
