@@ -53,6 +53,12 @@ inline bool need_decay(step_t global_step, ulong decay_step, step_t power)
 /* accum = max(accum * rate, baseline) as Eigen's cwiseMax / the scalar `if (a < b) a = b`: NaN stays. */
 #define DECAY_SCALAR(a) { a = a * (real_t)rate; a = (a < (real_t)baseline) ? (real_t)baseline : a; }
 #define DECAY_VECTOR(a) { a = a * (real_t)rate; a = select(a, (REALV)((real_t)baseline), a < (REALV)((real_t)baseline)); }
+/* The update itself, DeepRec's order: decay (once, if due), accumulate, then step without epsilon. */
+#define ADAGRAD_DECAY_UPDATE(x, a, g, DECAY) \
+    if (decay)                               \
+        DECAY(a)                             \
+    a = a + g * g;                           \
+    x = x - lr_ * g / sqrt(a);
 
 __kernel void adagrad_decay(TENSOR_IN(var), TENSOR_IN(acc), TENSOR_IN(grad),
                             __global const step_t *power__base, ulong power__offset,
@@ -70,10 +76,7 @@ __kernel void adagrad_decay(TENSOR_IN(var), TENSOR_IN(acc), TENSOR_IN(grad),
         REALV x = LOADV(TENSOR_PTR(var), gid);
         REALV a = LOADV(TENSOR_PTR(acc), gid);
         REALV g = LOADV(TENSOR_PTR(grad), gid);
-        if (decay)
-            DECAY_VECTOR(a)
-        a = a + g * g;
-        x = x - lr_ * g / sqrt(a);
+        ADAGRAD_DECAY_UPDATE(x, a, g, DECAY_VECTOR)
         STOREV(x, TENSOR_PTR(ovar), gid);
         STOREV(a, TENSOR_PTR(oacc), gid);
     } else if (gid == nvec) {
@@ -81,10 +84,7 @@ __kernel void adagrad_decay(TENSOR_IN(var), TENSOR_IN(acc), TENSOR_IN(grad),
             real_t x = LOAD(TENSOR_PTR(var), i);
             real_t a = LOAD(TENSOR_PTR(acc), i);
             real_t g = LOAD(TENSOR_PTR(grad), i);
-            if (decay)
-                DECAY_SCALAR(a)
-            a = a + g * g;
-            x = x - lr_ * g / sqrt(a);
+            ADAGRAD_DECAY_UPDATE(x, a, g, DECAY_SCALAR)
             STORE(x, TENSOR_PTR(ovar), i);
             STORE(a, TENSOR_PTR(oacc), i);
         }
@@ -96,10 +96,7 @@ __kernel void adagrad_decay(TENSOR_IN(var), TENSOR_IN(acc), TENSOR_IN(grad),
     real_t x = LOAD(AT(var, r, c), 0);
     real_t a = LOAD(AT(acc, r, c), 0);
     real_t g = LOAD(AT(grad, r, c), 0);
-    if (decay)
-        DECAY_SCALAR(a)
-    a = a + g * g;
-    x = x - lr_ * g / sqrt(a);
+    ADAGRAD_DECAY_UPDATE(x, a, g, DECAY_SCALAR)
     STORE(x, AT(ovar, r, c), 0);
     STORE(a, AT(oacc, r, c), 0);
 #endif
@@ -222,10 +219,7 @@ __kernel void adagrad_decay_sparse(TENSOR_IN(var), TENSOR_IN(acc), STEP_IN(power
             g = g + LOAD(AT(grad, j, c), 0);
         real_t x = LOAD(AT(var, row, c), 0);
         real_t a = LOAD(AT(acc, row, c), 0);
-        if (decay)
-            DECAY_SCALAR(a)
-        a = a + g * g;
-        x = x - lr_ * g / sqrt(a);
+        ADAGRAD_DECAY_UPDATE(x, a, g, DECAY_SCALAR)
         STORE(x, AT(ovar, row, c), 0);
         STORE(a, AT(oacc, row, c), 0);
     }
