@@ -3,35 +3,155 @@
 ``run_operator(device, op_desc, {"InputParametersTensor": x, ...})`` allocates a packed buffer per
 bound tensor (or one shared buffer per in-place pair), runs one dispatch and returns every output as
 a numpy array shaped like its tensor desc. Tensor arrays (BUFFER_ARRAY fields) take lists of arrays.
+
+The two steps under it are public for code that dispatches the same binding many times (benchmarks,
+training loops): :func:`prepare_operator` compiles and binds once and keeps the :class:`Region` behind
+every tensor; :func:`bind_regions` binds a compiled operator over regions that already exist (several
+operators over the same state buffers).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from dmlsim.device import Device
 from dmlsim.errors import E_INVALIDARG, DMLError
+from dmlsim.schema import OUTPUT
 from dmlsim.structs import DML_BINDING_DESC, DML_BINDING_TABLE_DESC, DML_OPERATOR_DESC, buffer_array_binding
 from dmlsim.structs import buffer_binding as _buffer_binding
-from dmlsim.tensor import TensorLayout
+from dmlsim.tensor import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, TensorLayout
 
 
-def _tensor_buffer(device: Device, layout: TensorLayout, data: Any | None) -> Any:
-    buffer = device.CreateBuffer(layout.total_bytes)
+@dataclass(frozen=True)
+class Region:
+    """Where one tensor lives: a device buffer and the byte range bound for it."""
+
+    buffer: Any
+    offset: int
+    size: int
+
+
+Regions = dict[str, Region | list[Region]]
+
+
+def _tensor_image(layout: TensorLayout, data: Any | None) -> np.ndarray:
+    """The bytes of a tensor's buffer range, as an array of its element type (zeros where no element lies)."""
+    full = np.zeros(layout.total_bytes // layout.element_size, layout.dtype)
     if data is not None:
         array = np.asarray(data, dtype=layout.dtype)
         if array.size != layout.element_count and array.size != 1:
             raise DMLError(E_INVALIDARG, f"run_operator: got {array.size} values for a tensor of "
                                          f"{layout.element_count} elements ({layout.describe()})")
-        full = np.zeros(layout.total_bytes // layout.element_size, layout.dtype)
         view = np.lib.stride_tricks.as_strided(full, layout.sizes,
                                                tuple(s * layout.element_size for s in layout.strides))
         view[...] = np.broadcast_to(array.reshape(layout.sizes) if array.size > 1 else array.reshape(()),
                                     layout.sizes)
-        buffer.Write(full)
-    return buffer
+    return full
+
+
+def _tensor_region(device: Device, layout: TensorLayout, data: Any | None) -> Region:
+    buffer = device.CreateBuffer(layout.total_bytes)
+    if data is not None:
+        buffer.Write(_tensor_image(layout, data))
+    return Region(buffer, 0, layout.total_bytes)
+
+
+def _flat_regions(device: Device, layouts: list[TensorLayout], data: Any | None) -> list[Region]:
+    """All tensors of one array field in one buffer, each at the next DML-aligned offset (one write)."""
+    align = DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
+    offsets, end = [], 0
+    for layout in layouts:
+        offsets.append(end)
+        end += -(-layout.total_bytes // align) * align
+    buffer = device.CreateBuffer(max(end, align))
+    if data:
+        image = np.zeros(end, np.uint8)
+        for offset, layout, values in zip(offsets, layouts, data, strict=True):
+            image[offset:offset + layout.total_bytes] = _tensor_image(layout, values).view(np.uint8)
+        buffer.Write(image)
+    return [Region(buffer, offset, layout.total_bytes) for offset, layout in zip(offsets, layouts, strict=True)]
+
+
+def _binding(region: Region | list[Region] | None) -> DML_BINDING_DESC | None:
+    if region is None:
+        return None
+    if isinstance(region, list):
+        return buffer_array_binding([(r.buffer, r.offset, r.size) for r in region])
+    return _buffer_binding(region.buffer, region.offset, region.size)
+
+
+def bind_regions(device: Device, compiled: Any, regions: Regions) -> Any:
+    """A binding table for ``compiled`` with every tensor field bound to its region (absent: unbound).
+
+    A temporary resource is created and bound when the operator needs one.
+    """
+    op = compiled.operator
+    props = compiled.GetBindingProperties()
+    table = device.CreateBindingTable(DML_BINDING_TABLE_DESC(compiled, SizeInDescriptors=props.RequiredDescriptorCount))
+    table.BindInputs([_binding(regions.get(row.name)) for row in op.input_fields])
+    table.BindOutputs([_binding(regions.get(row.name)) for row in op.output_fields])
+    if props.TemporaryResourceSize:
+        table.BindTemporaryResource(_buffer_binding(device.CreateBuffer(props.TemporaryResourceSize)))
+    return table
+
+
+@dataclass
+class PreparedDispatch:
+    """A compiled operator, its bound binding table and the region behind every bound tensor field."""
+
+    device: Device
+    compiled: Any
+    table: Any
+    regions: Regions
+
+    def record(self) -> Any:
+        """A command list holding this dispatch (execute it as often as needed)."""
+        cmd = self.device.CreateCommandList()
+        self.device.CreateCommandRecorder().RecordDispatch(cmd, self.compiled, self.table)
+        return cmd
+
+    def read(self, name: str) -> np.ndarray | list[np.ndarray]:
+        """A tensor field's current contents (a list for tensor arrays), shaped like its tensor desc."""
+        layouts = self.compiled.validated.tensors[name]
+        region = self.regions[name]
+        if isinstance(region, list):
+            return [read_tensor(r.buffer, lay, r.offset) for r, lay in zip(region, layouts, strict=True)]
+        return read_tensor(region.buffer, layouts, region.offset)
+
+
+def prepare_operator(device: Device, op_desc: DML_OPERATOR_DESC, inputs: dict[str, Any], *,
+                     inplace: bool = False, flags: int = 0, flat_arrays: bool = False) -> PreparedDispatch:
+    """Create and compile ``op_desc``, put ``inputs`` in fresh buffers and bind every tensor.
+
+    ``inplace`` binds each output to the region of the input it ``aliases`` (DirectML in-place
+    execution); otherwise every output gets fresh zero-filled buffers. ``flat_arrays`` puts all
+    tensors of a tensor-array field in one buffer at aligned offsets (the fused-optimizer layout:
+    one flat buffer per role) instead of one buffer per tensor.
+    """
+    compiled = device.CompileOperator(device.CreateOperator(op_desc), flags)
+    validated = compiled.validated
+    op = compiled.operator
+    regions: Regions = {}
+    for row in [*op.input_fields, *op.output_fields]:
+        layouts = validated.tensors.get(row.name)
+        if layouts is None:
+            continue
+        alias = row.spec.aliases if inplace and row.spec.role == OUTPUT else None
+        if alias is not None:
+            regions[row.name] = regions[alias]
+            continue
+        data = inputs.get(row.name) if row.spec.role != OUTPUT else None
+        if not row.is_array:
+            regions[row.name] = _tensor_region(device, layouts, data)
+        elif flat_arrays:
+            regions[row.name] = _flat_regions(device, layouts, data)
+        else:
+            regions[row.name] = [_tensor_region(device, lay, data[i] if data else None)
+                                 for i, lay in enumerate(layouts)]
+    return PreparedDispatch(device, compiled, bind_regions(device, compiled, regions), regions)
 
 
 def run_operator(device: Device, op_desc: DML_OPERATOR_DESC, inputs: dict[str, Any], *,
@@ -41,61 +161,12 @@ def run_operator(device: Device, op_desc: DML_OPERATOR_DESC, inputs: dict[str, A
     ``inplace`` binds each output to the buffer of the input it ``aliases`` (DirectML in-place
     execution); otherwise every output gets a fresh zero-filled buffer.
     """
-    compiled = device.CompileOperator(device.CreateOperator(op_desc), flags)
-    validated = compiled.validated
-    op = compiled.operator
-    buffers: dict[str, Any] = {}
-
-    def bind(rows: list[Any], source: Any) -> list[DML_BINDING_DESC | None]:
-        """Buffers for each tensor field (``source(row, layout, index)`` gives a buffer) and their bindings."""
-        bindings: list[DML_BINDING_DESC | None] = []
-        for row in rows:
-            layouts = validated.tensors.get(row.name)
-            if layouts is None:
-                bindings.append(None)
-            elif row.is_array:
-                buffers[row.name] = [source(row, lay, i) for i, lay in enumerate(layouts)]
-                bindings.append(buffer_array_binding([(b, 0, None) for b in buffers[row.name]]))
-            else:
-                buffers[row.name] = source(row, layouts, None)
-                bindings.append(_buffer_binding(buffers[row.name]))
-        return bindings
-
-    def input_buffer(row: Any, layout: TensorLayout, index: int | None) -> Any:
-        value = inputs.get(row.name)
-        if index is not None:
-            value = value[index] if value else None
-        return _tensor_buffer(device, layout, value)
-
-    def output_buffer(row: Any, layout: TensorLayout, index: int | None) -> Any:
-        alias = row.spec.aliases if inplace else None
-        if alias is None:
-            return _tensor_buffer(device, layout, None)
-        return buffers[alias] if index is None else buffers[alias][index]
-
-    input_bindings = bind(op.input_fields, input_buffer)
-    output_bindings = bind(op.output_fields, output_buffer)
-    props = compiled.GetBindingProperties()
-    table = device.CreateBindingTable(DML_BINDING_TABLE_DESC(compiled, SizeInDescriptors=props.RequiredDescriptorCount))
-    table.BindInputs(input_bindings)
-    table.BindOutputs(output_bindings)
-    if props.TemporaryResourceSize:
-        table.BindTemporaryResource(_buffer_binding(device.CreateBuffer(props.TemporaryResourceSize)))
-    cmd = device.CreateCommandList()
-    device.CreateCommandRecorder().RecordDispatch(cmd, compiled, table)
+    prepared = prepare_operator(device, op_desc, inputs, inplace=inplace, flags=flags)
     queue = device.CreateCommandQueue()
-    queue.ExecuteCommandLists([cmd])
+    queue.ExecuteCommandLists([prepared.record()])
     queue.WaitForIdle()
-    result: dict[str, Any] = {}
-    for row in op.output_fields:
-        layouts = validated.tensors.get(row.name)
-        if layouts is None:
-            continue
-        if row.is_array:
-            result[row.name] = [read_tensor(b, lay) for b, lay in zip(buffers[row.name], layouts, strict=True)]
-        else:
-            result[row.name] = read_tensor(buffers[row.name], layouts)
-    return result
+    return {row.name: prepared.read(row.name) for row in prepared.compiled.operator.output_fields
+            if row.name in prepared.regions}
 
 
 def read_tensor(buffer: Any, layout: TensorLayout, offset: int = 0) -> np.ndarray:
