@@ -25,8 +25,24 @@ def test_sizes_parse_and_label_in_binary_units():
         parse_size("0K")
 
 
-def test_adam_case_is_discovered():
-    assert "adam" in discover()
+def test_every_operator_has_a_case():
+    assert {"adam", "onnx-adagrad", "onnx-adam", "onnx-momentum", "adagrad-decay",
+            "adagrad-decay-sparse"} <= set(discover())
+
+
+def test_list_shows_each_case_with_its_default_sizes(capsys):
+    assert main(["bench", "--list"]) == 0
+    printed = capsys.readouterr().out
+    assert "onnx-adam" in printed and "default sizes 4K,256K,4000K" in printed
+    assert "adagrad-decay-sparse" in printed and "indices into 1M x 64 rows" in printed
+
+
+def test_onnx_sizes_split_into_4096_element_tensors():
+    from dmlsim.bench.cases.onnx_training import tensor_sizes
+
+    assert tensor_sizes(4000 << 10) == [4096] * 1000
+    assert tensor_sizes(10000) == [4096, 4096, 1808]
+    assert tensor_sizes(100) == [100]
 
 
 @needs_opencl
@@ -78,6 +94,29 @@ def test_an_error_in_one_point_is_recorded_and_the_sweep_goes_on(monkeypatch):
     failed, measured = run.points
     assert failed.error == "RuntimeError: no workload for 7 elements" and failed.gbps is None
     assert measured.error is None and measured.gbps > 0
+
+
+@needs_opencl
+@pytest.mark.parametrize("op, accesses", [("onnx-adagrad", 5), ("onnx-adam", 7), ("onnx-momentum", 5)])
+def test_onnx_cases_time_the_fused_dispatch_against_one_dispatch_per_tensor(op, accesses):
+    config = BenchConfig(operators=(op,), adapter=OPENCL[0].index, sizes=(3 * 4096 + 5,), dtypes=("float32",),
+                         warmup=0, min_time=0, peers=("numpy",), overhead=False)
+    (point,) = run_bench(config).points
+    assert point.error is None and point.gbps > 0
+    assert point.bytes_moved == accesses * 4 * (3 * 4096 + 5)
+    assert {"dmlsim-per-tensor", "dmlsim-per-tensor-calls", "numpy-reference"} <= set(point.peers)
+    assert any("4 tensor(s)" in note for note in point.notes)
+
+
+@needs_opencl
+def test_adagrad_decay_cases_report_bandwidth_and_sparse_rows_per_second():
+    config = BenchConfig(operators=("adagrad-decay", "adagrad-decay-sparse"), adapter=OPENCL[0].index,
+                         sizes=(1024,), dtypes=("float32",), warmup=0, min_time=0, peers=("numpy",), overhead=False)
+    dense, sparse = run_bench(config).points
+    assert dense.error is None and sparse.error is None
+    assert dense.bytes_moved == 20 * 1024 and dense.items_per_s is None
+    assert sparse.item_unit == "rows" and sparse.items_per_s == pytest.approx(1024 / sparse.device_median_ns * 1e9)
+    assert set(dense.peers) == set(sparse.peers) == {"numpy-reference"}
 
 
 def test_unknown_operator_and_bad_arguments_exit_2(capsys):

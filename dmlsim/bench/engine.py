@@ -28,11 +28,11 @@ ROOFLINE = "roofline-copy"
 
 @dataclass
 class BenchConfig:
-    """What to run: operators, sizes (elements), data types, layouts, repetitions, peers."""
+    """What to run: operators, sizes (None: each case's ``default_sizes``), data types, layouts, repetitions, peers."""
 
     operators: tuple[str, ...] = ("adam",)
     adapter: str | None = None
-    sizes: tuple[int, ...] = (1 << 10, 1 << 16, 1 << 20, 1 << 24)
+    sizes: tuple[int, ...] | None = None
     dtypes: tuple[str, ...] = ("float32",)
     inplace: bool = True
     warmup: int = 2
@@ -67,6 +67,8 @@ class Point:
     roofline_gbps: float | None = None
     roofline_kernel: str | None = None
     pct_roofline: float | None = None
+    items_per_s: float | None = None
+    item_unit: str | None = None
     peers: dict[str, PeerResult] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     error: str | None = None
@@ -147,6 +149,9 @@ def measure_point(device: Any, case: Any, dtype: str, elements: int, config: Ben
         point.gbps = point.bytes_moved / point.device_median_ns
         point.roofline_gbps = roofline.bytes_moved / samples[ROOFLINE].median_ns
         point.pct_roofline = 100.0 * point.gbps / point.roofline_gbps
+        if work.items:
+            point.items_per_s = work.items / point.device_median_ns * 1e9
+            point.item_unit = work.item_unit
         for name in work.peers:
             peer = samples[name]
             point.peers[name] = PeerResult(peer.median_ns, point.bytes_moved / peer.median_ns,
@@ -218,7 +223,7 @@ def run_bench(config: BenchConfig, progress: Callable[[int, int, str], None] | N
     run = BenchRun(config, device_info(device), machine_info(), started=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
     started = time.perf_counter()
     plan = [(cases[name](), dtype, size) for name in config.operators for dtype in config.dtypes
-            for size in config.sizes if dtype in cases[name].dtypes]
+            for size in (config.sizes or cases[name].default_sizes) if dtype in cases[name].dtypes]
     total = len(plan) + (1 if config.overhead else 0)
     for done, (case, dtype, size) in enumerate(plan):
         if progress:

@@ -8,7 +8,10 @@ time is the work's time.
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable, Sequence
 from typing import Any
+
+import numpy as np
 
 KNOWN_PEERS = ("numpy", "torch")
 
@@ -52,3 +55,29 @@ def versions() -> dict[str, str]:
     if torch is not None:
         found["torch"] = torch.__version__
     return found
+
+
+def add_torch_peers(work: Any, label: str, params: Sequence[np.ndarray], grads: Sequence[np.ndarray],
+                    make_optimizer: Callable[[Any, list[Any]], Any]) -> None:
+    """Add ``torch-LABEL-cpu`` (and ``-cuda`` with a GPU) peers to a workload: one ``optimizer.step()`` each.
+
+    ``make_optimizer(torch, parameters)`` builds the optimizer over torch copies of ``params`` whose
+    ``.grad`` holds ``grads``. One step runs here, so the optimizer's state exists and the timed steps
+    are the steady state. Without torch, the workload gets a note saying so instead.
+    """
+    torch = torch_module()
+    if torch is None:
+        work.notes.append("torch peer: torch is not installed (pip install torch)")
+        return
+    for where in torch_devices(torch):
+        parameters = [torch.tensor(p, device=where).requires_grad_(True) for p in params]
+        for parameter, grad in zip(parameters, grads, strict=True):
+            parameter.grad = torch.tensor(grad, device=where)
+        optimizer = make_optimizer(torch, parameters)
+        optimizer.step()
+
+        def step(optimizer: Any = optimizer, where: str = where) -> None:
+            optimizer.step()
+            if where == "cuda":
+                torch.cuda.synchronize()
+        work.peers[f"torch-{label}-{where}"] = step

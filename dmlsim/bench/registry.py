@@ -22,7 +22,8 @@ class Workload:
     """One point's prepared dispatch and what the engine needs around it.
 
     ``compiled``/``table`` are ready to record; ``bytes_moved`` counts every element read and
-    written once (the traffic the operator cannot avoid); ``peers`` maps a peer name to a
+    written once (the traffic the operator cannot avoid); ``items``/``item_unit`` name a rate worth
+    reporting besides GB/s (sparse updates: 65536 "rows" → rows/s); ``peers`` maps a peer name to a
     zero-argument callable doing the peer's work once on data of the same size (host-timed unless it
     returns its own duration in ns); ``close`` frees what the peers allocated.
     """
@@ -30,18 +31,25 @@ class Workload:
     compiled: Any
     table: Any
     bytes_moved: int
+    items: int = 0
+    item_unit: str = ""
     peers: dict[str, Callable[[], float | None]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     close: Callable[[], None] = lambda: None
 
 
 class BenchCase:
-    """A benchmarkable operator. Subclasses set ``name``/``dtypes`` and implement :meth:`workload`."""
+    """A benchmarkable operator. Subclasses set ``name``/``dtypes`` and implement :meth:`workload`.
+
+    ``default_sizes`` is the sweep when ``--sizes`` is not given; ``size_unit`` says what a size
+    counts (elements for most cases; a sparse case counts the rows it updates).
+    """
 
     name: str = ""
     description: str = ""
     dtypes: tuple[str, ...] = ("float32", "float16")
-    peer_names: tuple[str, ...] = ()
+    default_sizes: tuple[int, ...] = (1 << 10, 1 << 16, 1 << 20, 1 << 24)
+    size_unit: str = "elements"
 
     def workload(self, device: Any, dtype: str, elements: int, inplace: bool,
                  peers: tuple[str, ...]) -> Workload:

@@ -19,6 +19,14 @@ def size_label(n: int) -> str:
     return str(n)
 
 
+def size_label_si(rate: float) -> str:
+    """A rate in decimal units: 2.21e6 → "2.21M" (rates are counted per second, not in binary sizes)."""
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("K", 1e3)):
+        if rate >= scale:
+            return f"{rate / scale:.3g}{unit}"
+    return f"{rate:.3g}"
+
+
 def parse_size(text: str) -> int:
     """``"64K"`` → 65536, ``"16M"`` → 16777216, ``"1000"`` → 1000 (binary units, like the labels)."""
     text = text.strip().upper()
@@ -59,16 +67,18 @@ def header_lines(run: BenchRun) -> list[str]:
 def table(run: BenchRun) -> str:
     """The human-readable report: one row per point, then the dispatch overhead."""
     peer_names = sorted({name for p in run.points for name in p.peers})
+    rates = any(p.items_per_s for p in run.points)
     head = ["op", "dtype", "size", "device med", "min", "cold", "host/dispatch", "GB/s", "roof GB/s", "% roof",
-            *[f"x {n}" for n in peer_names]]
+            *(["rate"] if rates else []), *[f"x {n}" for n in peer_names]]
     rows = []
     for p in run.points:
         if p.error:
             rows.append([p.operator, p.dtype, size_label(p.elements), f"ERROR: {p.error}"])
             continue
+        rate = [f"{size_label_si(p.items_per_s)} {p.item_unit}/s" if p.items_per_s else "-"] if rates else []
         rows.append([p.operator, p.dtype, size_label(p.elements), _time(p.device_median_ns), _time(p.device_min_ns),
                      _time(p.device_cold_ns), _time(p.host_median_ns), _num(p.gbps, ".1f"),
-                     _num(p.roofline_gbps, ".1f"), _num(p.pct_roofline, ".0f"),
+                     _num(p.roofline_gbps, ".1f"), _num(p.pct_roofline, ".0f"), *rate,
                      *[_num(p.peers[n].ratio, ".2f") if n in p.peers else "-" for n in peer_names]])
     full = [r for r in [head, *rows] if len(r) == len(head)]
     widths = [max(len(str(r[i])) for r in full) for i in range(len(head))]
@@ -97,7 +107,7 @@ def write_json(run: BenchRun, path: str | Path) -> None:
 
 CSV_FIELDS = ("operator", "dtype", "elements", "inplace", "bytes_moved", "rounds", "device_median_ns",
               "device_min_ns", "device_cold_ns", "host_median_ns", "gbps", "roofline_gbps", "roofline_kernel",
-              "pct_roofline", "error")
+              "pct_roofline", "items_per_s", "item_unit", "error")
 
 
 def write_csv(run: BenchRun, path: str | Path) -> None:

@@ -7,14 +7,13 @@ import sys
 
 NAME = "bench"
 HELP = "microbenchmark operators: GB/s vs a same-run OpenCL copy roofline and vs numpy/torch peers"
-DEFAULT_SIZES = "1K,64K,1M,16M"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("operators", nargs="*", metavar="OPERATOR", help="bench cases to run (default: adam)")
     parser.add_argument("--adapter", help="adapter (see `dmlsim devices`; default: $DMLSIM_ADAPTER, GPU, CPU)")
-    parser.add_argument("--sizes", default=DEFAULT_SIZES,
-                        help=f"element counts, K/M/G = 2^10/2^20/2^30 (default {DEFAULT_SIZES})")
+    parser.add_argument("--sizes", help="sizes to sweep (elements; a sparse case counts rows), K/M/G = 2^10/2^20/2^30 "
+                                         "(default: each case's own sweep, see --list)")
     parser.add_argument("--dtype", default="float32,float16", help="data types (default float32,float16)")
     parser.add_argument("--inplace", action=argparse.BooleanOptionalAction, default=True,
                         help="bind outputs to their inputs' buffers (default: in place)")
@@ -33,15 +32,18 @@ def run(args: argparse.Namespace) -> int:
     from dmlsim.bench import BenchConfig, run_bench
     from dmlsim.bench.peers import parse_peers
     from dmlsim.bench.registry import discover
-    from dmlsim.bench.report import Progress, parse_size, table, write_csv, write_json, write_plot
+    from dmlsim.bench.report import Progress, parse_size, size_label, table, write_csv, write_json, write_plot
 
     cases = discover()
     if args.list:
         for name in sorted(cases):
-            print(f"{name:12} {cases[name].description}  (dtypes: {', '.join(cases[name].dtypes)})")
+            case = cases[name]
+            sizes = ",".join(size_label(n) for n in case.default_sizes)
+            print(f"{name:21} {case.description}\n{'':21} dtypes {', '.join(case.dtypes)}; "
+                  f"default sizes {sizes} ({case.size_unit})")
         return 0
     try:
-        sizes = tuple(parse_size(s) for s in args.sizes.split(",") if s.strip())
+        sizes = None if args.sizes is None else tuple(parse_size(s) for s in args.sizes.split(",") if s.strip())
         peers = parse_peers(args.peers)
     except ValueError as exc:
         print(f"dmlsim bench: {exc}", file=sys.stderr)
@@ -49,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     dtypes = tuple(d.strip().lower() for d in args.dtype.split(",") if d.strip())
     known_dtypes = {d for case in cases.values() for d in case.dtypes}
     bad = [d for d in dtypes if d not in known_dtypes]
-    if not sizes or not dtypes or bad or args.warmup < 0 or args.min_time < 0:
+    if sizes == () or not dtypes or bad or args.warmup < 0 or args.min_time < 0:
         print(f"dmlsim bench: need sizes, data types among {sorted(known_dtypes)} (got {bad or dtypes}), "
               "--warmup >= 0 and --min-time >= 0", file=sys.stderr)
         return 2
