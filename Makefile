@@ -22,10 +22,11 @@ demo: opencl
 test: opencl
 	$(PY) tests/matrix.py -q
 
-# `make bench` (the committed sweep) and `make bench-target` (the 2^24 target point): benchmarks/bench.mk
+# `make bench` (the committed sweep), `make bench-target` (the 2^24 Adam point), `make bench-onnx` and
+# `make bench-adagrad-decay` (the extension operators' points): benchmarks/bench.mk
 BENCH_PYTHON := $(PY)
 include benchmarks/bench.mk
-bench bench-target: opencl
+bench bench-target bench-onnx bench-adagrad-decay: opencl
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check dmlsim tests benchmarks

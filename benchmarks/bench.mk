@@ -23,3 +23,21 @@ bench-target:
 	$(BENCH_PYTHON) -m dmlsim.cli bench adam --sizes 16M --dtype float32,float16 --inplace --min-time 8 \
 		--peers torch --no-overhead $(BENCH_ARGS) --json $(BENCH_OUT)/adam-16M-target.json \
 		| tee $(BENCH_OUT)/adam-16M-target.txt
+
+.PHONY: bench-onnx bench-adagrad-decay
+
+# Issue 5's point: 1000 tensors x 4096 FLOAT32 elements (4000K) per ONNX optimizer, one fused dispatch
+# vs one dispatch per tensor (peers dmlsim-per-tensor / dmlsim-per-tensor-calls), in the same run.
+bench-onnx:
+	$(BENCH_PYTHON) -m dmlsim.cli bench onnx-adam onnx-adagrad onnx-momentum --sizes 4000K --dtype float32 \
+		--inplace --min-time 3 --peers numpy,torch --no-overhead $(BENCH_ARGS) \
+		--json $(BENCH_OUT)/onnx-multi-tensor.json | tee $(BENCH_OUT)/onnx-multi-tensor.txt
+
+# Issue 6's points: dense over the 1M x 64 embedding table (64M elements) and sparse 64K indices into it.
+bench-adagrad-decay:
+	$(BENCH_PYTHON) -m dmlsim.cli bench adagrad-decay --sizes 64M --dtype float32 --inplace --min-time 3 \
+		--peers numpy,torch --no-overhead $(BENCH_ARGS) --json $(BENCH_OUT)/adagrad-decay-dense.json \
+		| tee $(BENCH_OUT)/adagrad-decay-dense.txt
+	$(BENCH_PYTHON) -m dmlsim.cli bench adagrad-decay-sparse --sizes 64K --dtype float32 --min-time 3 \
+		--peers numpy --no-overhead $(BENCH_ARGS) --json $(BENCH_OUT)/adagrad-decay-sparse.json \
+		| tee $(BENCH_OUT)/adagrad-decay-sparse.txt

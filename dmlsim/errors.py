@@ -62,7 +62,9 @@ class Problems:
         self.items: list[str] = []
 
     def add(self, message: str) -> None:
-        self.items.append(message)
+        """Record a violation; the same message twice (one count field shared by several arrays) is one problem."""
+        if message not in self.items:
+            self.items.append(message)
 
     def __bool__(self) -> bool:
         return bool(self.items)

@@ -160,6 +160,9 @@ def _validate_tensor_array(desc: Any, row: DescField, where: str, problems: Prob
     if not isinstance(count, (int, np.integer)) or isinstance(count, bool) or not 1 <= count <= UINT32_MAX:
         problems.add(f"{struct}.{count_name} must be a UINT ≥ 1, got {count!r}")
         return []
+    if items is None:
+        problems.add(f"{where} must not be null (an array of {count_name} tensor descs)")
+        return []
     if not isinstance(items, Sequence) or len(items) != count:
         got = len(items) if isinstance(items, Sequence) else type(items).__name__
         problems.add(f"{where} must hold {count_name} ({count}) tensor descs, got {got}")

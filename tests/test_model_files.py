@@ -233,3 +233,31 @@ def test_pytest_item_failure_shows_expected_and_got(tmp_path):
     assert "wrong.yaml::command-1[reference]" in proc.stdout
     assert "[3] expected 7, got 3.99" in proc.stdout
     assert "2 passed" in proc.stdout and "1 failed" in proc.stdout
+
+
+def test_absent_tensor_count_is_the_first_arrays_length_so_the_short_array_is_blamed(tmp_path, capsys):
+    """A file may leave TensorCount out; it is the length of InputParametersTensors, not of the last array."""
+    text = """
+x-t: &t {DataType: FLOAT32, Sizes: [2]}
+resources:
+  a: {initialValuesDataType: FLOAT32, initialValues: [1, 2]}
+dispatchables:
+  momentum:
+    type: DMLSIM_OPERATOR_ONNX_MOMENTUM
+    expectError: {hresult: E_INVALIDARG, match: 'OutputMomentumTensors must hold TensorCount \\(2\\) .* got 1$'}
+    desc:
+      LearningRateTensor: {DataType: FLOAT32, Sizes: [1]}
+      UpdateCountTensor: {DataType: INT64, Sizes: [1]}
+      InputParametersTensors: [*t, *t]
+      GradientTensors: [*t, *t]
+      InputMomentumTensors: [*t, *t]
+      OutputParametersTensors: [*t, *t]
+      OutputMomentumTensors: [*t]
+      NormCoefficient: 0
+      Alpha: 0.9
+      Beta: 0.1
+      Mode: STANDARD
+commands: []
+"""
+    result = run_reference(write(tmp_path, "m.yaml", text))
+    assert result.outcomes["momentum"].status == PASSED, result.outcomes["momentum"].message

@@ -339,3 +339,18 @@ def test_other_launch_shapes(device, monkeypatch, shape):
     inputs = make_inputs("adam", MIXED_SHAPES, np.float32, np.random.default_rng(9))
     inputs[R_FIELD] = np.float32(0.05)
     check_outputs("adam", run_operator(device, make_desc("adam", MIXED_SHAPES), inputs), inputs, None, F32)
+
+
+def test_a_null_array_and_a_zero_count_are_each_reported_once(ref_device):
+    t = dml.buffer_tensor(F32, [2])
+    scalars = (dml.buffer_tensor(F32, [1]), dml.buffer_tensor(I64, [1]))
+    null_gradients = dml.DMLSIM_ONNX_MOMENTUM_OPERATOR_DESC(2, *scalars, [t, t], None, [t, t], [t, t], [t, t],
+                                                            0.0, 0.9, 0.1, 0)
+    with pytest.raises(dml.DMLError) as info:
+        ref_device.CreateOperator(dml.DML_OPERATOR_DESC(dml.DMLSIM_OPERATOR_ONNX_MOMENTUM, null_gradients))
+    assert info.value.problems == ["DMLSIM_ONNX_MOMENTUM_OPERATOR_DESC.GradientTensors must not be null "
+                                   "(an array of TensorCount tensor descs)"]
+    zero = dml.DMLSIM_ONNX_MOMENTUM_OPERATOR_DESC(0, *scalars, [], [], [], [], [], 0.0, 0.9, 0.1, 0)
+    with pytest.raises(dml.DMLError) as info:
+        ref_device.CreateOperator(dml.DML_OPERATOR_DESC(dml.DMLSIM_OPERATOR_ONNX_MOMENTUM, zero))
+    assert info.value.problems == ["DMLSIM_ONNX_MOMENTUM_OPERATOR_DESC.TensorCount must be a UINT ≥ 1, got 0"]

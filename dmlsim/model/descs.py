@@ -164,10 +164,15 @@ def parse_operator_desc(node: Node, op: Operator, problems: Diagnostics) -> Any:
                 problems.add(child.location, f"expected a list of tensor descs ({spec.array_count} of them)")
                 continue
             values[key] = [parse_tensor_desc(item, problems) for item in child.elements()]
-            if spec.array_count not in node:  # a convenience: the count is the list's length
-                values[spec.array_count] = len(child.value)
         else:
             values[key] = parse_tensor_desc(child, problems)
+    for count in counts - set(node.value):
+        # a convenience: an absent count is the length of the first array of the struct the file gives
+        # (the parameters, for the ONNX optimizers), so a shorter later array is the one reported
+        first = next((name for name, spec in specs.items() if spec.array_count == count
+                      and isinstance(values.get(name), list)), None)
+        if first is not None:
+            values[count] = len(values[first])
     for name, spec in specs.items():
         if name in node:
             continue
