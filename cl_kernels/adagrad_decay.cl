@@ -118,15 +118,20 @@ __kernel void adagrad_decay_copy(TENSOR_IN(var), TENSOR_IN(acc), STEP_IN(power),
     if (gid >= n)
         return;
     const ulong r = gid / row_length, c = gid % row_length;
+    /* Every load before any store: an output may be bound over another field's input (OutputParameters
+     * over InputAccumulator, say), always over the identical element, so this order keeps it correct. */
+    const real_t x = LOAD(AT(var, r, c), 0);
+    const real_t a = LOAD(AT(acc, r, c), 0);
+    const step_t p = ROW(power, r);
 #ifdef COPY_VAR
-    STORE(LOAD(AT(var, r, c), 0), AT(ovar, r, c), 0);
+    STORE(x, AT(ovar, r, c), 0);
 #endif
 #ifdef COPY_ACC
-    STORE(LOAD(AT(acc, r, c), 0), AT(oacc, r, c), 0);
+    STORE(a, AT(oacc, r, c), 0);
 #endif
 #ifdef COPY_POWER
     if (c == 0)
-        ROW(opower, r) = ROW(power, r);
+        ROW(opower, r) = p;
 #endif
 }
 
@@ -194,7 +199,9 @@ inline uint sort_positions(uint list, __global uint *next)
     }
 }
 
-__kernel void adagrad_decay_sparse(TENSOR_IN(var), TENSOR_IN(acc), STEP_IN(power), TENSOR_IN(grad),
+/* Reads the state from the outputs: in place they are the inputs, out of place adagrad_decay_copy has
+ * filled them, and an input another output was bound over has been overwritten by then. */
+__kernel void adagrad_decay_sparse(TENSOR_IN(grad),
                                    INDEX_IN(indices), __global const step_t *step__base, ulong step__offset,
                                    TENSOR_OUT(ovar), TENSOR_OUT(oacc), STEP_OUT(opower),
                                    TEMP_ARGS, uint rows, uint row_length, uint n,
@@ -210,15 +217,15 @@ __kernel void adagrad_decay_sparse(TENSOR_IN(var), TENSOR_IN(acc), STEP_IN(power
     const ulong row = index;
     const uint first = sort_positions(i, next);
 
-    const step_t power = ROW(power, row);
+    const step_t power = ROW(opower, row);
     const bool decay = need_decay(step__base[step__offset], decay_step, power);
     const real_t lr_ = (real_t)lr;
     for (uint c = 0; c < row_length; ++c) {
         real_t g = LOAD(AT(grad, first, c), 0);
         for (uint j = next[first]; j != NONE; j = next[j])
             g = g + LOAD(AT(grad, j, c), 0);
-        real_t x = LOAD(AT(var, row, c), 0);
-        real_t a = LOAD(AT(acc, row, c), 0);
+        real_t x = LOAD(AT(ovar, row, c), 0);
+        real_t a = LOAD(AT(oacc, row, c), 0);
         ADAGRAD_DECAY_UPDATE(x, a, g, DECAY_SCALAR)
         STORE(x, AT(ovar, row, c), 0);
         STORE(a, AT(oacc, row, c), 0);

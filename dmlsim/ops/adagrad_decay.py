@@ -201,7 +201,7 @@ class AdagradDecay(Operator):
         launches.append(Launch(self.kernel, "adagrad_decay_link", defines,
                                [*indices, *temp_args, np.uint32(rows), np.uint32(count)], *_launch_size(count)))
         args = []
-        for name in (VAR, ACC, POW, GRAD, IDX):
+        for name in (GRAD, IDX):  # the state is read from the outputs (see adagrad_decay_sparse)
             args += tensor_args(bound[name])
         args += scalar_args(bound[STEP])
         for name in (OVAR, OACC, OPOW):
