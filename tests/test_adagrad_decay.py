@@ -544,3 +544,13 @@ def test_sparse_needs_a_temporary_resource_dense_does_not(ref_device):
     sparse = ref_device.CompileOperator(ref_device.CreateOperator(
         dml.DML_OPERATOR_DESC(OP, make_desc(F32, 1000, 4, index_type=U32, count=7))))
     assert sparse.GetBindingProperties().TemporaryResourceSize >= (1000 + 7) * 4
+
+
+def test_values_are_shown_as_the_float_the_desc_holds_and_a_bad_indices_shape_is_not_echoed(ref_device):
+    desc = make_desc(F32, 4, 2, index_type=U32, count=2, rate=0.99999999, baseline=-0.1)
+    desc.IndicesTensor = dml.buffer_tensor(U32, [1, 1, 2, 1])
+    message = refused(ref_device, desc)
+    assert "AccumulatorDecayRate must be in (0, 1), got 1.0 (as FLOAT)" in message  # 0.99999999 rounds to 1
+    assert "AccumulatorBaseline must be > 0, got -0.1 (as FLOAT)" in message
+    assert "IndicesTensor.Sizes [1, 1, 2, 1] must be {1, 1, 1, N}" in message
+    assert "GradientTensor" not in message

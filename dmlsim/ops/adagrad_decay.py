@@ -84,10 +84,11 @@ class AdagradDecay(Operator):
         sparse = v.tensors.get(IDX) is not None
         if sparse:
             indices = _sizes(v, IDX)
+            count = indices[3]
             if indices[:3] != [1, 1, 1]:
                 problems.add(f"{s}.{IDX}.Sizes {indices} must be {{1, 1, 1, N}}")
-            count = indices[3]
-            if _sizes(v, GRAD) != [1, 1, count, row_length]:
+            # with N unknown (bad indices shape), checking the gradient against it would only echo that problem
+            elif _sizes(v, GRAD) != [1, 1, count, row_length]:
                 problems.add(f"{s}.{GRAD}.Sizes {_sizes(v, GRAD)} must be [1, 1, {count}, {row_length}] "
                              f"({{1, 1, N, RowLength}} with N the {IDX} size {count})")
             if _sizes(v, POW) != [1, 1, rows, 1]:
@@ -104,10 +105,10 @@ class AdagradDecay(Operator):
             problems.add(f"{s}.AccumulatorDecayStep must be > 0, got {a['AccumulatorDecayStep']}")
         rate = a["AccumulatorDecayRate"]
         if rate is not None and not 0.0 < rate < 1.0:
-            problems.add(f"{s}.AccumulatorDecayRate must be in (0, 1), got {float(rate)!r}")
+            problems.add(f"{s}.AccumulatorDecayRate must be in (0, 1), got {np.float32(rate)!s} (as FLOAT)")
         baseline = a["AccumulatorBaseline"]
         if baseline is not None and not baseline > 0.0:
-            problems.add(f"{s}.AccumulatorBaseline must be > 0, got {float(baseline)!r}")
+            problems.add(f"{s}.AccumulatorBaseline must be > 0, got {np.float32(baseline)!s} (as FLOAT)")
 
     def temporary_size(self, v: ValidatedDesc) -> int:
         """Sparse: one uint per row (list heads) + one per index position (list links); dense: none."""
