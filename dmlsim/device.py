@@ -23,12 +23,25 @@ from dmlsim.dispatchable import (
     ResolvedCopies,
     ResolvedDispatch,
 )
-from dmlsim.enums import DML_CREATE_DEVICE_FLAGS, DML_EXECUTION_FLAGS, DML_FEATURE_LEVEL
+from dmlsim.enums import (
+    DML_CREATE_DEVICE_FLAGS,
+    DML_EXECUTION_FLAGS,
+    DML_FEATURE,
+    DML_FEATURE_LEVEL,
+    DML_TENSOR_DATA_TYPE,
+)
 from dmlsim.errors import DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, DMLError, Problems
 from dmlsim.opencl.adapters import REFERENCE, AdapterInfo, select_adapter
 from dmlsim.operator import validate_operator_desc
 from dmlsim.reference_backend import ReferenceBackend, strided_array
-from dmlsim.structs import DML_BINDING_TABLE_DESC, DML_OPERATOR_DESC
+from dmlsim.structs import (
+    DML_BINDING_TABLE_DESC,
+    DML_FEATURE_DATA_FEATURE_LEVELS,
+    DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT,
+    DML_FEATURE_QUERY_FEATURE_LEVELS,
+    DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT,
+    DML_OPERATOR_DESC,
+)
 from dmlsim.tensor import FLOAT64_TYPES
 
 
@@ -197,6 +210,45 @@ class Device:
     def GetFeatureLevel(self) -> DML_FEATURE_LEVEL:
         """The feature level dmlsim emulates (the level of the newest operator it implements)."""
         return DML_FEATURE_LEVEL.DML_FEATURE_LEVEL_3_0
+
+    def CheckFeatureSupport(self, feature: DML_FEATURE | int, query: Any
+                            ) -> DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT | DML_FEATURE_DATA_FEATURE_LEVELS:
+        """IDMLDevice::CheckFeatureSupport: the support-data struct for ``query`` (the C out-parameter, returned).
+
+        Tensor data types: every DML_TENSOR_DATA_TYPE is storage dmlsim can move, except FLOAT64 on an
+        OpenCL device without cl_khr_fp64 (CreateOperator refuses it there with DXGI_ERROR_UNSUPPORTED).
+        Feature levels: the highest requested level the device reaches (GetFeatureLevel).
+        """
+        if feature == DML_FEATURE.DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT:
+            if not isinstance(query, DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT):
+                raise DMLError(E_INVALIDARG, "CheckFeatureSupport(DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT) needs a "
+                                             f"DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT, got {type(query).__name__}")
+            try:
+                data_type = DML_TENSOR_DATA_TYPE(query.DataType)
+            except ValueError:
+                data_type = None
+            if data_type is None:
+                raise DMLError(E_INVALIDARG, "DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT.DataType "
+                                             f"{query.DataType!r} is not a DML_TENSOR_DATA_TYPE")
+            if data_type == DML_TENSOR_DATA_TYPE.DML_TENSOR_DATA_TYPE_UNKNOWN:
+                raise DMLError(E_INVALIDARG, "DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT.DataType is "
+                                             "DML_TENSOR_DATA_TYPE_UNKNOWN, which names no data type")
+            return DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT(data_type not in FLOAT64_TYPES or self.backend.has_fp64)
+        if feature == DML_FEATURE.DML_FEATURE_FEATURE_LEVELS:
+            if not isinstance(query, DML_FEATURE_QUERY_FEATURE_LEVELS):
+                raise DMLError(E_INVALIDARG, "CheckFeatureSupport(DML_FEATURE_FEATURE_LEVELS) needs a "
+                                             f"DML_FEATURE_QUERY_FEATURE_LEVELS, got {type(query).__name__}")
+            levels = list(query.RequestedFeatureLevels or ())
+            if not levels or query.RequestedFeatureLevelCount != len(levels):
+                raise DMLError(E_INVALIDARG, "DML_FEATURE_QUERY_FEATURE_LEVELS.RequestedFeatureLevelCount "
+                                             f"{query.RequestedFeatureLevelCount} must be the length (≥ 1) of "
+                                             f"RequestedFeatureLevels ({len(levels)})")
+            reached = [level for level in levels if level <= self.GetFeatureLevel()]
+            if not reached:
+                raise DMLError(DXGI_ERROR_UNSUPPORTED, f"none of the requested feature levels {levels} is supported "
+                                                       f"(dmlsim reaches {self.GetFeatureLevel().name})")
+            return DML_FEATURE_DATA_FEATURE_LEVELS(DML_FEATURE_LEVEL(max(reached)))
+        raise DMLError(E_INVALIDARG, f"CheckFeatureSupport: unknown DML_FEATURE {feature!r}")
 
     # --- checks -------------------------------------------------------------------------------------
     def _check_data_type_support(self, op: OperatorObject) -> None:

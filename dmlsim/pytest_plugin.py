@@ -17,7 +17,18 @@ from typing import Any
 
 import pytest
 
-from dmlsim.model import FAILED, INVALID, MODEL_SUFFIXES, NOT_RUN, Model, ModelError, Outcome, RunResult, load_model
+from dmlsim.model import (
+    FAILED,
+    INVALID,
+    MODEL_SUFFIXES,
+    NOT_RUN,
+    SKIPPED,
+    Model,
+    ModelError,
+    Outcome,
+    RunResult,
+    load_model,
+)
 
 _devices: dict[tuple[str, int], Any] = {}
 _runs: dict[tuple[str, str], RunResult] = {}
@@ -65,6 +76,8 @@ class ModelItem(pytest.Item):
 
     def runtest(self) -> None:
         outcome: Outcome = _run(self.model, self.adapter).outcomes[self.key]
+        if outcome.status == SKIPPED:
+            pytest.skip(outcome.message)
         if outcome.status in (FAILED, INVALID, NOT_RUN):
             raise ModelItemFailedError(outcome.describe())
 

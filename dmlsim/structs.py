@@ -14,6 +14,7 @@ from typing import Any
 
 from dmlsim.enums import (
     DML_BINDING_TYPE,
+    DML_FEATURE_LEVEL,
     DML_OPERATOR_TYPE,
     DML_TENSOR_DATA_TYPE,
     DML_TENSOR_FLAGS,
@@ -69,6 +70,27 @@ class DML_BINDING_TABLE_DESC:
     CPUDescriptorHandle: Any = None  # descriptor heaps do not exist here; accepted and ignored
     GPUDescriptorHandle: Any = None
     SizeInDescriptors: int = 0
+
+
+@dataclass
+class DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT:
+    DataType: DML_TENSOR_DATA_TYPE | int
+
+
+@dataclass(frozen=True)
+class DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT:
+    IsSupported: bool
+
+
+@dataclass
+class DML_FEATURE_QUERY_FEATURE_LEVELS:
+    RequestedFeatureLevelCount: int
+    RequestedFeatureLevels: Sequence[DML_FEATURE_LEVEL | int]
+
+
+@dataclass(frozen=True)
+class DML_FEATURE_DATA_FEATURE_LEVELS:
+    MaxSupportedFeatureLevel: DML_FEATURE_LEVEL | int
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import dmlsim as dml
-    from dmlsim.model import FAILED, INVALID, ModelError, load_model, run_model
+    from dmlsim.model import FAILED, INVALID, SKIPPED, ModelError, load_model, run_model
 
     if args.iterations < 0 or args.warmup < 0:
         print("dmlsim run: -i and -w must not be negative", file=sys.stderr)
@@ -45,6 +45,9 @@ def run(args: argparse.Namespace) -> int:
     shown = [o for o in result.outcomes.values() if args.verbose or o.status in (FAILED, INVALID)]
     for outcome in shown:
         print(outcome.describe(), file=sys.stderr if outcome.status in (FAILED, INVALID) else sys.stdout)
+    skipped = next((o.message for o in result.outcomes.values() if o.status == SKIPPED), None)
+    if skipped:
+        print(skipped)
     counts = {}
     for outcome in result.outcomes.values():
         counts[outcome.status] = counts.get(outcome.status, 0) + 1

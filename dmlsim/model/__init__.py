@@ -3,16 +3,16 @@
 Stages, kept apart as DxDispatch keeps them: :mod:`loader` (file → located tree),
 :mod:`model` (tree → resources, dispatchables, commands; :mod:`descs` and :mod:`values` do the
 details), :mod:`runner` (create, bind, dispatch, time on a device), :mod:`compare` (expectations).
-The format is documented in docs/descriptor-format.md.
+The format is documented in the README ("Descriptor files").
 """
 
 from __future__ import annotations
 
 from dmlsim.model.errors import Location, ModelError
 from dmlsim.model.model import Model, load_model
-from dmlsim.model.runner import FAILED, INVALID, NOT_RUN, PASSED, Outcome, Runner, RunResult, run_model
+from dmlsim.model.runner import FAILED, INVALID, NOT_RUN, PASSED, SKIPPED, Outcome, Runner, RunResult, run_model
 
 MODEL_SUFFIXES = (".json", ".yaml", ".yml")
 
-__all__ = ["FAILED", "INVALID", "MODEL_SUFFIXES", "NOT_RUN", "PASSED", "Location", "Model", "ModelError",
+__all__ = ["FAILED", "INVALID", "MODEL_SUFFIXES", "NOT_RUN", "PASSED", "SKIPPED", "Location", "Model", "ModelError",
            "Outcome", "RunResult", "Runner", "load_model", "run_model"]

@@ -31,7 +31,7 @@ from dmlsim.schema import ATTRIBUTE
 from dmlsim.structs import DML_OPERATOR_DESC
 from dmlsim.tensor import NUMPY_DTYPE
 
-TOP_KEYS = ["$schema", "resources", "dispatchables", "commands", "createDeviceFlags"]
+TOP_KEYS = ["$schema", "resources", "dispatchables", "commands", "createDeviceFlags", "requiredDataTypes"]
 RESOURCE_KEYS = ["type", "initialValuesDataType", "initialValues", "sizeInBytes", "initialValuesOffsetInBytes"]
 DISPATCHABLE_KEYS = ["type", "Type", "desc", "Desc", "executionFlags", "dmlCompileType", "bindings", "expectError"]
 UNSUPPORTED_DISPATCHABLES = {"hlsl", "onnx", "dmlserializedgraph", "dml_graph_desc"}
@@ -166,6 +166,7 @@ class Model:
     dispatchables: dict[str, DispatchableSpec]
     commands: list[Command]
     device_flags: int = 0
+    required_data_types: list[DML_TENSOR_DATA_TYPE] = field(default_factory=list)
 
     @property
     def needs_reference(self) -> bool:
@@ -197,11 +198,18 @@ def load_model(path: str | Path, text: str | None = None) -> Model:
     flags = 0
     if (flags_node := root.get("createDeviceFlags")) is not None:
         flags = parse_flags(flags_node, DML_CREATE_DEVICE_FLAGS, problems) or 0
+    required: list[DML_TENSOR_DATA_TYPE] = []
+    if (required_node := root.get("requiredDataTypes")) is not None:
+        if not required_node.is_list:
+            problems.add(required_node.location, "'requiredDataTypes' must be a list of data types, e.g. [FLOAT64]")
+        else:
+            required = [t for item in required_node.elements()
+                        if (t := parse_data_type(item, problems)) is not None]
     resources = {name: r for name, node in sections["resources"].items()
                  if (r := _parse_resource(name, node, path.parent, problems)) is not None}
     dispatchables = {name: d for name, node in sections["dispatchables"].items()
                      if (d := _parse_dispatchable(name, node, problems)) is not None}
-    model = Model(path, root, resources, dispatchables, [], flags)
+    model = Model(path, root, resources, dispatchables, [], flags, required)
     for i, node in enumerate(sections["commands"].elements()):
         command = _parse_command(i, node, model, sections, problems)
         if command is not None:

@@ -42,7 +42,7 @@ from dmlsim.model.model import (
 )
 from dmlsim.structs import DML_BINDING_TABLE_DESC, NO_BINDING, buffer_array_binding, buffer_binding
 
-PASSED, FAILED, INVALID, NOT_RUN = "passed", "failed", "invalid", "not run"
+PASSED, FAILED, INVALID, NOT_RUN, SKIPPED = "passed", "failed", "invalid", "not run", "skipped"
 
 
 @dataclass
@@ -95,6 +95,17 @@ class Runner:
 
     # --- driver ---------------------------------------------------------------------------------
     def run(self) -> RunResult:
+        missing = unsupported_data_types(self.model, self.device)
+        if missing:
+            reason = (f"skipped: {self.device.adapter.label} does not support {', '.join(missing)} tensors "
+                      "(CheckFeatureSupport), which the model's requiredDataTypes lists")
+            for spec in self.model.dispatchables.values():
+                self.result.outcomes[spec.name] = Outcome(spec.name, f"dispatchable '{spec.name}'",
+                                                          spec.node.location, SKIPPED, reason)
+            for command in self.model.commands:
+                self.result.outcomes[command.key] = Outcome(command.key, _title(command), command.node.location,
+                                                            SKIPPED, reason)
+            return self.result
         for name, resource in self.model.resources.items():
             buffer = self.device.CreateBuffer(resource.size_in_bytes)
             buffer.Write(resource.image())
@@ -315,6 +326,16 @@ def timing_line(name: str, cpu: list[float], gpu: list[float], warmup: int) -> s
     if gpu:
         line += f", {median(gpu):.6f} ms median (GPU)"
     return line
+
+
+def unsupported_data_types(model: Model, device: Device) -> list[str]:
+    """The model's ``requiredDataTypes`` that ``device`` does not support (names without the prefix)."""
+    from dmlsim.enums import DML_FEATURE
+    from dmlsim.structs import DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT
+
+    return [t.name.removeprefix("DML_TENSOR_DATA_TYPE_") for t in model.required_data_types
+            if not device.CheckFeatureSupport(DML_FEATURE.DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT,
+                                              DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT(t)).IsSupported]
 
 
 def _title(command: Command) -> str:
