@@ -46,6 +46,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # output piped into `head` and the like: stop quietly, as Unix tools do
+        sys.stderr.close()
+        return 141
 
 
 if __name__ == "__main__":

@@ -35,6 +35,11 @@ _runs: dict[tuple[str, str], RunResult] = {}
 _output_dir: list[Path] = []
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the marker every model item carries, so projects without dmlsim's pytest config get no warning."""
+    config.addinivalue_line("markers", "device: runs on every adapter (OpenCL devices and the reference device)")
+
+
 def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
     if (file_path.suffix.lower() in MODEL_SUFFIXES and "descriptors" in file_path.parts[:-1]
             and not file_path.name.startswith("_")):

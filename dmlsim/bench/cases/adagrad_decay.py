@@ -13,7 +13,7 @@ accumulator and decay power read and written. State is always updated in place: 
 sparse update first copies the whole table, which is another benchmark.
 
 Peers: the numpy float64 reference (``dmlsim.reference.adagrad_decay``) and, for dense, torch's
-``Adagrad(foreach=True)`` — the nearest fused optimizer with the same memory traffic (AdagradDecay
+``Adagrad(fused=True)`` — the nearest fused optimizer with the same memory traffic (AdagradDecay
 exists only in DeepRec, on the CPU); the comparison is speed only.
 """
 
@@ -81,8 +81,8 @@ class AdagradDecayCase(BenchCase):
                               host["GradientTensor"], STEP, **REFERENCE_HYPER)
             work.peers["numpy-reference"] = numpy_reference
         if "torch" in peers:
-            add_torch_peers(work, "adagrad", [host["InputParametersTensor"]], [host["GradientTensor"]],
-                            lambda torch, params: torch.optim.Adagrad(params, lr=HYPER["LearningRate"], foreach=True))
+            add_torch_peers(work, "fused-adagrad", [host["InputParametersTensor"]], [host["GradientTensor"]],
+                            lambda torch, params: torch.optim.Adagrad(params, lr=HYPER["LearningRate"], fused=True))
         return work
 
 

@@ -14,9 +14,9 @@ Peers besides numpy and torch:
 - ``dmlsim-per-tensor-calls``: one ExecuteCommandLists + WaitForIdle per tensor, as a per-parameter
   optimizer loop in a framework issues them.
 - ``numpy-reference``: the float64 references of ``dmlsim.reference.onnx_training``.
-- ``torch-foreach-*``: ``torch.optim.Adagrad`` / ``Adam`` / ``SGD(momentum)`` with ``foreach=True``
-  over the same tensors (torch's own multi-tensor apply); formulas differ in detail (ε placement,
-  regularization), so the comparison is speed only.
+- ``torch-fused-*``: ``torch.optim.Adagrad`` / ``Adam`` / ``SGD(momentum, nesterov)`` with ``fused=True``
+  over the same tensors (torch's own fused multi-tensor path, its fastest); formulas differ in detail
+  (ε placement, regularization), so the comparison is speed only.
 
 Bytes moved per element: every role read once and every output written once (Adagrad and Momentum
 5 accesses, Adam 7) of the element size; R and T are not counted.
@@ -24,6 +24,7 @@ Bytes moved per element: every role read once and every output written once (Ada
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,10 +60,17 @@ class OnnxOptimizer:
     desc_cls: type
     attributes: dict[str, Any]
     reference: Callable[..., Any]
-    reference_kwargs: dict[str, Any]
     torch_optimizer: Callable[[Any, list[Any]], Any]
     accesses: int
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def reference_kwargs(self) -> dict[str, Any]:
+        """The desc's attributes as the reference's keyword arguments (``NormCoefficient`` → ``norm_coefficient``)."""
+        kwargs = {re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower(): value for name, value in self.attributes.items()}
+        if "mode" in kwargs:
+            kwargs["nesterov"] = kwargs.pop("mode") == DMLSIM_ONNX_MOMENTUM_MODE.DMLSIM_ONNX_MOMENTUM_MODE_NESTEROV
+        return kwargs
 
 
 def tensor_sizes(elements: int) -> list[int]:
@@ -108,7 +116,7 @@ class OnnxMultiTensorCase(BenchCase):
                 opt.reference(RATE, STEP, *host.values(), **opt.reference_kwargs)
             work.peers["numpy-reference"] = numpy_reference
         if "torch" in peers:
-            add_torch_peers(work, "foreach", host[roles[0]], host[roles[1]], opt.torch_optimizer)
+            add_torch_peers(work, "fused", host[roles[0]], host[roles[1]], opt.torch_optimizer)
         return work
 
     @staticmethod
@@ -148,9 +156,8 @@ class OnnxAdagradCase(OnnxMultiTensorCase):
     optimizer = OnnxOptimizer(
         dml.DMLSIM_OPERATOR_ONNX_ADAGRAD, DMLSIM_ONNX_ADAGRAD_OPERATOR_DESC,
         {"NormCoefficient": 1e-3, "Epsilon": 1e-6, "DecayFactor": 0.1}, onnx_adagrad,
-        {"norm_coefficient": 1e-3, "epsilon": 1e-6, "decay_factor": 0.1},
         lambda torch, params: torch.optim.Adagrad(params, lr=RATE, lr_decay=0.1, weight_decay=1e-3, eps=1e-6,
-                                                  foreach=True),
+                                                  fused=True),
         accesses=5)
 
 
@@ -161,10 +168,9 @@ class OnnxAdamCase(OnnxMultiTensorCase):
     optimizer = OnnxOptimizer(
         dml.DMLSIM_OPERATOR_ONNX_ADAM, DMLSIM_ONNX_ADAM_OPERATOR_DESC,
         {"NormCoefficient": 1e-3, "NormCoefficientPost": 0.0, "Alpha": 0.9, "Beta": 0.999, "Epsilon": 1e-8},
-        onnx_adam, {"norm_coefficient": 1e-3, "norm_coefficient_post": 0.0, "alpha": 0.9, "beta": 0.999,
-                    "epsilon": 1e-8},
+        onnx_adam,
         lambda torch, params: torch.optim.Adam(params, lr=RATE, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-3,
-                                               foreach=True),
+                                               fused=True),
         accesses=7)
 
 
@@ -176,7 +182,7 @@ class OnnxMomentumCase(OnnxMultiTensorCase):
         dml.DMLSIM_OPERATOR_ONNX_MOMENTUM, DMLSIM_ONNX_MOMENTUM_OPERATOR_DESC,
         {"NormCoefficient": 1e-3, "Alpha": 0.9, "Beta": 1.0,
          "Mode": DMLSIM_ONNX_MOMENTUM_MODE.DMLSIM_ONNX_MOMENTUM_MODE_NESTEROV},
-        onnx_momentum, {"norm_coefficient": 1e-3, "alpha": 0.9, "beta": 1.0, "nesterov": True},
+        onnx_momentum,
         lambda torch, params: torch.optim.SGD(params, lr=RATE, momentum=0.9, nesterov=True, weight_decay=1e-3,
-                                              foreach=True),
+                                              fused=True),
         accesses=5)
