@@ -120,9 +120,15 @@ __kernel void adagrad_decay_copy(TENSOR_IN(var), TENSOR_IN(acc), STEP_IN(power),
     const ulong r = gid / row_length, c = gid % row_length;
     /* Every load before any store: an output may be bound over another field's input (OutputParameters
      * over InputAccumulator, say), always over the identical element, so this order keeps it correct. */
+#ifdef COPY_VAR
     const real_t x = LOAD(AT(var, r, c), 0);
+#endif
+#ifdef COPY_ACC
     const real_t a = LOAD(AT(acc, r, c), 0);
+#endif
+#ifdef COPY_POWER
     const step_t p = ROW(power, r);
+#endif
 #ifdef COPY_VAR
     STORE(x, AT(ovar, r, c), 0);
 #endif

@@ -224,7 +224,7 @@ class Device:
                 raise DMLError(E_INVALIDARG, "CheckFeatureSupport(DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT) needs a "
                                              f"DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT, got {type(query).__name__}")
             try:
-                data_type = DML_TENSOR_DATA_TYPE(query.DataType)
+                data_type = None if isinstance(query.DataType, bool) else DML_TENSOR_DATA_TYPE(query.DataType)
             except ValueError:
                 data_type = None
             if data_type is None:
@@ -238,7 +238,12 @@ class Device:
             if not isinstance(query, DML_FEATURE_QUERY_FEATURE_LEVELS):
                 raise DMLError(E_INVALIDARG, "CheckFeatureSupport(DML_FEATURE_FEATURE_LEVELS) needs a "
                                              f"DML_FEATURE_QUERY_FEATURE_LEVELS, got {type(query).__name__}")
-            levels = list(query.RequestedFeatureLevels or ())
+            levels = [] if query.RequestedFeatureLevels is None else list(query.RequestedFeatureLevels)
+            unknown = [lv for lv in levels if isinstance(lv, bool) or lv not in DML_FEATURE_LEVEL.__members__.values()]
+            if unknown:
+                shown = ", ".join(hex(int(lv)) for lv in unknown)
+                raise DMLError(E_INVALIDARG, "DML_FEATURE_QUERY_FEATURE_LEVELS.RequestedFeatureLevels holds "
+                                             f"{shown}, not DML_FEATURE_LEVEL values")
             if not levels or query.RequestedFeatureLevelCount != len(levels):
                 raise DMLError(E_INVALIDARG, "DML_FEATURE_QUERY_FEATURE_LEVELS.RequestedFeatureLevelCount "
                                              f"{query.RequestedFeatureLevelCount} must be the length (≥ 1) of "

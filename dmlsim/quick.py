@@ -37,40 +37,52 @@ class Region:
 Regions = dict[str, Region | list[Region]]
 
 
-def _tensor_image(layout: TensorLayout, data: Any | None) -> np.ndarray:
-    """The bytes of a tensor's buffer range, as an array of its element type (zeros where no element lies)."""
-    full = np.zeros(layout.total_bytes // layout.element_size, layout.dtype)
+def _tensor_image(layout: TensorLayout, data: Any | None, name: str) -> np.ndarray:
+    """A tensor's buffer range as bytes (``TotalTensorSizeInBytes`` of them; zeros where no element lies)."""
+    full = np.zeros(-(-layout.total_bytes // layout.element_size), layout.dtype)
     if data is not None:
         array = np.asarray(data, dtype=layout.dtype)
         if array.size != layout.element_count and array.size != 1:
-            raise DMLError(E_INVALIDARG, f"run_operator: got {array.size} values for a tensor of "
+            raise DMLError(E_INVALIDARG, f"{name}: got {array.size} values for a tensor of "
                                          f"{layout.element_count} elements ({layout.describe()})")
         view = np.lib.stride_tricks.as_strided(full, layout.sizes,
                                                tuple(s * layout.element_size for s in layout.strides))
         view[...] = np.broadcast_to(array.reshape(layout.sizes) if array.size > 1 else array.reshape(()),
                                     layout.sizes)
-    return full
+    return full.view(np.uint8)[:layout.total_bytes]
 
 
-def _tensor_region(device: Device, layout: TensorLayout, data: Any | None) -> Region:
+def _tensor_region(device: Device, layout: TensorLayout, data: Any | None, name: str) -> Region:
     buffer = device.CreateBuffer(layout.total_bytes)
     if data is not None:
-        buffer.Write(_tensor_image(layout, data))
+        buffer.Write(_tensor_image(layout, data, name))
     return Region(buffer, 0, layout.total_bytes)
 
 
-def _flat_regions(device: Device, layouts: list[TensorLayout], data: Any | None) -> list[Region]:
-    """All tensors of one array field in one buffer, each at the next DML-aligned offset (one write)."""
-    align = DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
+def _array_items(data: Any | None, count: int, name: str) -> list[Any]:
+    """The per-tensor values given for a tensor-array field (None for each when nothing was given)."""
+    if data is None:
+        return [None] * count
+    if isinstance(data, np.ndarray) or not isinstance(data, (list, tuple)) or len(data) != count:
+        got = f"a {type(data).__name__}" if not isinstance(data, (list, tuple)) else f"{len(data)} arrays"
+        raise DMLError(E_INVALIDARG, f"{name}: a tensor array takes a list of {count} arrays (one per "
+                                     f"tensor desc), got {got}")
+    return list(data)
+
+
+def _flat_regions(device: Device, layouts: list[TensorLayout], data: list[Any], name: str) -> list[Region]:
+    """All tensors of one array field in one buffer, each at the next offset its alignment allows (one write)."""
     offsets, end = [], 0
     for layout in layouts:
+        align = max(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, layout.alignment)
+        end = -(-end // align) * align
         offsets.append(end)
-        end += -(-layout.total_bytes // align) * align
-    buffer = device.CreateBuffer(max(end, align))
-    if data:
+        end += layout.total_bytes
+    buffer = device.CreateBuffer(max(end, DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT))
+    if any(values is not None for values in data):
         image = np.zeros(end, np.uint8)
-        for offset, layout, values in zip(offsets, layouts, data, strict=True):
-            image[offset:offset + layout.total_bytes] = _tensor_image(layout, values).view(np.uint8)
+        for i, (offset, layout, values) in enumerate(zip(offsets, layouts, data, strict=True)):
+            image[offset:offset + layout.total_bytes] = _tensor_image(layout, values, f"{name}[{i}]")
         buffer.Write(image)
     return [Region(buffer, offset, layout.total_bytes) for offset, layout in zip(offsets, layouts, strict=True)]
 
@@ -145,12 +157,14 @@ def prepare_operator(device: Device, op_desc: DML_OPERATOR_DESC, inputs: dict[st
             continue
         data = inputs.get(row.name) if row.spec.role != OUTPUT else None
         if not row.is_array:
-            regions[row.name] = _tensor_region(device, layouts, data)
-        elif flat_arrays:
-            regions[row.name] = _flat_regions(device, layouts, data)
+            regions[row.name] = _tensor_region(device, layouts, data, row.name)
+            continue
+        items = _array_items(data, len(layouts), row.name)
+        if flat_arrays:
+            regions[row.name] = _flat_regions(device, layouts, items, row.name)
         else:
-            regions[row.name] = [_tensor_region(device, lay, data[i] if data else None)
-                                 for i, lay in enumerate(layouts)]
+            regions[row.name] = [_tensor_region(device, lay, values, f"{row.name}[{i}]")
+                                 for i, (lay, values) in enumerate(zip(layouts, items, strict=True))]
     return PreparedDispatch(device, compiled, bind_regions(device, compiled, regions), regions)
 
 

@@ -97,6 +97,18 @@ def count_fields(desc_cls: type) -> set[str]:
     return {row.spec.array_count for row in desc_fields(desc_cls) if row.spec.array_count}
 
 
+def infer_array_counts(desc: Any) -> None:
+    """Fill each count field left None with the length of the struct's first array that uses it.
+
+    A Python convenience (C callers always give the count): for the ONNX optimizers, TensorCount is
+    then the length of InputParametersTensors, so an array of another length is the one reported.
+    """
+    for row in desc_fields(type(desc)):
+        count = row.spec.array_count
+        if count and getattr(desc, count, None) is None and isinstance(getattr(desc, row.name), (list, tuple)):
+            setattr(desc, count, len(getattr(desc, row.name)))
+
+
 def attr_type_name(attr_type: Any) -> str:
     if isinstance(attr_type, type) and issubclass(attr_type, Enum):
         return attr_type.__name__

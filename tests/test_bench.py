@@ -109,14 +109,24 @@ def test_onnx_cases_time_the_fused_dispatch_against_one_dispatch_per_tensor(op, 
 
 
 @needs_opencl
-def test_adagrad_decay_cases_report_bandwidth_and_sparse_rows_per_second():
+def test_adagrad_decay_cases_report_bandwidth_and_sparse_rows_per_second(monkeypatch):
+    from dmlsim.bench.cases import adagrad_decay
+
+    monkeypatch.setattr(adagrad_decay, "TABLE_ROWS", 8192)  # the 1M-row table is the benchmark's, not the test's
     config = BenchConfig(operators=("adagrad-decay", "adagrad-decay-sparse"), adapter=OPENCL[0].index,
-                         sizes=(1024,), dtypes=("float32",), warmup=0, min_time=0, peers=("numpy",), overhead=False)
+                         sizes=(1024,), dtypes=("float32",), inplace=False, warmup=0, min_time=0, peers=("numpy",),
+                         overhead=False)
     dense, sparse = run_bench(config).points
     assert dense.error is None and sparse.error is None
-    assert dense.bytes_moved == 20 * 1024 and dense.items_per_s is None
+    assert dense.bytes_moved == 20 * 1024 and dense.items_per_s is None and not dense.inplace
     assert sparse.item_unit == "rows" and sparse.items_per_s == pytest.approx(1024 / sparse.device_median_ns * 1e9)
+    assert sparse.inplace  # the sparse case runs in place whatever was asked, and says so
     assert set(dense.peers) == set(sparse.peers) == {"numpy-reference"}
+
+
+def test_a_data_type_none_of_the_chosen_cases_takes_is_refused(capsys):
+    assert main(["bench", "adam", "--dtype", "float64", "--adapter", "reference"]) == 2
+    assert "--dtype: float64: not a data type of adam (they take float16, float32)" in capsys.readouterr().err
 
 
 def test_unknown_operator_and_bad_arguments_exit_2(capsys):

@@ -78,3 +78,33 @@ def test_required_data_types_must_be_known_names(tmp_path):
     path.write_text(MODEL.replace("[FLOAT64]", "[FLOAT65]"))
     with pytest.raises(ModelError, match="unknown data type 'FLOAT65'"):
         load_model(path)
+
+
+def test_feature_level_queries_name_bad_entries(ref_device):
+    for levels, shown in (([0x1001], "0x1001"), ([dml.DML_FEATURE_LEVEL_2_0, 0x1234], "0x1234")):
+        with pytest.raises(dml.DMLError, match=f"RequestedFeatureLevels holds {shown}, not DML_FEATURE_LEVEL"):
+            ref_device.CheckFeatureSupport(dml.DML_FEATURE_FEATURE_LEVELS,
+                                           dml.DML_FEATURE_QUERY_FEATURE_LEVELS(len(levels), levels))
+    with pytest.raises(dml.DMLError, match="DataType True is not a DML_TENSOR_DATA_TYPE"):
+        supported(ref_device, True)
+
+
+def test_pytest_items_of_an_unsupported_model_are_skipped_with_the_reason(tmp_path):
+    """Through the plugin: a device without FLOAT64 skips every item of a requiredDataTypes: [FLOAT64] file."""
+    import os
+    import subprocess
+    import sys
+
+    folder = tmp_path / "descriptors"
+    folder.mkdir()
+    (folder / "f64.yaml").write_text(MODEL)
+    (tmp_path / "conftest.py").write_text("from dmlsim.reference_backend import ReferenceBackend\n"
+                                          "ReferenceBackend.has_fp64 = False  # a device without cl_khr_fp64\n")
+    env = {**os.environ, "DMLSIM_TEST_ADAPTERS": "reference"}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "--rootdir",
+                           str(tmp_path), str(folder)], capture_output=True, text=True, env=env, cwd=tmp_path,
+                          check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 skipped" in proc.stdout and "passed" not in proc.stdout
+    assert "does not support FLOAT64 tensors (CheckFeatureSupport)" in proc.stdout
+    assert "PytestUnknownMarkWarning" not in proc.stdout + proc.stderr

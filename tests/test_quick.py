@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 from test_onnx_training import MIXED_SHAPES, make_desc, make_inputs
 
 import dmlsim as dml
@@ -23,10 +24,13 @@ def test_flat_arrays_put_each_role_in_one_buffer_at_aligned_offsets(device):
         np.testing.assert_array_equal(got.ravel(), np.asarray(sent, np.float32).ravel())
 
 
-def test_flat_arrays_give_the_same_results_as_one_buffer_per_tensor(device):
+def test_flat_arrays_give_the_same_results_as_one_buffer_per_tensor(device, ref_device):
     op_desc = make_desc("adam", MIXED_SHAPES)
     inputs = make_inputs("adam", MIXED_SHAPES, np.float32, np.random.default_rng(4))
     separate = run_operator(device, op_desc, inputs)
+    for name, tensors in run_operator(ref_device, op_desc, inputs).items():  # the layout changes nothing:
+        for got, want in zip(separate[name], tensors, strict=True):          # both agree with the reference
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=name)
     prepared = prepare_operator(device, op_desc, inputs, flat_arrays=True)
     queue = device.CreateCommandQueue()
     queue.ExecuteCommandLists([prepared.record()])
@@ -55,3 +59,31 @@ def test_bind_regions_runs_one_tensor_of_a_flat_dispatch_on_its_own(device):
     for untouched in (0, 2):  # the other tensors of the flat buffer keep their values
         np.testing.assert_array_equal(params[untouched].ravel(),
                                       np.asarray(inputs["InputParametersTensors"][untouched], np.float32).ravel())
+
+
+def test_flat_arrays_honour_each_tensors_alignment_and_odd_total_sizes(device):
+    shapes = [[3], [5], [2]]
+    descs = [dml.buffer_tensor(dml.DML_TENSOR_DATA_TYPE_FLOAT32, [3]),
+             dml.buffer_tensor(dml.DML_TENSOR_DATA_TYPE_FLOAT32, [5], alignment=64),
+             dml.buffer_tensor(dml.DML_TENSOR_DATA_TYPE_FLOAT32, [2], total_size=20)]  # 20: legal, not 2 x 4
+    op_desc = make_desc("momentum", shapes)
+    for name in ("InputParametersTensors", "GradientTensors", "InputMomentumTensors", "OutputParametersTensors",
+                 "OutputMomentumTensors"):
+        setattr(op_desc.Desc, name, descs)
+    inputs = make_inputs("momentum", shapes, np.float32, np.random.default_rng(6))
+    prepared = prepare_operator(device, op_desc, inputs, flat_arrays=True)
+    regions = prepared.regions["InputParametersTensors"]
+    assert regions[1].offset % 64 == 0 and regions[2].size == 20
+    for got, sent in zip(prepared.read("InputParametersTensors"), inputs["InputParametersTensors"], strict=True):
+        np.testing.assert_array_equal(got.ravel(), np.asarray(sent, np.float32).ravel())
+
+
+def test_a_tensor_array_needs_one_array_per_tensor(ref_device):
+    op_desc = make_desc("momentum", [[3], [4]])
+    inputs = make_inputs("momentum", [[3], [4]], np.float32, np.random.default_rng(7))
+    inputs["GradientTensors"] = inputs["GradientTensors"][:1]
+    with pytest.raises(dml.DMLError, match=r"GradientTensors: a tensor array takes a list of 2 arrays .*got 1 arrays"):
+        prepare_operator(ref_device, op_desc, inputs, flat_arrays=True)
+    inputs["GradientTensors"] = np.zeros((2, 4), np.float32)
+    with pytest.raises(dml.DMLError, match=r"GradientTensors: a tensor array takes a list of 2 arrays .*got a ndarray"):
+        run_operator(ref_device, op_desc, inputs)

@@ -135,6 +135,7 @@ def measure_point(device: Any, case: Any, dtype: str, elements: int, config: Ben
     try:
         work = case.workload(device, dtype, elements, config.inplace, config.peers)
         point.bytes_moved = work.bytes_moved
+        point.inplace = config.inplace if work.inplace is None else work.inplace
         point.notes += work.notes
         roofline = Roofline(device.backend, work.bytes_moved)
         copy = roofline.best()
@@ -224,6 +225,9 @@ def run_bench(config: BenchConfig, progress: Callable[[int, int, str], None] | N
     started = time.perf_counter()
     plan = [(cases[name](), dtype, size) for name in config.operators for dtype in config.dtypes
             for size in (config.sizes or cases[name].default_sizes) if dtype in cases[name].dtypes]
+    if not plan:
+        raise DMLError(E_INVALIDARG, f"nothing to run: {', '.join(config.operators)} support(s) none of the data "
+                                     f"types {', '.join(config.dtypes)}")
     total = len(plan) + (1 if config.overhead else 0)
     for done, (case, dtype, size) in enumerate(plan):
         if progress:

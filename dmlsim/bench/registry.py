@@ -23,7 +23,8 @@ class Workload:
 
     ``compiled``/``table`` are ready to record; ``bytes_moved`` counts every element read and
     written once (the traffic the operator cannot avoid); ``items``/``item_unit`` name a rate worth
-    reporting besides GB/s (sparse updates: 65536 "rows" → rows/s); ``peers`` maps a peer name to a
+    reporting besides GB/s (sparse updates: 65536 "rows" → rows/s); ``inplace`` overrides the requested
+    layout when the case can only run one way; ``peers`` maps a peer name to a
     zero-argument callable doing the peer's work once on data of the same size (host-timed unless it
     returns its own duration in ns); ``close`` frees what the peers allocated.
     """
@@ -33,6 +34,7 @@ class Workload:
     bytes_moved: int
     items: int = 0
     item_unit: str = ""
+    inplace: bool | None = None  # how the case bound it, when that is not what was asked for
     peers: dict[str, Callable[[], float | None]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     close: Callable[[], None] = lambda: None

@@ -19,7 +19,7 @@ def size_label(n: int) -> str:
     return str(n)
 
 
-def size_label_si(rate: float) -> str:
+def rate_label(rate: float) -> str:
     """A rate in decimal units: 2.21e6 → "2.21M" (rates are counted per second, not in binary sizes)."""
     for unit, scale in (("G", 1e9), ("M", 1e6), ("K", 1e3)):
         if rate >= scale:
@@ -75,7 +75,7 @@ def table(run: BenchRun) -> str:
         if p.error:
             rows.append([p.operator, p.dtype, size_label(p.elements), f"ERROR: {p.error}"])
             continue
-        rate = [f"{size_label_si(p.items_per_s)} {p.item_unit}/s" if p.items_per_s else "-"] if rates else []
+        rate = [f"{rate_label(p.items_per_s)} {p.item_unit}/s" if p.items_per_s else "-"] if rates else []
         rows.append([p.operator, p.dtype, size_label(p.elements), _time(p.device_median_ns), _time(p.device_min_ns),
                      _time(p.device_cold_ns), _time(p.host_median_ns), _num(p.gbps, ".1f"),
                      _num(p.roofline_gbps, ".1f"), _num(p.pct_roofline, ".0f"), *rate,

@@ -49,11 +49,20 @@ def run(args: argparse.Namespace) -> int:
         print(f"dmlsim bench: {exc}", file=sys.stderr)
         return 2
     dtypes = tuple(d.strip().lower() for d in args.dtype.split(",") if d.strip())
-    known_dtypes = {d for case in cases.values() for d in case.dtypes}
+    chosen = [cases[name] for name in args.operators or ["adam"] if name in cases] or list(cases.values())
+    known_dtypes = {d for case in chosen for d in case.dtypes}
     bad = [d for d in dtypes if d not in known_dtypes]
-    if sizes == () or not dtypes or bad or args.warmup < 0 or args.min_time < 0:
-        print(f"dmlsim bench: need sizes, data types among {sorted(known_dtypes)} (got {bad or dtypes}), "
-              "--warmup >= 0 and --min-time >= 0", file=sys.stderr)
+    problem = None
+    if sizes == ():
+        problem = "--sizes: give at least one size"
+    elif not dtypes or bad:
+        names = ", ".join(case.name for case in chosen)
+        problem = (f"--dtype: {', '.join(bad) or 'nothing given'}: not a data type of {names} "
+                   f"(they take {', '.join(sorted(known_dtypes))})")
+    elif args.warmup < 0 or args.min_time < 0:
+        problem = "--warmup and --min-time must not be negative"
+    if problem:
+        print(f"dmlsim bench: {problem}", file=sys.stderr)
         return 2
     config = BenchConfig(operators=tuple(args.operators) or ("adam",), adapter=args.adapter, sizes=sizes,
                          dtypes=dtypes, inplace=args.inplace, warmup=args.warmup, min_time=args.min_time,

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     for outcome in shown:
         print(outcome.describe(), file=sys.stderr if outcome.status in (FAILED, INVALID) else sys.stdout)
     skipped = next((o.message for o in result.outcomes.values() if o.status == SKIPPED), None)
-    if skipped:
+    if skipped and not args.verbose:  # -v prints it with every outcome already
         print(skipped)
     counts = {}
     for outcome in result.outcomes.values():

@@ -22,7 +22,7 @@ from dmlsim.model.errors import Diagnostics
 from dmlsim.model.loader import Node
 from dmlsim.model.values import SPECIAL_FLOATS
 from dmlsim.operator import Operator
-from dmlsim.schema import ATTRIBUTE, count_fields
+from dmlsim.schema import ATTRIBUTE, count_fields, infer_array_counts
 from dmlsim.structs import DML_BUFFER_TENSOR_DESC, DML_TENSOR_DESC
 
 BUFFER_DESC_KEYS = [f.name for f in dataclasses.fields(DML_BUFFER_TENSOR_DESC)]
@@ -166,13 +166,6 @@ def parse_operator_desc(node: Node, op: Operator, problems: Diagnostics) -> Any:
             values[key] = [parse_tensor_desc(item, problems) for item in child.elements()]
         else:
             values[key] = parse_tensor_desc(child, problems)
-    for count in counts - set(node.value):
-        # a convenience: an absent count is the length of the first array of the struct the file gives
-        # (the parameters, for the ONNX optimizers), so a shorter later array is the one reported
-        first = next((name for name, spec in specs.items() if spec.array_count == count
-                      and isinstance(values.get(name), list)), None)
-        if first is not None:
-            values[count] = len(values[first])
     for name, spec in specs.items():
         if name in node:
             continue
@@ -183,4 +176,6 @@ def parse_operator_desc(node: Node, op: Operator, problems: Diagnostics) -> Any:
             problems.add(node.location, f"missing required field '{name}' ({kind}) of {struct}")
     if len(problems.items) > before:
         return None
-    return op.desc_cls(**values)
+    desc = op.desc_cls(**values)
+    infer_array_counts(desc)  # an absent count: the first array's length (schema.infer_array_counts)
+    return desc

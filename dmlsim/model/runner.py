@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from dmlsim.device import Device
+from dmlsim.enums import DML_FEATURE
 from dmlsim.errors import DMLError
 from dmlsim.model.compare import Tolerance, compare_values, format_value
 from dmlsim.model.errors import Location
@@ -40,7 +41,13 @@ from dmlsim.model.model import (
     Print,
     WriteFile,
 )
-from dmlsim.structs import DML_BINDING_TABLE_DESC, NO_BINDING, buffer_array_binding, buffer_binding
+from dmlsim.structs import (
+    DML_BINDING_TABLE_DESC,
+    DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT,
+    NO_BINDING,
+    buffer_array_binding,
+    buffer_binding,
+)
 
 PASSED, FAILED, INVALID, NOT_RUN, SKIPPED = "passed", "failed", "invalid", "not run", "skipped"
 
@@ -330,9 +337,6 @@ def timing_line(name: str, cpu: list[float], gpu: list[float], warmup: int) -> s
 
 def unsupported_data_types(model: Model, device: Device) -> list[str]:
     """The model's ``requiredDataTypes`` that ``device`` does not support (names without the prefix)."""
-    from dmlsim.enums import DML_FEATURE
-    from dmlsim.structs import DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT
-
     return [t.name.removeprefix("DML_TENSOR_DATA_TYPE_") for t in model.required_data_types
             if not device.CheckFeatureSupport(DML_FEATURE.DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT,
                                               DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT(t)).IsSupported]

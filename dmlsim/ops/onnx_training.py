@@ -26,7 +26,7 @@ from dmlsim.errors import Problems
 from dmlsim.opencl.backend import Launch, scalar_args
 from dmlsim.operator import Operator, ValidatedDesc, register, require_scalar
 from dmlsim.reference.onnx_training import onnx_adagrad, onnx_adam, onnx_momentum
-from dmlsim.schema import FLOAT_TYPES_WITH_64, attribute, tensor_input, tensor_output
+from dmlsim.schema import FLOAT_TYPES_WITH_64, attribute, infer_array_counts, tensor_input, tensor_output
 from dmlsim.tensor import TensorLayout, data_type_name
 
 _T = DML_TENSOR_DATA_TYPE
@@ -76,11 +76,10 @@ def _count() -> Any:
 
 
 class _InferTensorCount:
-    """TensorCount may be left out: it is then the length of InputParametersTensors."""
+    """TensorCount may be left out: it is then the length of InputParametersTensors (the first array)."""
 
     def __post_init__(self) -> None:
-        if getattr(self, "TensorCount", None) is None and isinstance(self.InputParametersTensors, (list, tuple)):
-            self.TensorCount = len(self.InputParametersTensors)
+        infer_array_counts(self)
 
 
 @dataclass

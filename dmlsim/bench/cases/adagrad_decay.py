@@ -111,7 +111,7 @@ class AdagradDecaySparseCase(BenchCase):
                                     host, inplace=True)
         unique = int(np.unique(indices).size)
         moved = count * (ROW_LENGTH * size + 4) + unique * 2 * (2 * ROW_LENGTH * size + 4)
-        work = Workload(prepared.compiled, prepared.table, moved, items=count, item_unit="rows")
+        work = Workload(prepared.compiled, prepared.table, moved, items=count, item_unit="rows", inplace=True)
         work.notes.append(f"adagrad-decay-sparse: {count} indices, {unique} unique rows of {TABLE_ROWS} x "
                           f"{ROW_LENGTH}; rate = indices (gradient rows) per second of device time")
         if not inplace:
@@ -121,9 +121,13 @@ class AdagradDecaySparseCase(BenchCase):
             accum = np.full_like(table, 0.1)
             decay_power = np.zeros(TABLE_ROWS, np.int64)
             gradient = host["GradientTensor"].reshape(count, ROW_LENGTH)
+            rows, local = np.unique(indices, return_inverse=True)
 
             def numpy_reference() -> None:
-                adagrad_decay(table, accum, decay_power, gradient, STEP, indices=indices, **REFERENCE_HYPER)
+                """The reference on the touched rows only (gather, update, scatter), as dmlsim touches only them."""
+                var, acc, power = adagrad_decay(table[rows], accum[rows], decay_power[rows], gradient, STEP,
+                                                indices=local, **REFERENCE_HYPER)
+                table[rows], accum[rows], decay_power[rows] = var, acc, power
             work.peers["numpy-reference"] = numpy_reference
         return work
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -62,7 +62,6 @@ class OnnxOptimizer:
     reference: Callable[..., Any]
     torch_optimizer: Callable[[Any, list[Any]], Any]
     accesses: int
-    notes: list[str] = field(default_factory=list)
 
     @property
     def reference_kwargs(self) -> dict[str, Any]:
@@ -107,7 +106,6 @@ class OnnxMultiTensorCase(BenchCase):
         fused = prepare_operator(device, op_desc(tensors), {**host, R_FIELD: np.float32(RATE), T_FIELD: np.int64(STEP)},
                                  inplace=inplace, flat_arrays=True)
         work = Workload(fused.compiled, fused.table, opt.accesses * elements * np.dtype(np_type).itemsize)
-        work.notes += opt.notes
         work.notes.append(f"{self.name}: {len(sizes)} tensor(s) of up to {TENSOR_ELEMENTS} elements, one flat "
                           "buffer per role; x dmlsim-per-tensor = fused speedup over one dispatch per tensor")
         self._per_tensor_peers(device, work, fused.regions, tensors, op_desc)
