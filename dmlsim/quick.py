@@ -17,7 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from dmlsim.device import Device
+from dmlsim.binding import BindingTable
+from dmlsim.device import CommandList, Device
+from dmlsim.dispatchable import CompiledOperator
 from dmlsim.errors import E_INVALIDARG, DMLError
 from dmlsim.schema import OUTPUT
 from dmlsim.structs import DML_BINDING_DESC, DML_BINDING_TABLE_DESC, DML_OPERATOR_DESC, buffer_array_binding
@@ -95,7 +97,7 @@ def _binding(region: Region | list[Region] | None) -> DML_BINDING_DESC | None:
     return _buffer_binding(region.buffer, region.offset, region.size)
 
 
-def bind_regions(device: Device, compiled: Any, regions: Regions) -> Any:
+def bind_regions(device: Device, compiled: CompiledOperator, regions: Regions) -> BindingTable:
     """A binding table for ``compiled`` with every tensor field bound to its region (absent: unbound).
 
     A temporary resource is created and bound when the operator needs one.
@@ -115,11 +117,11 @@ class PreparedDispatch:
     """A compiled operator, its bound binding table and the region behind every bound tensor field."""
 
     device: Device
-    compiled: Any
-    table: Any
+    compiled: CompiledOperator
+    table: BindingTable
     regions: Regions
 
-    def record(self) -> Any:
+    def record(self) -> CommandList:
         """A command list holding this dispatch (execute it as often as needed)."""
         cmd = self.device.CreateCommandList()
         self.device.CreateCommandRecorder().RecordDispatch(cmd, self.compiled, self.table)
