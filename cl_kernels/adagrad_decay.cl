@@ -146,26 +146,27 @@ __kernel void adagrad_decay_copy(TENSOR_IN(var), TENSOR_IN(acc), STEP_IN(power),
 #define TEMP_ARGS __global uint *temp, ulong head__offset, ulong next__offset
 #define TEMP_VIEWS __global uint *head = temp + head__offset; __global uint *next = temp + next__offset;
 
+/* One work-item per index position i; returns unless its row is in range (the two passes below must be
+ * separate launches: the launch boundary is the global barrier between clearing and linking). */
+#define INDEXED_ROW(i, row)                                                        \
+    TEMP_VIEWS                                                                     \
+    const uint i = get_global_id(0);                                               \
+    if (i >= n)                                                                    \
+        return;                                                                    \
+    const index_t row = indices__base[indices__offset + i * indices__strides.w];   \
+    if (row >= rows)                                                               \
+        return;
+
 __kernel void adagrad_decay_unlink(INDEX_IN(indices), TEMP_ARGS, uint rows, uint n)
 {
-    TEMP_VIEWS
-    const uint i = get_global_id(0);
-    if (i >= n)
-        return;
-    const index_t row = indices__base[indices__offset + i * indices__strides.w];
-    if (row < rows)
-        head[row] = NONE;
+    INDEXED_ROW(i, row)
+    head[row] = NONE;
 }
 
 __kernel void adagrad_decay_link(INDEX_IN(indices), TEMP_ARGS, uint rows, uint n)
 {
-    TEMP_VIEWS
-    const uint i = get_global_id(0);
-    if (i >= n)
-        return;
-    const index_t row = indices__base[indices__offset + i * indices__strides.w];
-    if (row < rows)
-        next[i] = atomic_xchg(&head[row], i);
+    INDEXED_ROW(i, row)
+    next[i] = atomic_xchg(&head[row], i);
 }
 
 /* Sort the list starting at `list` (nodes are index positions, linked by next[]) into increasing
