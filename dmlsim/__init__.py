@@ -2,18 +2,28 @@
 
 The namespace mirrors directml.h: enum constants under their full header names, the structs as
 dataclasses, ``DMLCreateDevice`` and the IDMLDevice flow, ``DMLCalcBufferTensorSize``, and
-:class:`DMLError` carrying an HRESULT. Operator descs (``DML_ADAM_OPTIMIZER_OPERATOR_DESC`` and the
-``DMLSIM_`` extension operators) are exported from their operator modules.
+:class:`DMLError` carrying an HRESULT; operator descs (``DML_ADAM_OPTIMIZER_OPERATOR_DESC`` and the
+``DMLSIM_`` extension operators) come from their operator packages. Every public name is imported
+explicitly and listed in ``__all__``; the enum members are the header's constants, listed by
+:data:`dmlsim.api.enums.HEADER_CONSTANTS`.
 """
 
 from __future__ import annotations
 
-from enum import IntEnum
-
-from dmlsim import enums as _enums
-from dmlsim.device import Buffer, CommandList, CommandQueue, CommandRecorder, Device, DMLCreateDevice
-from dmlsim.enums import *  # noqa: F403 - the header's constants, by design
-from dmlsim.errors import (
+from dmlsim.api.enums import *  # noqa: F403 - the header's constants, listed in HEADER_CONSTANTS
+from dmlsim.api.enums import (
+    DML_BINDING_TYPE,
+    DML_CREATE_DEVICE_FLAGS,
+    DML_EXECUTION_FLAGS,
+    DML_FEATURE,
+    DML_FEATURE_LEVEL,
+    DML_OPERATOR_TYPE,
+    DML_TENSOR_DATA_TYPE,
+    DML_TENSOR_FLAGS,
+    DML_TENSOR_TYPE,
+    HEADER_CONSTANTS,
+)
+from dmlsim.api.errors import (
     DXGI_ERROR_DEVICE_REMOVED,
     DXGI_ERROR_INVALID_CALL,
     DXGI_ERROR_UNSUPPORTED,
@@ -24,10 +34,7 @@ from dmlsim.errors import (
     S_OK,
     DMLError,
 )
-from dmlsim.opencl.adapters import all_adapters
-from dmlsim.operator import OPERATORS, operator_for
-from dmlsim.schema import ATTRIBUTE
-from dmlsim.structs import (
+from dmlsim.api.structs import (
     DML_BINDING_DESC,
     DML_BINDING_PROPERTIES,
     DML_BINDING_TABLE_DESC,
@@ -44,28 +51,86 @@ from dmlsim.structs import (
     buffer_binding,
     buffer_tensor,
 )
-from dmlsim.tensor import (
+from dmlsim.api.tensor import (
     DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT,
     DML_PERSISTENT_BUFFER_ALIGNMENT,
     DML_TEMPORARY_BUFFER_ALIGNMENT,
     DMLCalcBufferTensorSize,
 )
+from dmlsim.backends.adapters import all_adapters
+from dmlsim.entry import DMLCreateDevice
+from dmlsim.operators import operator_for
+from dmlsim.operators.adagrad_decay import DMLSIM_ADAGRAD_DECAY_OPERATOR_DESC
+from dmlsim.operators.adam_optimizer import DML_ADAM_OPTIMIZER_OPERATOR_DESC
+from dmlsim.operators.base import OPERATORS
+from dmlsim.operators.onnx_training import (
+    DMLSIM_ONNX_ADAGRAD_OPERATOR_DESC,
+    DMLSIM_ONNX_ADAM_OPERATOR_DESC,
+    DMLSIM_ONNX_MOMENTUM_MODE,
+    DMLSIM_ONNX_MOMENTUM_OPERATOR_DESC,
+)
+from dmlsim.runtime.buffer import Buffer
+from dmlsim.runtime.device import CommandList, CommandQueue, CommandRecorder, Device
 
-
-def _export_operator_descs() -> dict[str, type]:
-    """Every registered operator's desc struct by its struct name, and the enums its attributes use."""
-    operator_for(_enums.DML_OPERATOR_TYPE.DML_OPERATOR_ADAM_OPTIMIZER)  # imports dmlsim.ops
-    names: dict[str, type] = {op.desc_cls.__name__: op.desc_cls for op in OPERATORS.values()}
-    for op in OPERATORS.values():
-        for row in op.fields(ATTRIBUTE):
-            if isinstance(row.spec.attr_type, type) and issubclass(row.spec.attr_type, IntEnum):
-                names[row.spec.attr_type.__name__] = row.spec.attr_type
-                names.update(row.spec.attr_type.__members__)
-    return names
-
-
-globals().update(_export_operator_descs())
-for _enum in _enums.ALL_ENUMS:
-    globals().update(_enum.__members__)
+DMLSIM_ONNX_MOMENTUM_MODE_STANDARD = DMLSIM_ONNX_MOMENTUM_MODE.DMLSIM_ONNX_MOMENTUM_MODE_STANDARD
+DMLSIM_ONNX_MOMENTUM_MODE_NESTEROV = DMLSIM_ONNX_MOMENTUM_MODE.DMLSIM_ONNX_MOMENTUM_MODE_NESTEROV
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "DMLSIM_ADAGRAD_DECAY_OPERATOR_DESC",
+    "DMLSIM_ONNX_ADAGRAD_OPERATOR_DESC",
+    "DMLSIM_ONNX_ADAM_OPERATOR_DESC",
+    "DMLSIM_ONNX_MOMENTUM_MODE",
+    "DMLSIM_ONNX_MOMENTUM_MODE_NESTEROV",
+    "DMLSIM_ONNX_MOMENTUM_MODE_STANDARD",
+    "DMLSIM_ONNX_MOMENTUM_OPERATOR_DESC",
+    "DML_ADAM_OPTIMIZER_OPERATOR_DESC",
+    "DML_BINDING_DESC",
+    "DML_BINDING_PROPERTIES",
+    "DML_BINDING_TABLE_DESC",
+    "DML_BINDING_TYPE",
+    "DML_BUFFER_ARRAY_BINDING",
+    "DML_BUFFER_BINDING",
+    "DML_BUFFER_TENSOR_DESC",
+    "DML_CREATE_DEVICE_FLAGS",
+    "DML_EXECUTION_FLAGS",
+    "DML_FEATURE",
+    "DML_FEATURE_DATA_FEATURE_LEVELS",
+    "DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT",
+    "DML_FEATURE_LEVEL",
+    "DML_FEATURE_QUERY_FEATURE_LEVELS",
+    "DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT",
+    "DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT",
+    "DML_OPERATOR_DESC",
+    "DML_OPERATOR_TYPE",
+    "DML_PERSISTENT_BUFFER_ALIGNMENT",
+    "DML_TEMPORARY_BUFFER_ALIGNMENT",
+    "DML_TENSOR_DATA_TYPE",
+    "DML_TENSOR_DESC",
+    "DML_TENSOR_FLAGS",
+    "DML_TENSOR_TYPE",
+    "DXGI_ERROR_DEVICE_REMOVED",
+    "DXGI_ERROR_INVALID_CALL",
+    "DXGI_ERROR_UNSUPPORTED",
+    "E_FAIL",
+    "E_INVALIDARG",
+    "E_NOTIMPL",
+    "E_OUTOFMEMORY",
+    "OPERATORS",
+    "S_OK",
+    "Buffer",
+    "CommandList",
+    "CommandQueue",
+    "CommandRecorder",
+    "DMLCalcBufferTensorSize",
+    "DMLCreateDevice",
+    "DMLError",
+    "Device",
+    "all_adapters",
+    "buffer_array_binding",
+    "buffer_binding",
+    "buffer_tensor",
+    "operator_for",
+]
+__all__.extend(HEADER_CONSTANTS)

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from dmlsim.entry import create_device
 from dmlsim.model import (
     FAILED,
     INVALID,
@@ -87,7 +88,7 @@ class ModelItem(pytest.Item):
             raise ModelItemFailedError(outcome.describe())
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        from dmlsim.errors import DMLError
+        from dmlsim.api.errors import DMLError
 
         if isinstance(excinfo.value, (ModelItemFailedError, DMLError)):
             return f"[{self.adapter.label}]\n{excinfo.value}"
@@ -98,18 +99,17 @@ class ModelItem(pytest.Item):
 
 
 def _device(adapter: Any, flags: int) -> Any:
-    import dmlsim as dml
 
     key = (adapter.index, flags)
     if key not in _devices:
-        _devices[key] = dml.Device(flags, adapter)
+        _devices[key] = create_device(flags, adapter)
     return _devices[key]
 
 
 def _run(model: Model, adapter: Any) -> RunResult:
     """The run of ``model`` on ``adapter`` (once per session); reference runs double as snapshots."""
+    from dmlsim.backends.adapters import reference_adapter
     from dmlsim.model import Runner
-    from dmlsim.opencl.adapters import reference_adapter
 
     if not _output_dir:
         _output_dir.append(Path(tempfile.mkdtemp(prefix="dmlsim-models-")))

@@ -17,14 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from dmlsim.binding import BindingTable
-from dmlsim.device import CommandList, Device
-from dmlsim.dispatchable import CompiledOperator
-from dmlsim.errors import E_INVALIDARG, DMLError
-from dmlsim.schema import OUTPUT
-from dmlsim.structs import DML_BINDING_DESC, DML_BINDING_TABLE_DESC, DML_OPERATOR_DESC, buffer_array_binding
-from dmlsim.structs import buffer_binding as _buffer_binding
-from dmlsim.tensor import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, TensorLayout
+from dmlsim.api.errors import E_INVALIDARG, DMLError
+from dmlsim.api.schema import OUTPUT
+from dmlsim.api.structs import DML_BINDING_DESC, DML_BINDING_TABLE_DESC, DML_OPERATOR_DESC, buffer_array_binding
+from dmlsim.api.structs import buffer_binding as _buffer_binding
+from dmlsim.api.tensor import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, TensorLayout
+from dmlsim.runtime.binding import BindingTable
+from dmlsim.runtime.device import CommandList, Device
+from dmlsim.runtime.dispatchable import CompiledOperator
 
 
 @dataclass(frozen=True)
@@ -187,7 +187,7 @@ def run_operator(device: Device, op_desc: DML_OPERATOR_DESC, inputs: dict[str, A
 
 def read_tensor(buffer: Any, layout: TensorLayout, offset: int = 0) -> np.ndarray:
     """A tensor's elements (honouring strides) from a buffer, as a packed numpy array."""
-    from dmlsim.reference_backend import strided_array
+    from dmlsim.api.tensor import strided_array
 
     raw = buffer.Read(offset, layout.span_bytes)
     return np.ascontiguousarray(strided_array(raw, layout))

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 
-from dmlsim.opencl.adapters import AdapterInfo, opencl_adapters, reference_adapter, select_adapter
-from dmlsim.opencl.probe import probe
+from dmlsim.backends.adapters import AdapterInfo, opencl_adapters, reference_adapter, select_adapter
+from dmlsim.backends.opencl.probe import probe
 
 
 def test_adapters() -> list[AdapterInfo]:

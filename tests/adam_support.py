@@ -2,7 +2,7 @@
 
 Everything here goes through the public C-shaped API (DML_TENSOR_DESC/DML_BUFFER_TENSOR_DESC with every
 field given, binding tables, command lists), so the tests exercise what a DirectML user would write.
-Expected values always come from :func:`dmlsim.reference.adam_optimizer.adam_optimizer`; this module
+Expected values always come from :func:`dmlsim.operators.adam_optimizer.reference.adam_optimizer`; this module
 only decides where the bytes go.
 """
 
@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 import dmlsim as dml
-from dmlsim.numerics import compare_ulps
-from dmlsim.reference.adam_optimizer import adam_optimizer
-from dmlsim.reference_backend import strided_array
+from dmlsim.api.numerics import compare_ulps
+from dmlsim.api.tensor import strided_array
+from dmlsim.operators.adam_optimizer.reference import adam_optimizer
 
 FLOAT32 = dml.DML_TENSOR_DATA_TYPE_FLOAT32
 FLOAT16 = dml.DML_TENSOR_DATA_TYPE_FLOAT16

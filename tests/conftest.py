@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import dmlsim as dml
+from dmlsim.entry import create_device
 from dmlsim.testing import require_opencl, test_adapters, unusable_opencl_adapters
 
 ADAPTERS = test_adapters()
@@ -29,7 +30,7 @@ _devices: dict[tuple[str, int], dml.Device] = {}
 def _device(adapter, flags):
     key = (adapter.index, flags)
     if key not in _devices:
-        _devices[key] = dml.Device(flags, adapter)
+        _devices[key] = create_device(flags, adapter)
     return _devices[key]
 
 

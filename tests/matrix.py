@@ -19,7 +19,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from dmlsim.opencl.icd import icd_files, probe_icd
+from dmlsim.backends.opencl.icd import icd_files, probe_icd
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -5,7 +5,7 @@ as TensorFlow keeps its variables; each step is checked against the reference ap
 the device held before it (read back, never written back), so errors cannot compound unnoticed.
 
 Tolerances (ulps of the stored type, of the magnitude bound |a·rate| + g² for the accumulator and
-|x| + |lr·g/sqrt(a)| for the parameters, design of dmlsim.numerics):
+|x| + |lr·g/sqrt(a)| for the parameters, design of dmlsim.api.numerics):
 - FLOAT32: accumulator ≤ 1.5 ulp (a·rate, g·g, + each round once; the clamp is exact); parameters:
   OpenCL allows 3 ulp for sqrt and 2.5 for division, + 0.5 (lr·g) + 0.75 (the accumulator's error
   through sqrt) + 0.5 (the subtraction) ≈ 7.25 → 8 ulp. Summing k duplicate gradients in float32 adds
@@ -23,9 +23,9 @@ import numpy as np
 import pytest
 
 import dmlsim as dml
-from dmlsim.numerics import compare_ulps
+from dmlsim.api.numerics import compare_ulps
+from dmlsim.operators.adagrad_decay.reference import adagrad_decay
 from dmlsim.quick import read_tensor, run_operator
-from dmlsim.reference.adagrad_decay import adagrad_decay
 
 F32, F16, F64 = dml.DML_TENSOR_DATA_TYPE_FLOAT32, dml.DML_TENSOR_DATA_TYPE_FLOAT16, dml.DML_TENSOR_DATA_TYPE_FLOAT64
 U32, I64 = dml.DML_TENSOR_DATA_TYPE_UINT32, dml.DML_TENSOR_DATA_TYPE_INT64

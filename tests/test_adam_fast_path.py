@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 import dmlsim as dml
-from dmlsim.numerics import compare_ulps
+from dmlsim.api.numerics import compare_ulps
+from dmlsim.operators.adam_optimizer.reference import adam_optimizer
 from dmlsim.quick import run_operator
-from dmlsim.reference.adam_optimizer import adam_optimizer
 
 HP = {"learning_rate": np.float32(0.01), "beta1": np.float32(0.9), "beta2": np.float32(0.999),
       "epsilon": np.float32(1e-8)}

@@ -47,7 +47,7 @@ from adam_support import (
     reference,
 )
 
-from dmlsim.numerics import compare_ulps
+from dmlsim.api.numerics import compare_ulps
 
 ULPS = {FLOAT32: 8, FLOAT16: 1}
 DTYPES = pytest.mark.parametrize("data_type", [FLOAT32, FLOAT16], ids=["f32", "f16"])

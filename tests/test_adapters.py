@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 
 import dmlsim as dml
-from dmlsim.opencl.adapters import select_adapter
+from dmlsim.backends.adapters import select_adapter
+from dmlsim.entry import create_device
 from dmlsim.testing import unusable_opencl_adapters, usable_opencl_adapters
 
 UNUSABLE = unusable_opencl_adapters()
@@ -24,7 +25,7 @@ _CASES = [pytest.param(a, why, id=a.short_label) for a, why in UNUSABLE] or [
 
 @pytest.mark.parametrize(("adapter_info", "problem"), _CASES)
 def test_unusable_device_fails_with_build_log(adapter_info, problem):
-    device = dml.Device(0, adapter_info)
+    device = create_device(0, adapter_info)
     t = dml.buffer_tensor(dml.DML_TENSOR_DATA_TYPE_FLOAT32, [1, 1, 1, 8])
     step = dml.buffer_tensor(dml.DML_TENSOR_DATA_TYPE_UINT32, [1, 1, 1, 1])
     desc = dml.DML_ADAM_OPTIMIZER_OPERATOR_DESC(t, t, t, t, step, t, t, t, 0.1, 0.9, 0.999, 1e-8)

@@ -8,8 +8,8 @@ import json
 import pytest
 
 import dmlsim as dml
-from dmlsim.bench import BenchCase, BenchConfig, run_bench
-from dmlsim.bench.registry import CASES, discover
+from dmlsim.bench.engine import BenchConfig, run_bench
+from dmlsim.bench.registry import CASES, BenchCase, discover
 from dmlsim.bench.report import parse_size, size_label
 from dmlsim.cli import main
 
@@ -38,7 +38,7 @@ def test_list_shows_each_case_with_its_default_sizes(capsys):
 
 
 def test_onnx_sizes_split_into_4096_element_tensors():
-    from dmlsim.bench.cases.onnx_training import tensor_sizes
+    from dmlsim.operators.onnx_training.bench import tensor_sizes
 
     assert tensor_sizes(4000 << 10) == [4096] * 1000
     assert tensor_sizes(10000) == [4096, 4096, 1808]
@@ -110,7 +110,7 @@ def test_onnx_cases_time_the_fused_dispatch_against_one_dispatch_per_tensor(op, 
 
 @needs_opencl
 def test_adagrad_decay_cases_report_bandwidth_and_sparse_rows_per_second(monkeypatch):
-    from dmlsim.bench.cases import adagrad_decay
+    from dmlsim.operators.adagrad_decay import bench as adagrad_decay
 
     monkeypatch.setattr(adagrad_decay, "TABLE_ROWS", 8192)  # the 1M-row table is the benchmark's, not the test's
     config = BenchConfig(operators=("adagrad-decay", "adagrad-decay-sparse"), adapter=OPENCL[0].index,

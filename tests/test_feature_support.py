@@ -98,7 +98,7 @@ def test_pytest_items_of_an_unsupported_model_are_skipped_with_the_reason(tmp_pa
     folder = tmp_path / "descriptors"
     folder.mkdir()
     (folder / "f64.yaml").write_text(MODEL)
-    (tmp_path / "conftest.py").write_text("from dmlsim.reference_backend import ReferenceBackend\n"
+    (tmp_path / "conftest.py").write_text("from dmlsim.backends.reference import ReferenceBackend\n"
                                           "ReferenceBackend.has_fp64 = False  # a device without cl_khr_fp64\n")
     env = {**os.environ, "DMLSIM_TEST_ADAPTERS": "reference"}
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "--rootdir",

@@ -1,6 +1,6 @@
 """DMLSIM_OPERATOR_ONNX_ADAGRAD / _ADAM / _MOMENTUM: kernels against the float64 references, on every device.
 
-Tolerances are in ulps of the storage type (dmlsim.numerics), measured against a magnitude bound of
+Tolerances are in ulps of the storage type (dmlsim.api.numerics), measured against a magnitude bound of
 the terms that went into each result (a cancelling sum keeps its terms' rounding errors):
 - X_new: bound |X| + |X - X_new|, i.e. both terms of X - update; V_new: |V| + |G| + |X| (every term
   of alpha·V + c·(nc·X + G) has a coefficient ≤ 1 in these tests); H_new: |H| + (|G| + |X|)².
@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 import dmlsim as dml
-from dmlsim.numerics import compare_ulps
-from dmlsim.ops.onnx_training import SLOTS
+from dmlsim.api.numerics import compare_ulps
+from dmlsim.operators.onnx_training import SLOTS
+from dmlsim.operators.onnx_training.reference import onnx_adagrad, onnx_adam, onnx_momentum
 from dmlsim.quick import read_tensor, run_operator
-from dmlsim.reference.onnx_training import onnx_adagrad, onnx_adam, onnx_momentum
 
 F16, F32, F64 = dml.DML_TENSOR_DATA_TYPE_FLOAT16, dml.DML_TENSOR_DATA_TYPE_FLOAT32, dml.DML_TENSOR_DATA_TYPE_FLOAT64
 I64 = dml.DML_TENSOR_DATA_TYPE_INT64
@@ -332,7 +332,7 @@ def test_tensor_count_inferred_and_enum_exported():
 @pytest.mark.parametrize("shape", [(64, 4, 4096), (3, 8, 48)])
 def test_other_launch_shapes(device, monkeypatch, shape):
     """The GPU launch shape (many work-items per chunk) and an odd one, exercised on whatever device runs."""
-    import dmlsim.ops.onnx_training as module
+    import dmlsim.operators.onnx_training as module
 
     monkeypatch.setattr(module, "CPU_SHAPE", shape)
     monkeypatch.setattr(module, "GPU_SHAPE", shape)

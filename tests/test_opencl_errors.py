@@ -6,10 +6,12 @@ import pytest
 from adam_support import FLOAT32, adam_desc
 
 import dmlsim as dml
-import dmlsim.opencl.adapters as adapters_module
-import dmlsim.opencl.errors as errors_module
-import dmlsim.opencl.programs as programs_module
-from dmlsim.opencl.programs import ProgramCache
+import dmlsim.backends.adapters as adapters_module
+import dmlsim.backends.opencl.errors as errors_module
+import dmlsim.backends.opencl.programs as programs_module
+from dmlsim.backends.opencl.programs import ProgramCache
+from dmlsim.entry import create_device
+from dmlsim.operators.plan import KernelSource
 from dmlsim.quick import run_operator
 
 FIX = "pip install 'dmlsim[pocl]'"
@@ -57,14 +59,14 @@ BROKEN = "__kernel void adam_optimizer(__global float *x) { x[0] = undefined_ide
 def test_kernel_build_failure_carries_log_and_options(adapter, monkeypatch):
     if adapter.kind == "reference":
         pytest.skip("the reference device builds no OpenCL kernels")
-    device = dml.Device(dml.DML_CREATE_DEVICE_FLAG_NONE, adapter)  # fresh: its program cache is empty
-    monkeypatch.setattr(programs_module, "kernel_source", lambda stem: BROKEN)
+    device = create_device(dml.DML_CREATE_DEVICE_FLAG_NONE, adapter)  # fresh: its program cache is empty
+    monkeypatch.setattr(programs_module, "kernel_source", lambda source: BROKEN)
     with pytest.raises(dml.DMLError) as info:
-        ProgramCache(device.backend.context, device.backend.device).program("adam_optimizer",
-                                                                           {"VEC": 8, "PACKED": True})
+        source = KernelSource("dmlsim.operators.adam_optimizer")
+        ProgramCache(device.backend.context, device.backend.device).program(source, {"VEC": 8, "PACKED": True})
     message = str(info.value)
     assert info.value.hresult == dml.E_FAIL
-    assert "cl_kernels/adam_optimizer.cl" in message
+    assert "dmlsim/operators/adam_optimizer/kernel.cl" in message
     assert "options: -DPACKED -DVEC=8 -cl-std=CL1.2" in message
     assert "build log" in message and "undefined_identifier" in message
 

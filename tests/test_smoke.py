@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 import dmlsim as dml
-from dmlsim.numerics import compare_ulps
+from dmlsim.api.numerics import compare_ulps
+from dmlsim.operators.adam_optimizer.reference import adam_optimizer
 from dmlsim.quick import run_operator
-from dmlsim.reference.adam_optimizer import adam_optimizer
 
 
 def test_adam_packed_float32_matches_reference(device):

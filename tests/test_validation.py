@@ -29,7 +29,7 @@ from adam_support import (
 )
 
 import dmlsim as dml
-from dmlsim.operator import OPERATORS
+from dmlsim.operators.base import OPERATORS
 
 GRAD = f"{STRUCT}.{G}"
 

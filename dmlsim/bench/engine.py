@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from dmlsim.backends.opencl.roofline import Roofline
 from dmlsim.bench import peers as peer_lib
 from dmlsim.bench.registry import Workload, discover
-from dmlsim.bench.roofline import Roofline
 from dmlsim.bench.timing import alternate
 
 DISPATCH = "dmlsim"
@@ -98,18 +98,14 @@ def machine_info() -> dict[str, Any]:
             cpu = next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), cpu)
     except OSError:
         pass
-    import pyopencl
-
     return {"cpu": cpu, "logical_cpus": os.cpu_count(), "system": f"{platform.system()} {platform.release()}",
-            "python": platform.python_version(), "pyopencl": pyopencl.VERSION_TEXT, **peer_lib.versions()}
+            "python": platform.python_version(), **peer_lib.versions()}
 
 
 def device_info(device: Any) -> dict[str, str]:
+    """The adapter and what the backend reports of its device and host API."""
     backend = device.backend
-    cl_device = backend.device
-    return {"adapter": device.adapter.label, "device": cl_device.name.strip(),
-            "platform": cl_device.platform.name.strip(), "platform_version": cl_device.platform.version.strip(),
-            "driver": cl_device.driver_version, "compute_units": str(cl_device.max_compute_units)}
+    return {"adapter": device.adapter.label, **backend.device_facts, **backend.api_versions}
 
 
 def dispatch_timer(device: Any, work: Workload) -> Callable[[], float]:
@@ -175,7 +171,7 @@ def measure_overhead(device: Any, config: BenchConfig) -> dict[str, float]:
     ``execute+wait``: a pre-recorded command list; ``pyopencl``: enqueue of the very same prepared
     cl.Kernel + queue.finish() — what dmlsim adds is the difference.
     """
-    from dmlsim.bench.cases.adam_optimizer import AdamCase
+    from dmlsim.operators.adam_optimizer.bench import AdamCase
 
     work = AdamCase().workload(device, "float32", 1, True, ())
     recorder = device.CreateCommandRecorder()
@@ -197,8 +193,7 @@ def measure_overhead(device: Any, config: BenchConfig) -> dict[str, float]:
         queue.WaitForIdle()
 
     def bare() -> None:
-        backend.cl.enqueue_nd_range_kernel(backend.queue, launch.kernel, launch.global_size, launch.local_size)
-        backend.queue.finish()
+        backend.run_bare(launch)
 
     samples = alternate({"record+execute+wait": record_execute, "execute+wait": execute,
                          "pyopencl": bare}, warmup=20, min_time=config.min_time, min_rounds=200)
@@ -210,7 +205,7 @@ def measure_overhead(device: Any, config: BenchConfig) -> dict[str, float]:
 def run_bench(config: BenchConfig, progress: Callable[[int, int, str], None] | None = None) -> BenchRun:
     """Run the whole sweep on one adapter and return every point (failed ones with their error)."""
     import dmlsim as dml
-    from dmlsim.errors import E_INVALIDARG, DMLError
+    from dmlsim.api.errors import E_INVALIDARG, DMLError
 
     cases = discover()
     unknown = [name for name in config.operators if name not in cases]

@@ -1,18 +1,22 @@
-"""Bench cases: what ``dmlsim bench OPERATOR`` runs, one module per operator in ``dmlsim.bench.cases``.
+"""Bench cases: what ``dmlsim bench OPERATOR`` runs, one ``bench.py`` in each operator's package.
 
 A case builds one point's workload on a device — a compiled operator with a bound binding table and
-the input data — and names the bytes it moves and the peers to compare with. Adding a case is a new
-module in ``dmlsim/bench/cases/`` defining a :class:`BenchCase` subclass decorated with
-:func:`register_case`; it is found automatically.
+the input data — and names the bytes it moves and the peers to compare with. Adding a case is a
+``bench.py`` module in ``dmlsim/operators/<name>/`` defining a :class:`BenchCase` subclass decorated
+with :func:`register_case`; it is found automatically.
 """
 
 from __future__ import annotations
 
 import importlib
-import pkgutil
+import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from dmlsim.operators import load_all
+
+OPERATORS_PACKAGE = "dmlsim.operators"
 
 CASES: dict[str, type[BenchCase]] = {}
 
@@ -65,9 +69,9 @@ def register_case(cls: type[BenchCase]) -> type[BenchCase]:
 
 
 def discover() -> dict[str, type[BenchCase]]:
-    """Import every module of ``dmlsim.bench.cases`` (each registers its cases) and return the registry."""
-    import dmlsim.bench.cases as package
-
-    for info in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"{package.__name__}.{info.name}")
+    """Import every operator package's ``bench`` module (each registers its cases); the registry."""
+    for name in load_all():
+        module = f"{OPERATORS_PACKAGE}.{name}.bench"
+        if importlib.util.find_spec(module) is not None:
+            importlib.import_module(module)
     return CASES

@@ -58,7 +58,7 @@ def header_lines(run: BenchRun) -> list[str]:
     return [f"device: {dev['device']} ({dev['platform_version']}; driver {dev['driver']}; "
             f"{dev['compute_units']} compute units)",
             f"host: {machine['cpu']}, {machine['logical_cpus']} logical CPUs; python {machine['python']}; "
-            f"pyopencl {machine['pyopencl']}; {peers}",
+            f"pyopencl {dev.get('pyopencl', '?')}; {peers}",
             f"layout: {layout}; GB/s = 10^9 bytes moved per second of device time (median); "
             "roofline = fastest plain OpenCL copy of the same bytes in the same run; "
             "x peer = dmlsim throughput / peer throughput on host time per call"]

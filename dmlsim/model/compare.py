@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dmlsim.enums import DML_TENSOR_DATA_TYPE
-from dmlsim.numerics import ulp as ulp_of
-from dmlsim.tensor import NUMPY_DTYPE, data_type_name
+from dmlsim.api.enums import DML_TENSOR_DATA_TYPE
+from dmlsim.api.numerics import ulp as ulp_of
+from dmlsim.api.tensor import NUMPY_DTYPE, data_type_name
 
 _T = DML_TENSOR_DATA_TYPE
 DEFAULT_ULPS = {_T.DML_TENSOR_DATA_TYPE_FLOAT32: 8.0, _T.DML_TENSOR_DATA_TYPE_FLOAT16: 2.0,

@@ -17,13 +17,13 @@ import difflib
 from enum import Enum
 from typing import Any
 
-from dmlsim.enums import DML_TENSOR_DATA_TYPE, DML_TENSOR_FLAGS, DML_TENSOR_TYPE, _common_prefix, enum_member
+from dmlsim.api.enums import DML_TENSOR_DATA_TYPE, DML_TENSOR_FLAGS, DML_TENSOR_TYPE, _common_prefix, enum_member
+from dmlsim.api.schema import ATTRIBUTE, count_fields, infer_array_counts
+from dmlsim.api.structs import DML_BUFFER_TENSOR_DESC, DML_TENSOR_DESC
 from dmlsim.model.errors import Diagnostics
 from dmlsim.model.loader import Node
 from dmlsim.model.values import SPECIAL_FLOATS
-from dmlsim.operator import Operator
-from dmlsim.schema import ATTRIBUTE, count_fields, infer_array_counts
-from dmlsim.structs import DML_BUFFER_TENSOR_DESC, DML_TENSOR_DESC
+from dmlsim.operators.base import Operator
 
 BUFFER_DESC_KEYS = [f.name for f in dataclasses.fields(DML_BUFFER_TENSOR_DESC)]
 

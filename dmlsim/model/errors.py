@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dmlsim.errors import E_INVALIDARG, DMLError
+from dmlsim.api.errors import E_INVALIDARG, DMLError
 
 
 @dataclass(frozen=True)

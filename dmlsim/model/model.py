@@ -14,22 +14,23 @@ from typing import Any
 
 import numpy as np
 
-from dmlsim.enums import (
+from dmlsim.api.enums import (
     DML_CREATE_DEVICE_FLAGS,
     DML_EXECUTION_FLAGS,
     DML_OPERATOR_TYPE,
     DML_TENSOR_DATA_TYPE,
     enum_member,
 )
-from dmlsim.errors import HRESULT_NAMES, DMLError, hresult_from_name
+from dmlsim.api.errors import HRESULT_NAMES, DMLError, hresult_from_name
+from dmlsim.api.schema import ATTRIBUTE
+from dmlsim.api.structs import DML_OPERATOR_DESC
+from dmlsim.api.tensor import NUMPY_DTYPE
 from dmlsim.model.descs import parse_flags, parse_operator_desc, unknown_key
 from dmlsim.model.errors import Diagnostics
 from dmlsim.model.loader import Node, root_node
 from dmlsim.model.values import FLOAT_TYPES, parse_data_type, parse_values, required, scalar
-from dmlsim.operator import Operator, operator_for
-from dmlsim.schema import ATTRIBUTE
-from dmlsim.structs import DML_OPERATOR_DESC
-from dmlsim.tensor import NUMPY_DTYPE
+from dmlsim.operators import operator_for
+from dmlsim.operators.base import Operator
 
 TOP_KEYS = ["$schema", "resources", "dispatchables", "commands", "createDeviceFlags", "requiredDataTypes"]
 RESOURCE_KEYS = ["type", "initialValuesDataType", "initialValues", "sizeInBytes", "initialValuesOffsetInBytes"]

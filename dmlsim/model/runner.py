@@ -23,9 +23,15 @@ from typing import Any
 
 import numpy as np
 
-from dmlsim.device import Device
-from dmlsim.enums import DML_FEATURE
-from dmlsim.errors import DMLError
+from dmlsim.api.enums import DML_FEATURE
+from dmlsim.api.errors import DMLError
+from dmlsim.api.structs import (
+    DML_BINDING_TABLE_DESC,
+    DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT,
+    NO_BINDING,
+    buffer_array_binding,
+    buffer_binding,
+)
 from dmlsim.model.compare import Tolerance, compare_values, format_value
 from dmlsim.model.errors import Location
 from dmlsim.model.loader import Node
@@ -41,13 +47,7 @@ from dmlsim.model.model import (
     Print,
     WriteFile,
 )
-from dmlsim.structs import (
-    DML_BINDING_TABLE_DESC,
-    DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT,
-    NO_BINDING,
-    buffer_array_binding,
-    buffer_binding,
-)
+from dmlsim.runtime.device import Device
 
 PASSED, FAILED, INVALID, NOT_RUN, SKIPPED = "passed", "failed", "invalid", "not run", "skipped"
 
@@ -375,7 +375,7 @@ def _locate(error: DMLError, node: Node, struct: str | None) -> str:
 
 def reference_snapshots(model: Model, flags: int) -> RunResult:
     """Run ``model`` on the reference device, keeping the resource values each ``expect`` sees."""
-    from dmlsim.device import DMLCreateDevice
+    from dmlsim.entry import DMLCreateDevice
 
     return Runner(model, DMLCreateDevice(flags, "reference")).run()
 

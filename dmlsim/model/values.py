@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from dmlsim.enums import DML_TENSOR_DATA_TYPE, enum_member
+from dmlsim.api.enums import DML_TENSOR_DATA_TYPE, enum_member
+from dmlsim.api.tensor import NUMPY_DTYPE, data_type_name
 from dmlsim.model.errors import Diagnostics
 from dmlsim.model.loader import Node
-from dmlsim.tensor import NUMPY_DTYPE, data_type_name
 
 _T = DML_TENSOR_DATA_TYPE
 FLOAT_TYPES = {_T.DML_TENSOR_DATA_TYPE_FLOAT16, _T.DML_TENSOR_DATA_TYPE_FLOAT32, _T.DML_TENSOR_DATA_TYPE_FLOAT64}

@@ -1,0 +1,132 @@
+"""The structs of directml.h as dataclasses, with the header's field names and field order.
+
+Pointers become object references, ``const T*`` arrays become Python sequences, and ``UINT``/``FLOAT``
+fields are ints/floats. A few fields may be left out as a convenience (``DimensionCount`` and
+``TotalTensorSizeInBytes`` of a buffer tensor desc are inferred when None); the full C-shaped form,
+every field given positionally in header order, always works.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from dmlsim.api.enums import (
+    DML_BINDING_TYPE,
+    DML_FEATURE_LEVEL,
+    DML_OPERATOR_TYPE,
+    DML_TENSOR_DATA_TYPE,
+    DML_TENSOR_FLAGS,
+    DML_TENSOR_TYPE,
+)
+
+
+@dataclass
+class DML_BUFFER_TENSOR_DESC:
+    DataType: DML_TENSOR_DATA_TYPE | int
+    Flags: DML_TENSOR_FLAGS | int = 0
+    DimensionCount: int | None = None
+    Sizes: Sequence[int] = ()
+    Strides: Sequence[int] | None = None
+    TotalTensorSizeInBytes: int | None = None
+    GuaranteedBaseOffsetAlignment: int = 0
+
+
+@dataclass
+class DML_TENSOR_DESC:
+    Type: DML_TENSOR_TYPE | int
+    Desc: DML_BUFFER_TENSOR_DESC | None
+
+
+@dataclass
+class DML_OPERATOR_DESC:
+    Type: DML_OPERATOR_TYPE | int
+    Desc: Any
+
+
+@dataclass
+class DML_BUFFER_BINDING:
+    Buffer: Any  # dmlsim.runtime.device.Buffer (an ID3D12Resource stand-in)
+    Offset: int = 0
+    SizeInBytes: int | None = None  # None: the rest of the buffer after Offset (convenience)
+
+
+@dataclass
+class DML_BUFFER_ARRAY_BINDING:
+    BindingCount: int
+    Bindings: Sequence[DML_BUFFER_BINDING]
+
+
+@dataclass
+class DML_BINDING_DESC:
+    Type: DML_BINDING_TYPE | int
+    Desc: DML_BUFFER_BINDING | DML_BUFFER_ARRAY_BINDING | None = None
+
+
+@dataclass
+class DML_BINDING_TABLE_DESC:
+    Dispatchable: Any  # a compiled operator or an operator initializer (IDMLDispatchable)
+    CPUDescriptorHandle: Any = None  # descriptor heaps do not exist here; accepted and ignored
+    GPUDescriptorHandle: Any = None
+    SizeInDescriptors: int = 0
+
+
+@dataclass
+class DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT:
+    DataType: DML_TENSOR_DATA_TYPE | int
+
+
+@dataclass(frozen=True)
+class DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT:
+    IsSupported: bool
+
+
+@dataclass
+class DML_FEATURE_QUERY_FEATURE_LEVELS:
+    RequestedFeatureLevelCount: int
+    RequestedFeatureLevels: Sequence[DML_FEATURE_LEVEL | int]
+
+
+@dataclass(frozen=True)
+class DML_FEATURE_DATA_FEATURE_LEVELS:
+    MaxSupportedFeatureLevel: DML_FEATURE_LEVEL | int
+
+
+@dataclass(frozen=True)
+class DML_BINDING_PROPERTIES:
+    RequiredDescriptorCount: int
+    TemporaryResourceSize: int
+    PersistentResourceSize: int
+
+
+def buffer_tensor(
+    data_type: DML_TENSOR_DATA_TYPE | int,
+    sizes: Sequence[int],
+    strides: Sequence[int] | None = None,
+    *,
+    flags: DML_TENSOR_FLAGS | int = 0,
+    total_size: int | None = None,
+    alignment: int = 0,
+) -> DML_TENSOR_DESC:
+    """Shorthand for ``DML_TENSOR_DESC(DML_TENSOR_TYPE_BUFFER, DML_BUFFER_TENSOR_DESC(...))``."""
+    return DML_TENSOR_DESC(
+        DML_TENSOR_TYPE.DML_TENSOR_TYPE_BUFFER,
+        DML_BUFFER_TENSOR_DESC(data_type, flags, len(sizes), list(sizes),
+                               None if strides is None else list(strides), total_size, alignment),
+    )
+
+
+def buffer_binding(buffer: Any, offset: int = 0, size: int | None = None) -> DML_BINDING_DESC:
+    """Shorthand for ``DML_BINDING_DESC(DML_BINDING_TYPE_BUFFER, DML_BUFFER_BINDING(...))``."""
+    return DML_BINDING_DESC(DML_BINDING_TYPE.DML_BINDING_TYPE_BUFFER, DML_BUFFER_BINDING(buffer, offset, size))
+
+
+def buffer_array_binding(bindings: Sequence[DML_BUFFER_BINDING | tuple]) -> DML_BINDING_DESC:
+    """Shorthand for a ``DML_BINDING_TYPE_BUFFER_ARRAY`` binding of several buffer ranges."""
+    items = [b if isinstance(b, DML_BUFFER_BINDING) else DML_BUFFER_BINDING(*b) for b in bindings]
+    return DML_BINDING_DESC(DML_BINDING_TYPE.DML_BINDING_TYPE_BUFFER_ARRAY,
+                            DML_BUFFER_ARRAY_BINDING(len(items), items))
+
+
+NO_BINDING = DML_BINDING_DESC(DML_BINDING_TYPE.DML_BINDING_TYPE_NONE, None)

@@ -1,0 +1,256 @@
+"""Buffer tensor layouts: element sizes, DMLCalcBufferTensorSize, and the checks every tensor desc gets.
+
+A validated tensor desc becomes a :class:`TensorLayout`: the immutable, fully inferred form (explicit
+strides in elements, total size) that binding, hazard checks and kernel launches work from.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dmlsim.api.enums import DML_TENSOR_DATA_TYPE, DML_TENSOR_FLAGS, DML_TENSOR_TYPE
+from dmlsim.api.errors import Problems
+from dmlsim.api.structs import DML_BUFFER_TENSOR_DESC, DML_TENSOR_DESC
+
+UINT32_MAX = 2**32 - 1
+UINT64_MAX = 2**64 - 1
+DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT = 16
+DML_TEMPORARY_BUFFER_ALIGNMENT = 256
+DML_PERSISTENT_BUFFER_ALIGNMENT = 256
+
+_T = DML_TENSOR_DATA_TYPE
+ELEMENT_SIZE: dict[int, int] = {
+    _T.DML_TENSOR_DATA_TYPE_FLOAT32: 4, _T.DML_TENSOR_DATA_TYPE_FLOAT16: 2,
+    _T.DML_TENSOR_DATA_TYPE_UINT32: 4, _T.DML_TENSOR_DATA_TYPE_UINT16: 2, _T.DML_TENSOR_DATA_TYPE_UINT8: 1,
+    _T.DML_TENSOR_DATA_TYPE_INT32: 4, _T.DML_TENSOR_DATA_TYPE_INT16: 2, _T.DML_TENSOR_DATA_TYPE_INT8: 1,
+    _T.DML_TENSOR_DATA_TYPE_FLOAT64: 8, _T.DML_TENSOR_DATA_TYPE_UINT64: 8, _T.DML_TENSOR_DATA_TYPE_INT64: 8,
+}
+NUMPY_DTYPE: dict[int, np.dtype] = {
+    _T.DML_TENSOR_DATA_TYPE_FLOAT32: np.dtype("<f4"), _T.DML_TENSOR_DATA_TYPE_FLOAT16: np.dtype("<f2"),
+    _T.DML_TENSOR_DATA_TYPE_UINT32: np.dtype("<u4"), _T.DML_TENSOR_DATA_TYPE_UINT16: np.dtype("<u2"),
+    _T.DML_TENSOR_DATA_TYPE_UINT8: np.dtype("u1"), _T.DML_TENSOR_DATA_TYPE_INT32: np.dtype("<i4"),
+    _T.DML_TENSOR_DATA_TYPE_INT16: np.dtype("<i2"), _T.DML_TENSOR_DATA_TYPE_INT8: np.dtype("i1"),
+    _T.DML_TENSOR_DATA_TYPE_FLOAT64: np.dtype("<f8"), _T.DML_TENSOR_DATA_TYPE_UINT64: np.dtype("<u8"),
+    _T.DML_TENSOR_DATA_TYPE_INT64: np.dtype("<i8"),
+}
+
+
+def data_type_name(data_type: int) -> str:
+    """``FLOAT32`` for DML_TENSOR_DATA_TYPE_FLOAT32; the raw number for unknown values."""
+    try:
+        return DML_TENSOR_DATA_TYPE(data_type).name.removeprefix("DML_TENSOR_DATA_TYPE_")
+    except ValueError:
+        return str(data_type)
+
+
+def packed_strides(sizes: Sequence[int]) -> tuple[int, ...]:
+    """Row-major strides (in elements) of a tensor with no padding and no broadcasting."""
+    strides = [0] * len(sizes)
+    step = 1
+    for i in range(len(sizes) - 1, -1, -1):
+        strides[i] = step
+        step *= sizes[i]
+    return tuple(strides)
+
+
+def DMLCalcBufferTensorSize(
+    dataType: int, dimensionCount: int, sizes: Sequence[int], strides: Sequence[int] | None = None
+) -> int:
+    """Minimum ``TotalTensorSizeInBytes`` for a buffer tensor, as directml.h's helper computes it.
+
+    Packed: product(Sizes)·elementSize; strided: (Σ(Sizes[i]−1)·Strides[i] + 1)·elementSize; rounded up
+    to a multiple of 4. Computed with Python ints: the header helper's 32-bit accumulator can wrap, and
+    dmlsim refuses such descs rather than reproducing the wrap.
+    """
+    element_size = ELEMENT_SIZE[int(dataType)]
+    sizes = list(sizes)[:dimensionCount]
+    if strides is None:
+        index_count = math.prod(sizes)
+    else:
+        index_count = sum((s - 1) * st for s, st in zip(sizes, strides[:dimensionCount], strict=True)) + 1
+    return (index_count * element_size + 3) & ~3
+
+
+@dataclass(frozen=True)
+class TensorLayout:
+    """A validated buffer tensor desc with everything inferred: what bindings and kernels work from."""
+
+    data_type: int
+    sizes: tuple[int, ...]
+    strides: tuple[int, ...]  # in elements; packed strides when the desc gave none
+    declared_strides: tuple[int, ...] | None
+    total_bytes: int
+    alignment: int
+    flags: int
+
+    @property
+    def element_size(self) -> int:
+        return ELEMENT_SIZE[self.data_type]
+
+    @property
+    def element_count(self) -> int:
+        return math.prod(self.sizes)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return NUMPY_DTYPE[self.data_type]
+
+    @property
+    def is_packed(self) -> bool:
+        """True when elements are contiguous in row-major order (strides absent or equal to packed)."""
+        return all(st == ps for s, st, ps in zip(self.sizes, self.strides, packed_strides(self.sizes),
+                                                   strict=True) if s > 1)
+
+    @property
+    def span_bytes(self) -> int:
+        """Bytes from the first to one past the last addressed element (before rounding to 4)."""
+        return (sum((s - 1) * st for s, st in zip(self.sizes, self.strides, strict=True)) + 1) * self.element_size
+
+    @property
+    def owned_by_dml(self) -> bool:
+        return bool(self.flags & DML_TENSOR_FLAGS.DML_TENSOR_FLAG_OWNED_BY_DML)
+
+    def same_layout(self, other: TensorLayout) -> bool:
+        """Same element addressing: data type, sizes and effective strides (the in-place rule)."""
+        return (self.data_type, self.sizes, self.strides) == (other.data_type, other.sizes, other.strides)
+
+    def describe(self) -> str:
+        strides = "" if self.declared_strides is None else f" strides {list(self.strides)}"
+        return f"{data_type_name(self.data_type)} {list(self.sizes)}{strides}"
+
+
+def _elements_overlap(sizes: Sequence[int], strides: Sequence[int]) -> bool:
+    """True unless each stride (ascending, over dimensions of size > 1) skips past everything below it.
+
+    That nesting condition is sufficient for distinct elements to have distinct addresses; dmlsim
+    refuses outputs that do not meet it (stride 0 broadcasting, interleaved dimensions), because the
+    value left in a shared place would depend on write order.
+    """
+    reach = 0
+    for size, stride in sorted(((s, st) for s, st in zip(sizes, strides, strict=True) if s > 1),
+                               key=lambda pair: pair[1]):
+        if stride <= reach:
+            return True
+        reach += (size - 1) * stride
+    return False
+
+
+def _is_uint(value: object, maximum: int = UINT32_MAX) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and 0 <= int(value) <= maximum
+
+
+def validate_tensor_desc(
+    tensor: object,
+    where: str,
+    problems: Problems,
+    *,
+    data_types: Sequence[int],
+    dimension_counts: Sequence[int],
+    is_output: bool,
+) -> TensorLayout | None:
+    """Check one ``DML_TENSOR_DESC`` against the rules of design.md §2; add each violation to ``problems``.
+
+    ``where`` names the field (``DML_ADAM_OPTIMIZER_OPERATOR_DESC.GradientTensor``) so every message
+    says which struct field is wrong. Returns the inferred layout, or None if the desc is unusable.
+    """
+    if isinstance(tensor, DML_BUFFER_TENSOR_DESC):
+        tensor = DML_TENSOR_DESC(DML_TENSOR_TYPE.DML_TENSOR_TYPE_BUFFER, tensor)
+    if not isinstance(tensor, DML_TENSOR_DESC):
+        problems.add(f"{where} must be a DML_TENSOR_DESC, got {type(tensor).__name__}")
+        return None
+    if tensor.Type != DML_TENSOR_TYPE.DML_TENSOR_TYPE_BUFFER:
+        problems.add(f"{where}.Type must be DML_TENSOR_TYPE_BUFFER (1), got {tensor.Type!r}")
+        return None
+    desc = tensor.Desc
+    if not isinstance(desc, DML_BUFFER_TENSOR_DESC):
+        problems.add(f"{where}.Desc must be a DML_BUFFER_TENSOR_DESC, got {type(desc).__name__}")
+        return None
+    before = len(problems.items)
+
+    data_type = desc.DataType
+    if not _is_uint(data_type) or int(data_type) not in ELEMENT_SIZE:
+        problems.add(f"{where}.DataType {data_type!r} is not a valid DML_TENSOR_DATA_TYPE")
+        return None
+    data_type = int(data_type)
+    if data_type not in data_types:
+        allowed = ", ".join(data_type_name(t) for t in data_types)
+        problems.add(f"{where}.DataType must be one of {{{allowed}}}, got {data_type_name(data_type)}")
+
+    flags = desc.Flags
+    if not _is_uint(flags) or int(flags) & ~int(DML_TENSOR_FLAGS.DML_TENSOR_FLAG_OWNED_BY_DML):
+        problems.add(f"{where}.Flags {flags!r} has bits that are not DML_TENSOR_FLAGS")
+        flags = 0
+    elif is_output and int(flags) & DML_TENSOR_FLAGS.DML_TENSOR_FLAG_OWNED_BY_DML:
+        problems.add(f"{where}.Flags must not have DML_TENSOR_FLAG_OWNED_BY_DML: it is an output tensor")
+
+    sizes = desc.Sizes
+    if not isinstance(sizes, Sequence) or isinstance(sizes, (str, bytes)) or not all(_is_uint(s) for s in sizes):
+        problems.add(f"{where}.Sizes must be a list of UINT values, got {sizes!r}")
+        return None
+    sizes = tuple(int(s) for s in sizes)
+    count = desc.DimensionCount if desc.DimensionCount is not None else len(sizes)
+    if not _is_uint(count) or count != len(sizes):
+        problems.add(f"{where}.DimensionCount {count!r} must equal len(Sizes) {len(sizes)}")
+    if len(sizes) not in dimension_counts:
+        allowed = ", ".join(str(d) for d in dimension_counts)
+        problems.add(f"{where}.DimensionCount must be {allowed}, got {len(sizes)}")
+    if any(s == 0 for s in sizes):
+        problems.add(f"{where}.Sizes {list(sizes)} must not contain 0")
+    elif math.prod(sizes) > UINT32_MAX:
+        problems.add(f"{where}.Sizes {list(sizes)} has {math.prod(sizes)} elements, more than 2^32-1")
+
+    strides = desc.Strides
+    if strides is not None:
+        if (not isinstance(strides, Sequence) or isinstance(strides, (str, bytes))
+                or not all(_is_uint(s) for s in strides)):
+            problems.add(f"{where}.Strides must be None or a list of UINT values, got {strides!r}")
+            strides = None
+        elif len(strides) != len(sizes):
+            problems.add(f"{where}.Strides {list(strides)} must have DimensionCount ({len(sizes)}) entries")
+            strides = None
+        else:
+            strides = tuple(int(s) for s in strides)
+
+    alignment = desc.GuaranteedBaseOffsetAlignment
+    if not _is_uint(alignment) or (alignment != 0 and (alignment & (alignment - 1)
+                                                         or alignment < ELEMENT_SIZE[data_type])):
+        problems.add(f"{where}.GuaranteedBaseOffsetAlignment must be 0 or a power of two ≥ the element size "
+                     f"({ELEMENT_SIZE[data_type]}), got {alignment!r}")
+        alignment = 0
+
+    if len(problems.items) > before or any(s == 0 for s in sizes):
+        return None
+    minimum = DMLCalcBufferTensorSize(data_type, len(sizes), sizes, strides)
+    total = desc.TotalTensorSizeInBytes
+    if total is None:
+        total = minimum
+    elif not _is_uint(total, UINT64_MAX):
+        problems.add(f"{where}.TotalTensorSizeInBytes must be a UINT64, got {total!r}")
+        return None
+    elif total < minimum:
+        problems.add(f"{where}.TotalTensorSizeInBytes {total} is less than DMLCalcBufferTensorSize {minimum}")
+    elif total % 4:
+        problems.add(f"{where}.TotalTensorSizeInBytes {total} must be a multiple of 4")
+    if minimum > UINT32_MAX * 8:
+        problems.add(f"{where}: the tensor addresses {minimum} bytes, beyond what DirectML can index")
+    if is_output and strides is not None and _elements_overlap(sizes, strides):
+        problems.add(f"{where}.Strides {list(strides)} make elements of this output share memory "
+                     f"(Sizes {list(sizes)}); an output must not write one place twice")
+    if len(problems.items) > before:
+        return None
+    return TensorLayout(data_type, sizes, strides if strides is not None else packed_strides(sizes),
+                        strides, int(total), int(alignment), int(flags))
+
+FLOAT64_TYPES = (_T.DML_TENSOR_DATA_TYPE_FLOAT64,)
+
+
+def strided_array(data: Any, layout: TensorLayout, offset: int = 0) -> np.ndarray:
+    """The elements of ``layout`` over the bytes ``data`` from ``offset``, as a (writable if possible) view."""
+    size = layout.element_size
+    return np.ndarray(layout.sizes, dtype=layout.dtype, buffer=data, offset=offset,
+                      strides=tuple(s * size for s in layout.strides))

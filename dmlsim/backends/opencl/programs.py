@@ -1,0 +1,103 @@
+"""Kernel sources and a per-context program cache.
+
+An operator's kernels live beside it (``dmlsim/operators/<name>/kernel.cl``, package data); a
+:class:`~dmlsim.operators.plan.KernelSource` names the package and file. ``#include "name.h"`` lines
+naming a shared header of ``cl_kernels/`` (installed as ``dmlsim.cl_kernels``) are inlined here, so
+the build needs no include path and pyopencl's binary cache sees every byte that goes into a build.
+Build variants are chosen with ``-D`` defines.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from dmlsim.api.errors import E_FAIL, DMLError
+from dmlsim.backends.opencl.errors import import_pyopencl
+from dmlsim.operators.plan import KernelSource
+
+_INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_.-]+)"\s*$', re.MULTILINE)
+
+
+def kernel_dir() -> Path:
+    """The folder holding the .cl files (the repo's ``cl_kernels/``, installed as ``dmlsim.cl_kernels``)."""
+    return Path(str(resources.files("dmlsim.cl_kernels")))
+
+
+def source_label(source: KernelSource) -> str:
+    """How a kernel file is named in messages: ``dmlsim/operators/adam_optimizer/kernel.cl``."""
+    return f"{source.package.replace('.', '/')}/{source.filename}"
+
+
+@functools.cache
+def kernel_source(source: KernelSource) -> str:
+    """The full source of a kernel file with shared ``cl_kernels/`` includes inlined (each at most once)."""
+    folder = kernel_dir()
+    path = Path(str(resources.files(source.package))) / source.filename
+    if not path.is_file():
+        raise DMLError(E_FAIL, f"kernel source {source_label(source)} not found")
+    seen: set[str] = set()
+
+    def expand(text: str) -> str:
+        def include(match: re.Match[str]) -> str:
+            name = match.group(1)
+            if name in seen:
+                return ""
+            seen.add(name)
+            return expand((folder / name).read_text())
+        return _INCLUDE.sub(include, text)
+
+    return expand(path.read_text())
+
+
+def build_options(defines: dict[str, Any]) -> list[str]:
+    """``-D`` options for a define dict: True → ``-DNAME``, False/None → omitted, else ``-DNAME=value``."""
+    options = []
+    for name, value in sorted(defines.items()):
+        if value is True:
+            options.append(f"-D{name}")
+        elif value is not False and value is not None:
+            options.append(f"-D{name}={value}")
+    return options
+
+
+class ProgramCache:
+    """Built programs of one OpenCL context, keyed by (kernel file, options)."""
+
+    def __init__(self, context: Any, device: Any) -> None:
+        self.context = context
+        self.device = device
+        self._programs: dict[tuple[KernelSource, tuple[str, ...]], Any] = {}
+
+    def program(self, source: KernelSource, defines: dict[str, Any]) -> Any:
+        options = (*build_options(defines), "-cl-std=CL1.2")
+        key = (source, options)
+        program = self._programs.get(key)
+        if program is None:
+            program = self._build(source, list(options))
+            self._programs[key] = program
+        return program
+
+    def _build(self, source: KernelSource, options: list[str]) -> Any:
+        cl = import_pyopencl()
+        text = kernel_source(source)
+        try:
+            return cl.Program(self.context, text).build(options=options, devices=[self.device])
+        except cl.Error as exc:
+            log = str(exc)
+            hint = ""
+            if "unknown target CPU" in log and _several_pocl_platforms(cl):
+                hint = ("\nhint: two PoCL builds are loaded in this process and they conflict; choose one "
+                        "ICD with OCL_ICD_VENDORS=<path to its .icd file> (see `dmlsim devices`)")
+            raise DMLError(E_FAIL, f"building {source_label(source)} for {self.device.name.strip()!r} "
+                                   f"failed\noptions: {' '.join(options)}\nbuild log:\n{log}{hint}") from None
+
+
+def _several_pocl_platforms(cl: Any) -> bool:
+    try:
+        return sum("pocl" in p.version.lower() for p in cl.get_platforms()) > 1
+    except cl.Error:  # pragma: no cover
+        return False

@@ -1,0 +1,146 @@
+"""The OpenCL backend of a device: buffers, prepared kernel launches, the in-order queue, timings.
+
+Operators describe launches (dmlsim.operators.plan); this module builds, binds and enqueues them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dmlsim.backends.adapters import AdapterInfo
+from dmlsim.backends.opencl.errors import check, import_pyopencl
+from dmlsim.backends.opencl.geometry import launch_shape, launch_target
+from dmlsim.backends.opencl.marshal import marshal_arguments
+from dmlsim.backends.opencl.programs import ProgramCache
+from dmlsim.runtime.execution import ResolvedDispatch
+
+
+@dataclass
+class PreparedLaunch:
+    """A launch whose cl.Kernel already has its arguments set: enqueueing it costs one API call."""
+
+    kernel: Any
+    global_size: tuple[int, ...]
+    local_size: tuple[int, ...] | None
+    name: str
+    args: Sequence[Any] = field(default=(), repr=False)  # keeps buffers made for this launch alive
+
+
+@dataclass
+class Timing:
+    """Device time of one executed launch, from OpenCL profiling events (filled in after completion)."""
+
+    name: str
+    event: Any = field(repr=False)
+
+    @property
+    def device_ns(self) -> int:
+        return int(self.event.profile.end - self.event.profile.start)
+
+
+class OpenCLBackend:
+    """Executes dispatches on one OpenCL device through a single in-order, profiling-enabled queue."""
+
+    kind = "opencl"
+
+    def __init__(self, adapter: AdapterInfo) -> None:
+        cl = import_pyopencl()
+        self.cl = cl
+        self.adapter = adapter
+        device = adapter.cl_device
+        with check(f"creating an OpenCL context on {adapter.label}"):
+            self.context = cl.Context([device])
+            self.queue = cl.CommandQueue(self.context, device,
+                                         properties=cl.command_queue_properties.PROFILING_ENABLE)
+        self.device = device
+        self.programs = ProgramCache(self.context, device)
+        self.has_fp64 = "cl_khr_fp64" in device.extensions
+        self.target = launch_target(device)
+        self.driver = f"driver {device.driver_version}"
+
+    # --- memory -----------------------------------------------------------------------------------
+    def allocate(self, size: int) -> Any:
+        cl = self.cl
+        with check(f"allocating a {size}-byte buffer"):
+            buffer = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size)
+            cl.enqueue_fill_buffer(self.queue, buffer, np.uint8(0), 0, size)
+        return buffer
+
+    def write(self, storage: Any, offset: int, data: np.ndarray) -> None:
+        with check("writing a buffer"):
+            self.cl.enqueue_copy(self.queue, storage, data, dst_offset=offset, is_blocking=True)
+
+    def read(self, storage: Any, offset: int, size: int) -> bytes:
+        out = np.empty(size, np.uint8)
+        with check("reading a buffer"):
+            self.cl.enqueue_copy(self.queue, out, storage, src_offset=offset, is_blocking=True)
+        return out.tobytes()
+
+    # --- execution --------------------------------------------------------------------------------
+    def prepare(self, dispatch: ResolvedDispatch) -> list[PreparedLaunch]:
+        """Build (cached) and bind the kernels of one dispatch; done once per binding-table state."""
+        compiled = dispatch.compiled
+        launches = compiled.operator.plan_launches(compiled.validated, dispatch.bound, self.target)
+        prepared = []
+        for launch in launches:
+            defines = dict(launch.defines)
+            global_size, local_size = launch_shape(self.target, launch.geometry, defines)
+            program = self.programs.program(launch.source, defines)
+            args = marshal_arguments(self, dispatch, launch)
+            with check(f"setting arguments of kernel {launch.entry}"):
+                kernel = self.cl.Kernel(program, launch.entry)
+                kernel.set_args(*args)
+            prepared.append(PreparedLaunch(kernel, (global_size,), (local_size,), launch.entry, args))
+        return prepared
+
+    def upload(self, array: np.ndarray) -> Any:
+        """A read-only device copy of host data (a kernel's lookup table)."""
+        cl = self.cl
+        with check(f"uploading a {array.nbytes}-byte table"):
+            return cl.Buffer(self.context, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=array)
+
+    def copy(self, source: Any, destination: Any, size: int) -> None:
+        with check("copying between buffers"):
+            self.cl.enqueue_copy(self.queue, destination.buffer.storage, source.buffer.storage,
+                                 src_offset=source.offset, dst_offset=destination.offset, byte_count=size)
+
+    def submit(self, dispatch: Any) -> list[Timing]:
+        # The hot path of every dispatch: plain try/except (the check() context manager costs a
+        # generator per call) and nothing the binding table already checked or prepared.
+        cl, queue = self.cl, self.queue
+        try:
+            return [Timing(launch.name, cl.enqueue_nd_range_kernel(queue, launch.kernel, launch.global_size,
+                                                                    launch.local_size))
+                    for launch in dispatch.prepared]
+        except cl.Error:
+            with check("enqueueing a dispatch"):
+                raise
+
+    def run_bare(self, launch: PreparedLaunch) -> None:
+        """Enqueue one prepared kernel and wait, with nothing of dmlsim around it (overhead baselines)."""
+        self.cl.enqueue_nd_range_kernel(self.queue, launch.kernel, launch.global_size, launch.local_size)
+        self.queue.finish()
+
+    @property
+    def device_facts(self) -> dict[str, str]:
+        """The OpenCL device's name, platform, driver and size, for benchmark records."""
+        d = self.device
+        return {"device": d.name.strip(), "platform": d.platform.name.strip(),
+                "platform_version": d.platform.version.strip(), "driver": d.driver_version,
+                "compute_units": str(d.max_compute_units)}
+
+    @property
+    def api_versions(self) -> dict[str, str]:
+        """The host API's version, for benchmark records."""
+        return {"pyopencl": self.cl.VERSION_TEXT}
+
+    def wait(self) -> None:
+        try:
+            self.queue.finish()
+        except self.cl.Error:
+            with check("waiting for the queue"):
+                raise

@@ -1,1 +1,0 @@
-"""One module per benchmarked operator; each registers a :class:`dmlsim.bench.registry.BenchCase`."""

@@ -1,0 +1,82 @@
+"""``dmlsim bench``: operator bandwidth against the same-run copy roofline and against peers."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+NAME = "bench"
+HELP = "microbenchmark operators: GB/s vs a same-run OpenCL copy roofline and vs numpy/torch peers"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("operators", nargs="*", metavar="OPERATOR", help="bench cases to run (default: adam)")
+    parser.add_argument("--adapter", help="adapter (see `dmlsim devices`; default: $DMLSIM_ADAPTER, GPU, CPU)")
+    parser.add_argument("--sizes", help="sizes to sweep (elements; a sparse case counts rows), K/M/G = 2^10/2^20/2^30 "
+                                         "(default: each case's own sweep, see --list)")
+    parser.add_argument("--dtype", default="float32,float16", help="data types (default float32,float16)")
+    parser.add_argument("--inplace", action=argparse.BooleanOptionalAction, default=True,
+                        help="bind outputs to their inputs' buffers (default: in place)")
+    parser.add_argument("--warmup", type=int, default=2, help="untimed runs after the cold run (default 2)")
+    parser.add_argument("--min-time", type=float, default=0.5,
+                        help="seconds of alternating timed rounds per point, at least 5 rounds (default 0.5)")
+    parser.add_argument("--peers", default="numpy,torch", help="peers to time alongside (numpy, torch; 'none')")
+    parser.add_argument("--no-overhead", action="store_true", help="skip the 1-element dispatch-overhead measure")
+    parser.add_argument("--list", action="store_true", help="list the bench cases and exit")
+    parser.add_argument("--json", metavar="FILE", help="write the full run as JSON")
+    parser.add_argument("--csv", metavar="FILE", help="write one row per point as CSV")
+    parser.add_argument("--plot", metavar="FILE.png", help="plot GB/s vs size with the roofline (dmlsim[plot])")
+
+
+def run(args: argparse.Namespace) -> int:
+    from dmlsim.bench.engine import BenchConfig, run_bench
+    from dmlsim.bench.peers import parse_peers
+    from dmlsim.bench.registry import discover
+    from dmlsim.bench.report import Progress, parse_size, size_label, table, write_csv, write_json, write_plot
+
+    cases = discover()
+    if args.list:
+        for name in sorted(cases):
+            case = cases[name]
+            sizes = ",".join(size_label(n) for n in case.default_sizes)
+            print(f"{name:21} {case.description}\n{'':21} dtypes {', '.join(case.dtypes)}; "
+                  f"default sizes {sizes} ({case.size_unit})")
+        return 0
+    try:
+        sizes = None if args.sizes is None else tuple(parse_size(s) for s in args.sizes.split(",") if s.strip())
+        peers = parse_peers(args.peers)
+    except ValueError as exc:
+        print(f"dmlsim bench: {exc}", file=sys.stderr)
+        return 2
+    dtypes = tuple(d.strip().lower() for d in args.dtype.split(",") if d.strip())
+    chosen = [cases[name] for name in args.operators or ["adam"] if name in cases] or list(cases.values())
+    known_dtypes = {d for case in chosen for d in case.dtypes}
+    bad = [d for d in dtypes if d not in known_dtypes]
+    problem = None
+    if sizes == ():
+        problem = "--sizes: give at least one size"
+    elif not dtypes or bad:
+        names = ", ".join(case.name for case in chosen)
+        problem = (f"--dtype: {', '.join(bad) or 'nothing given'}: not a data type of {names} "
+                   f"(they take {', '.join(sorted(known_dtypes))})")
+    elif args.warmup < 0 or args.min_time < 0:
+        problem = "--warmup and --min-time must not be negative"
+    if problem:
+        print(f"dmlsim bench: {problem}", file=sys.stderr)
+        return 2
+    config = BenchConfig(operators=tuple(args.operators) or ("adam",), adapter=args.adapter, sizes=sizes,
+                         dtypes=dtypes, inplace=args.inplace, warmup=args.warmup, min_time=args.min_time,
+                         peers=peers, overhead=not args.no_overhead)
+    result = run_bench(config, progress=Progress())
+    print(table(result))
+    if args.json:
+        write_json(result, args.json)
+    if args.csv:
+        write_csv(result, args.csv)
+    if args.plot:
+        try:
+            write_plot(result, args.plot)
+        except RuntimeError as exc:
+            print(f"dmlsim bench: {exc}", file=sys.stderr)
+            return 2
+    return 1 if any(p.error for p in result.points) else 0

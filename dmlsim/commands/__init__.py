@@ -1,1 +1,0 @@
-"""Subcommands of the ``dmlsim`` CLI, one module each (see dmlsim.cli)."""

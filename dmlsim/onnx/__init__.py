@@ -1,0 +1,1 @@
+"""ONNX integration: the ``ai.onnx.preview.training`` backend (see :mod:`dmlsim.backend`)."""

@@ -1,0 +1,139 @@
+"""The operator base class, the registry it fills, and helpers for cross-field rules.
+
+Each operator is an :class:`Operator` subclass registered with :func:`register`; its desc dataclass
+carries the schema (dmlsim.api.schema); generic validation is in dmlsim.operators.validation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from dmlsim.api.enums import DML_OPERATOR_TYPE
+from dmlsim.api.errors import Problems
+from dmlsim.api.schema import INPUT, OUTPUT, DescField, desc_fields
+from dmlsim.api.tensor import TensorLayout, data_type_name
+from dmlsim.operators.plan import KernelLaunch, KernelSource, LaunchTarget
+
+Layouts = TensorLayout | list[TensorLayout] | None
+
+
+@dataclass
+class ValidatedDesc:
+    """An operator desc after validation: inferred layouts per tensor field, coerced attribute values."""
+
+    operator: Operator
+    desc: Any
+    tensors: dict[str, Layouts] = field(default_factory=dict)
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def struct_name(self) -> str:
+        return type(self.desc).__name__
+
+    def layout(self, name: str) -> TensorLayout:
+        layout = self.tensors[name]
+        assert isinstance(layout, TensorLayout)
+        return layout
+
+
+class Operator:
+    """Base class of an operator: its type, desc struct, kernel, cross-field rules and reference.
+
+    ``kernel_file`` names the OpenCL source beside the operator's module (package data);
+    ``scalar_fields`` are the tensor fields passed to kernels as ``base, offset`` only (no strides).
+    """
+
+    type: int
+    desc_cls: type
+    kernel_file: str = "kernel.cl"
+    scalar_fields: frozenset[str] = frozenset()
+
+    # --- validation -------------------------------------------------------------------------------
+    def check(self, v: ValidatedDesc, problems: Problems) -> None:
+        """Cross-field rules (same sizes, scalar shapes, attribute ranges). Per-field rules are generic."""
+
+    def temporary_size(self, v: ValidatedDesc) -> int:
+        """Bytes of temporary resource the operator needs at execution (0 for most)."""
+        return 0
+
+    # --- execution --------------------------------------------------------------------------------
+    def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
+        """Reference execution on numpy arrays (float64 results); used by the reference device."""
+        raise NotImplementedError
+
+    def debug_check(self, v: ValidatedDesc, read: Callable[[str], Any], problems: Problems) -> None:
+        """Execution-time checks a debug device makes on input values; ``read(field)`` gives an array."""
+
+    def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        """The kernel launches of one dispatch (dmlsim.operators.plan): ``bound`` maps each tensor field
+        to its bound tensor (a list for tensor arrays, None when null)."""
+        raise NotImplementedError
+
+    @property
+    def kernel_source(self) -> KernelSource:
+        """The operator's kernel file: ``kernel_file`` in the package that defines the operator."""
+        return KernelSource(type(self).__module__, self.kernel_file)
+
+    # --- schema helpers ---------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return DML_OPERATOR_TYPE(self.type).name
+
+    def fields(self, role: str | None = None) -> list[DescField]:
+        rows = desc_fields(self.desc_cls)
+        return rows if role is None else [r for r in rows if r.spec.role == role]
+
+    @property
+    def input_fields(self) -> list[DescField]:
+        return self.fields(INPUT)
+
+    @property
+    def output_fields(self) -> list[DescField]:
+        return self.fields(OUTPUT)
+
+
+OPERATORS: dict[int, Operator] = {}
+
+
+def register(cls: type[Operator]) -> type[Operator]:
+    """Class decorator: make an operator available to CreateOperator under its ``type`` value."""
+    OPERATORS[int(cls.type)] = cls()
+    return cls
+
+
+def require_same(v: ValidatedDesc, problems: Problems, reference: str, names: Sequence[str],
+                 properties: Sequence[str] = ("DataType", "DimensionCount", "Sizes")) -> None:
+    """Add a problem for each tensor field in ``names`` whose properties differ from ``reference``'s.
+
+    Message form: ``DESC.GradientTensor.Sizes [1,1,4,8] must equal InputParametersTensor.Sizes [1,1,4,9]``.
+    """
+    ref = v.tensors.get(reference)
+    if not isinstance(ref, TensorLayout):
+        return
+    for name in names:
+        other = v.tensors.get(name)
+        if not isinstance(other, TensorLayout):
+            continue
+        for prop in properties:
+            mine, theirs = _property(other, prop), _property(ref, prop)
+            if mine != theirs:
+                problems.add(f"{v.struct_name}.{name}.{prop} {mine} must equal {reference}.{prop} {theirs}")
+
+
+def require_scalar(v: ValidatedDesc, problems: Problems, name: str) -> None:
+    """Add a problem unless the tensor field ``name`` has every size equal to 1."""
+    layout = v.tensors.get(name)
+    if isinstance(layout, TensorLayout) and any(s != 1 for s in layout.sizes):
+        problems.add(f"{v.struct_name}.{name}.Sizes {list(layout.sizes)} must all be 1 (a scalar tensor)")
+
+
+def _property(layout: TensorLayout, prop: str) -> Any:
+    if prop == "DataType":
+        return data_type_name(layout.data_type)
+    if prop == "DimensionCount":
+        return len(layout.sizes)
+    if prop == "Sizes":
+        return list(layout.sizes)
+    raise KeyError(prop)

@@ -1,0 +1,139 @@
+"""What an operator asks a device to launch, in terms no backend owns.
+
+An operator's :meth:`~dmlsim.operators.base.Operator.plan_launches` returns :class:`KernelLaunch`
+objects: which kernel file and entry point, which build defines, which arguments, and a geometry
+*kind* (:class:`Stream`, :class:`Items`, :class:`Groups`). The OpenCL backend turns them into
+pyopencl calls: it marshals the arguments, picks the launch shape from its one geometry module and
+builds the program. Nothing here imports a backend.
+
+Arguments. With ``args=None`` the backend marshals the desc in schema order: every bound tensor
+field in struct order (a null optional tensor is left out), then every attribute, then ``extra``.
+A tensor is passed as ``name__base, name__offset, name__strides`` (``TENSOR_IN``/``TENSOR_OUT`` of
+``cl_kernels/dmlsim.h``), or as ``name__base, name__offset`` for the fields an operator lists in
+``scalar_fields``. Unlike pyopencl's ``VectorArg(with_offset=True)``, whose offset is in bytes, the
+offset here is in *elements* (DirectML binding offsets are multiples of 16 bytes, so it is exact).
+Attributes go as FLOAT → float, UINT and enums → uint, INT → int, UINT64 → ulong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class KernelSource:
+    """A kernel file shipped as package data: ``package`` (dotted) and ``filename`` inside it."""
+
+    package: str
+    filename: str = "kernel.cl"
+
+
+# --- arguments ------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TensorArg:
+    """A bound tensor field (``index`` picks an element of a tensor array): base, offset, strides.
+
+    ``scalar`` leaves out the strides; ``rank`` pads the strides at the front to 4 (ulong4) or 8 (ulong8).
+    """
+
+    field: str
+    index: int | None = None
+    scalar: bool = False
+    rank: int = 4
+
+
+@dataclass(frozen=True)
+class BufferArg:
+    """Only the buffer (``__global`` pointer) a tensor field is bound to: slot tables index into it."""
+
+    field: str
+    index: int | None = None
+
+
+@dataclass(frozen=True)
+class NullBuffer:
+    """An unused buffer slot of a kernel (a null ``__global`` pointer)."""
+
+
+@dataclass(frozen=True)
+class TemporaryArg:
+    """The bound temporary resource: its buffer, then its offset in ``element_size`` units plus each of
+    ``offsets`` (views into it: ``head[]`` at +0, ``next[]`` at +N, ...)."""
+
+    element_size: int = 4
+    offsets: tuple[int, ...] = (0,)
+
+
+@dataclass(frozen=True, eq=False)
+class HostArray:
+    """Host data the kernel reads (a lookup table): uploaded read-only once per prepared dispatch."""
+
+    array: np.ndarray
+
+
+@dataclass(frozen=True)
+class Vector:
+    """A ``ulong4``/``ulong8`` value, padded at the front with ``fill`` (4-D sizes of a lower-rank tensor)."""
+
+    values: tuple[int, ...]
+    rank: int = 4
+    fill: int = 1
+
+
+Argument = TensorArg | BufferArg | NullBuffer | TemporaryArg | HostArray | Vector | np.generic
+
+
+# --- geometry kinds -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Stream:
+    """A packed streaming kernel over ``vectors`` VEC-wide vectors; the backend chooses chunked work-items
+    (CPUs) or a grid-stride loop (GPUs) and defines ``CHUNKED`` for the former."""
+
+    vectors: int
+
+
+@dataclass(frozen=True)
+class Items:
+    """One work-item per item (at least ``count``), work-groups of ``local``; the kernel skips the excess."""
+
+    count: int
+    local: int = 64
+
+
+@dataclass(frozen=True)
+class Groups:
+    """Exactly ``count`` work-groups of ``local`` work-items (a kernel that maps groups to a table)."""
+
+    count: int
+    local: int
+
+
+Geometry = Stream | Items | Groups
+
+
+@dataclass(frozen=True)
+class LaunchTarget:
+    """What an operator may know of the device when planning: its kind and size, nothing of its API."""
+
+    is_cpu: bool
+    compute_units: int = 1
+
+    def pick(self, cpu: Any, gpu: Any) -> Any:
+        """``cpu`` on CPU devices, else ``gpu``: for per-kind tuning constants."""
+        return cpu if self.is_cpu else gpu
+
+
+@dataclass
+class KernelLaunch:
+    """One kernel launch of a dispatch. ``args=None``: schema order plus ``extra`` (module docstring)."""
+
+    source: KernelSource
+    entry: str
+    defines: dict[str, Any]
+    geometry: Geometry
+    args: Sequence[Argument] | None = None
+    extra: Sequence[Argument] = field(default_factory=tuple)

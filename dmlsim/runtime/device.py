@@ -1,0 +1,239 @@
+"""IDMLDevice, with the small D3D12 stand-in (buffers, command lists, a queue).
+
+The flow mirrors DirectML: CreateOperator (validates the desc) → CompileOperator → binding table →
+CommandRecorder.RecordDispatch (checks bindings and hazards, prepares the kernel launch once) →
+CommandQueue.ExecuteCommandLists → WaitForIdle. A refused call raises DMLError and changes nothing;
+the device stays usable (where DirectML would remove it, dmlsim raises at the call, as a debug
+layer does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from dmlsim.api.enums import (
+    DML_CREATE_DEVICE_FLAGS,
+    DML_EXECUTION_FLAGS,
+    DML_FEATURE,
+    DML_FEATURE_LEVEL,
+    DML_TENSOR_DATA_TYPE,
+)
+from dmlsim.api.errors import DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, DMLError, Problems
+from dmlsim.api.structs import (
+    DML_BINDING_TABLE_DESC,
+    DML_FEATURE_DATA_FEATURE_LEVELS,
+    DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT,
+    DML_FEATURE_QUERY_FEATURE_LEVELS,
+    DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT,
+    DML_OPERATOR_DESC,
+)
+from dmlsim.api.tensor import FLOAT64_TYPES, strided_array
+from dmlsim.operators.validation import validate_operator_desc
+from dmlsim.runtime.binding import BindingTable
+from dmlsim.runtime.buffer import Buffer
+from dmlsim.runtime.dispatchable import CompiledOperator, OperatorInitializer, OperatorObject
+from dmlsim.runtime.execution import Backend, Dispatchable, ResolvedCopies, ResolvedDispatch
+
+
+class CommandList:
+    """A recorded list of dispatches (ID3D12GraphicsCommandList); may be executed many times."""
+
+    def __init__(self, device: Device) -> None:
+        self.device = device
+        self.items: list[ResolvedDispatch | ResolvedCopies] = []
+        self.closed = False
+
+    def Close(self) -> None:
+        self.closed = True
+
+    def Reset(self) -> None:
+        self.items = []
+        self.closed = False
+
+
+class CommandRecorder:
+    """IDMLCommandRecorder."""
+
+    def __init__(self, device: Device) -> None:
+        self.device = device
+
+    def RecordDispatch(self, commandList: CommandList, dispatchable: Dispatchable,
+                       bindings: BindingTable) -> None:
+        """Check the bindings (completeness, hazards) and prepare the launch; bindings are captured now."""
+        if not isinstance(commandList, CommandList) or commandList.device is not self.device:
+            raise DMLError(E_INVALIDARG, "RecordDispatch: commandList must be a command list of this device")
+        if commandList.closed:
+            raise DMLError(E_INVALIDARG, "RecordDispatch: the command list is closed; Reset it first")
+        if not isinstance(bindings, BindingTable) or bindings.device is not self.device:
+            raise DMLError(E_INVALIDARG, "RecordDispatch: bindings must be a binding table of this device")
+        if dispatchable is not bindings.dispatchable:
+            raise DMLError(E_INVALIDARG, "RecordDispatch: the binding table was created (or Reset) for another "
+                                         "dispatchable")
+        commandList.items.append(bindings.resolved(self.device.backend))
+
+
+class CommandQueue:
+    """The command queue (ID3D12CommandQueue): executes command lists in order."""
+
+    def __init__(self, device: Device) -> None:
+        self.device = device
+        self.last_timings: list[Any] = []
+
+    def ExecuteCommandLists(self, lists: Sequence[CommandList]) -> None:
+        """Enqueue every dispatch of ``lists``; a debug device first checks their input values."""
+        for i, cmd in enumerate(lists):
+            if not isinstance(cmd, CommandList) or cmd.device is not self.device:
+                raise DMLError(E_INVALIDARG, f"ExecuteCommandLists: entry {i} is not a command list of this device")
+        items = [item for cmd in lists for item in cmd.items]
+        if self.device.debug:
+            self.device.debug_check(items)
+        backend = self.device.backend
+        timings = []
+        for item in items:
+            if isinstance(item, ResolvedCopies):
+                for source, destination in item.copies:
+                    backend.copy(source, destination, source.layout.total_bytes)
+            else:
+                timings += backend.submit(item)
+        self.last_timings = timings
+
+    def WaitForIdle(self) -> None:
+        """Block until every executed command list has finished (a fence wait)."""
+        self.device.backend.wait()
+
+
+class Device:
+    """IDMLDevice on one adapter (an OpenCL device or the numpy reference device)."""
+
+    def __init__(self, flags: int, adapter: Any, backend: Backend) -> None:
+        self.flags = DML_CREATE_DEVICE_FLAGS(flags)
+        self.adapter = adapter
+        self.backend = backend
+
+    @property
+    def debug(self) -> bool:
+        return bool(self.flags & DML_CREATE_DEVICE_FLAGS.DML_CREATE_DEVICE_FLAG_DEBUG)
+
+    @property
+    def description(self) -> str:
+        """Adapter and driver, for reports."""
+        return f"{self.adapter.label}; {self.backend.driver}"
+
+    # --- resources ----------------------------------------------------------------------------------
+    def CreateBuffer(self, sizeInBytes: int) -> Buffer:
+        if isinstance(sizeInBytes, bool) or not isinstance(sizeInBytes, int) or sizeInBytes <= 0:
+            raise DMLError(E_INVALIDARG, f"CreateBuffer: size must be a positive integer, got {sizeInBytes!r}")
+        return Buffer(self, sizeInBytes)
+
+    # --- IDMLDevice ---------------------------------------------------------------------------------
+    def CreateOperator(self, desc: DML_OPERATOR_DESC) -> OperatorObject:
+        return OperatorObject(self, validate_operator_desc(desc))
+
+    def CompileOperator(self, op: OperatorObject, flags: int = 0) -> CompiledOperator:
+        if not isinstance(op, OperatorObject) or op.device is not self:
+            raise DMLError(E_INVALIDARG, "CompileOperator: op must be an operator created by this device")
+        known = sum(int(f) for f in DML_EXECUTION_FLAGS)
+        if isinstance(flags, bool) or not isinstance(flags, int) or flags & ~known:
+            raise DMLError(E_INVALIDARG, f"CompileOperator: flags {flags!r} has bits that are not "
+                                         "DML_EXECUTION_FLAGS")
+        self._check_data_type_support(op)
+        return CompiledOperator(self, op, flags)
+
+    def CreateOperatorInitializer(self, operators: Sequence[CompiledOperator] = ()) -> OperatorInitializer:
+        return OperatorInitializer(self, list(operators))
+
+    def CreateBindingTable(self, desc: DML_BINDING_TABLE_DESC) -> BindingTable:
+        return BindingTable(self, desc)
+
+    def CreateCommandRecorder(self) -> CommandRecorder:
+        return CommandRecorder(self)
+
+    def CreateCommandList(self) -> CommandList:
+        return CommandList(self)
+
+    def CreateCommandQueue(self) -> CommandQueue:
+        return CommandQueue(self)
+
+    def GetFeatureLevel(self) -> DML_FEATURE_LEVEL:
+        """The feature level dmlsim emulates (the level of the newest operator it implements)."""
+        return DML_FEATURE_LEVEL.DML_FEATURE_LEVEL_3_0
+
+    def CheckFeatureSupport(self, feature: DML_FEATURE | int, query: Any
+                            ) -> DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT | DML_FEATURE_DATA_FEATURE_LEVELS:
+        """IDMLDevice::CheckFeatureSupport: the support-data struct for ``query`` (the C out-parameter, returned).
+
+        Tensor data types: every DML_TENSOR_DATA_TYPE is storage dmlsim can move, except FLOAT64 on an
+        OpenCL device without cl_khr_fp64 (CreateOperator refuses it there with DXGI_ERROR_UNSUPPORTED).
+        Feature levels: the highest requested level the device reaches (GetFeatureLevel).
+        """
+        if feature == DML_FEATURE.DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT:
+            if not isinstance(query, DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT):
+                raise DMLError(E_INVALIDARG, "CheckFeatureSupport(DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT) needs a "
+                                             f"DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT, got {type(query).__name__}")
+            try:
+                data_type = None if isinstance(query.DataType, bool) else DML_TENSOR_DATA_TYPE(query.DataType)
+            except ValueError:
+                data_type = None
+            if data_type is None:
+                raise DMLError(E_INVALIDARG, "DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT.DataType "
+                                             f"{query.DataType!r} is not a DML_TENSOR_DATA_TYPE")
+            if data_type == DML_TENSOR_DATA_TYPE.DML_TENSOR_DATA_TYPE_UNKNOWN:
+                raise DMLError(E_INVALIDARG, "DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT.DataType is "
+                                             "DML_TENSOR_DATA_TYPE_UNKNOWN, which names no data type")
+            return DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT(data_type not in FLOAT64_TYPES or self.backend.has_fp64)
+        if feature == DML_FEATURE.DML_FEATURE_FEATURE_LEVELS:
+            if not isinstance(query, DML_FEATURE_QUERY_FEATURE_LEVELS):
+                raise DMLError(E_INVALIDARG, "CheckFeatureSupport(DML_FEATURE_FEATURE_LEVELS) needs a "
+                                             f"DML_FEATURE_QUERY_FEATURE_LEVELS, got {type(query).__name__}")
+            levels = [] if query.RequestedFeatureLevels is None else list(query.RequestedFeatureLevels)
+            unknown = [lv for lv in levels if isinstance(lv, bool) or lv not in DML_FEATURE_LEVEL.__members__.values()]
+            if unknown:
+                shown = ", ".join(hex(int(lv)) for lv in unknown)
+                raise DMLError(E_INVALIDARG, "DML_FEATURE_QUERY_FEATURE_LEVELS.RequestedFeatureLevels holds "
+                                             f"{shown}, not DML_FEATURE_LEVEL values")
+            if not levels or query.RequestedFeatureLevelCount != len(levels):
+                raise DMLError(E_INVALIDARG, "DML_FEATURE_QUERY_FEATURE_LEVELS.RequestedFeatureLevelCount "
+                                             f"{query.RequestedFeatureLevelCount} must be the length (≥ 1) of "
+                                             f"RequestedFeatureLevels ({len(levels)})")
+            reached = [level for level in levels if level <= self.GetFeatureLevel()]
+            if not reached:
+                raise DMLError(DXGI_ERROR_UNSUPPORTED, f"none of the requested feature levels {levels} is supported "
+                                                       f"(dmlsim reaches {self.GetFeatureLevel().name})")
+            return DML_FEATURE_DATA_FEATURE_LEVELS(DML_FEATURE_LEVEL(max(reached)))
+        raise DMLError(E_INVALIDARG, f"CheckFeatureSupport: unknown DML_FEATURE {feature!r}")
+
+    # --- checks -------------------------------------------------------------------------------------
+    def _check_data_type_support(self, op: OperatorObject) -> None:
+        if self.backend.has_fp64:
+            return
+        for name, layouts in op.validated.tensors.items():
+            items = layouts if isinstance(layouts, list) else [layouts]
+            if any(layout is not None and layout.data_type in FLOAT64_TYPES for layout in items):
+                raise DMLError(DXGI_ERROR_UNSUPPORTED, f"{op.validated.struct_name}.{name} is FLOAT64, but "
+                                                       f"{self.adapter.label} has no cl_khr_fp64")
+
+    def debug_check(self, items: Sequence[Any]) -> None:
+        """A debug device's execution-time checks on input values, before anything is enqueued."""
+        problems = Problems()
+        self.backend.wait()
+        for item in items:
+            if not isinstance(item, ResolvedDispatch):
+                continue
+            compiled = item.compiled
+
+            def read(name: str, item: ResolvedDispatch = item) -> Any:
+                bound = item.bound[name]
+                if isinstance(bound, list):
+                    return [_read_tensor(b) for b in bound]
+                return None if bound is None else _read_tensor(bound)
+
+            compiled.operator.debug_check(compiled.validated, read, problems)
+        problems.raise_if_any("ExecuteCommandLists (debug device)")
+
+
+def _read_tensor(bound: Any) -> np.ndarray:
+    """A tensor's current values, read through the backend (works for device and host buffers)."""
+    return strided_array(bound.buffer.Read(bound.offset, bound.layout.span_bytes), bound.layout)
