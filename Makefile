@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test opencl lint clean
+.PHONY: demo test mutants opencl lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,10 @@ demo: opencl
 test: opencl
 	$(PY) tests/matrix.py -q
 
+# Named deliberate bugs (tools/mutants.yaml), each run against the tests that must catch it: fails if any survives.
+mutants: opencl
+	$(PY) tools/mutants.py
+
 # `make bench` (the committed sweep), `make bench-target` (the 2^24 Adam point), `make bench-onnx` and
 # `make bench-adagrad-decay` (the extension operators' points): benchmarks/bench.mk
 BENCH_PYTHON := $(PY)
@@ -29,7 +33,7 @@ include benchmarks/bench.mk
 bench bench-target bench-onnx bench-adagrad-decay: opencl
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check dmlsim tests benchmarks
+	$(VENV)/bin/ruff check dmlsim tests benchmarks tools
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info

@@ -194,6 +194,18 @@ def test_partial_overlap_is_refused(ref_device):
     assert t.cmd.items == []
 
 
+def test_overlap_from_the_same_offset_over_a_longer_range_is_refused(ref_device):
+    """Same start, same sizes and strides, but the output's TotalTensorSizeInBytes reaches 16 bytes further:
+    not the identical region, so not in place (the kernel may touch every byte of [0, 144))."""
+    longer = tensor_desc(FLOAT32, SIZES, total=TOTAL + 16)
+    t = Table(ref_device, adam_desc(FLOAT32, SIZES, OutputParametersTensor=longer))
+    shared = ref_device.CreateBuffer(2 * TOTAL)
+    t.bind(t.inputs(InputParametersTensor=buf(ref_device, 0, TOTAL, shared)),
+           t.outputs(OutputParametersTensor=buf(ref_device, 0, TOTAL + 16, shared)))
+    refused(t.record, "binding hazard", f"output {OX} [0, 144) partially overlaps input {X} [0, 128)")
+    assert t.cmd.items == []
+
+
 def test_output_may_not_alias_the_training_step(ref_device):
     t = Table(ref_device, adam_desc(FLOAT32, (1, 1, 1, 1)))
     shared = ref_device.CreateBuffer(64)

@@ -60,12 +60,16 @@ def guard(when):
         print(f"mutants: {when}: not the scratch copy {root}: " + "; ".join(bad[:5]), flush=True)
         sys.exit(%d)
 
-guard("before pytest")
+import importlib.util
+spec = importlib.util.find_spec("dmlsim")  # found without importing it (pytest must import it first)
+if spec is None or root not in pathlib.Path(spec.origin).resolve().parents:
+    print(f"mutants: dmlsim would be imported from {spec and spec.origin}, not the scratch copy {root}")
+    sys.exit(%d)
 import pytest
 code = pytest.main(sys.argv[1:])
 guard("after pytest")
 sys.exit(int(code))
-""" % SCRATCH_IMPORT_ERROR
+""".replace("%d", str(SCRATCH_IMPORT_ERROR))
 
 
 @dataclass(frozen=True)
@@ -114,10 +118,8 @@ def load_table(path: Path = TABLE) -> list[Mutant]:
         if name in seen:
             raise TableError(f"{where}: duplicate name {name!r}")
         seen.add(name)
-        if "edits" in entry:
-            edit_list = entry["edits"]
-        else:
-            edit_list = [{key: entry.get(key) for key in ("file", "old", "new")}]
+        single = [{key: entry.get(key) for key in ("file", "old", "new")}]
+        edit_list = entry.get("edits", single)
         edits = []
         for e in edit_list:
             if not isinstance(e, dict) or not e.get("file") or not e.get("old") or e.get("new") is None:
@@ -206,6 +208,8 @@ def run_selection(copy: Path, tests: tuple[str, ...], timeout: float, icd: str |
         return "passed", seconds, output
     if code == 1:
         return "failed", seconds, output
+    if code < 0:  # the test process crashed (a kernel wrote out of bounds): the suite failed
+        return f"failed: crashed by signal {-code}", seconds, output
     if code == SCRATCH_IMPORT_ERROR:
         return "error: the child did not import the scratch copy", seconds, output
     meaning = {2: "interrupted or collection error", 3: "internal error", 4: "usage error", 5: "no tests collected"}
@@ -220,8 +224,9 @@ def run_mutant(base: Path, scratch: Path, mutant: Mutant, timeout: float, icd: s
         status, seconds, output = run_selection(copy, mutant.tests, mutant.timeout or timeout, icd)
     finally:
         shutil.rmtree(copy, ignore_errors=True)
-    result = {"failed": "killed", "passed": "survived", "timeout": "timeout"}.get(status, "error")
-    return Outcome(mutant.name, result, seconds, "" if result != "error" else status, output)
+    killed = "killed" if status.startswith("failed") else "error"
+    result = {"passed": "survived", "timeout": "timeout"}.get(status, killed)
+    return Outcome(mutant.name, result, seconds, "" if status in ("failed", "passed") else status, output)
 
 
 def choose_icd() -> str | None:
@@ -230,6 +235,7 @@ def choose_icd() -> str | None:
     if os.environ.get("OCL_ICD_VENDORS"):
         return os.environ["OCL_ICD_VENDORS"]
     sys.path.insert(0, str(ROOT))
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
     from dmlsim.backends.opencl.icd import icd_files, probe_icd
 
     for path in icd_files():
