@@ -13,14 +13,14 @@ export OCL_ICD_VENDORS
 
 # The committed sweep: Adam, FLOAT32 and FLOAT16, in place, 1K..16M elements, numpy and torch peers.
 bench:
-	$(BENCH_PYTHON) -m dmlsim.cli bench adam --sizes 1K,64K,1M,16M --dtype float32,float16 --inplace \
+	$(BENCH_PYTHON) -m dmlsim bench adam --sizes 1K,64K,1M,16M --dtype float32,float16 --inplace \
 		--min-time 1 --peers numpy,torch $(BENCH_ARGS) \
 		--json $(BENCH_OUT)/$(BENCH_NAME).json --csv $(BENCH_OUT)/$(BENCH_NAME).csv \
 		--plot $(BENCH_OUT)/$(BENCH_NAME).png | tee $(BENCH_OUT)/$(BENCH_NAME).txt
 
 # The issue's target point: 2^24 elements in place, dmlsim vs copy roofline vs torch, many alternating rounds.
 bench-target:
-	$(BENCH_PYTHON) -m dmlsim.cli bench adam --sizes 16M --dtype float32,float16 --inplace --min-time 8 \
+	$(BENCH_PYTHON) -m dmlsim bench adam --sizes 16M --dtype float32,float16 --inplace --min-time 8 \
 		--peers torch --no-overhead $(BENCH_ARGS) --json $(BENCH_OUT)/adam-16M-target.json \
 		| tee $(BENCH_OUT)/adam-16M-target.txt
 
@@ -29,15 +29,15 @@ bench-target:
 # Issue 5's point: 1000 tensors x 4096 FLOAT32 elements (4000K) per ONNX optimizer, one fused dispatch
 # vs one dispatch per tensor (peers dmlsim-per-tensor / dmlsim-per-tensor-calls), in the same run.
 bench-onnx:
-	$(BENCH_PYTHON) -m dmlsim.cli bench onnx-adam onnx-adagrad onnx-momentum --sizes 4000K --dtype float32 \
+	$(BENCH_PYTHON) -m dmlsim bench onnx-adam onnx-adagrad onnx-momentum --sizes 4000K --dtype float32 \
 		--inplace --min-time 3 --peers numpy,torch --no-overhead $(BENCH_ARGS) \
 		--json $(BENCH_OUT)/onnx-multi-tensor.json | tee $(BENCH_OUT)/onnx-multi-tensor.txt
 
 # Issue 6's points: dense over the 1M x 64 embedding table (64M elements) and sparse 64K indices into it.
 bench-adagrad-decay:
-	$(BENCH_PYTHON) -m dmlsim.cli bench adagrad-decay --sizes 64M --dtype float32 --inplace --min-time 3 \
+	$(BENCH_PYTHON) -m dmlsim bench adagrad-decay --sizes 64M --dtype float32 --inplace --min-time 3 \
 		--peers numpy,torch --no-overhead $(BENCH_ARGS) --json $(BENCH_OUT)/adagrad-decay-dense.json \
 		| tee $(BENCH_OUT)/adagrad-decay-dense.txt
-	$(BENCH_PYTHON) -m dmlsim.cli bench adagrad-decay-sparse --sizes 64K --dtype float32 --min-time 3 \
+	$(BENCH_PYTHON) -m dmlsim bench adagrad-decay-sparse --sizes 64K --dtype float32 --min-time 3 \
 		--peers numpy --no-overhead $(BENCH_ARGS) --json $(BENCH_OUT)/adagrad-decay-sparse.json \
 		| tee $(BENCH_OUT)/adagrad-decay-sparse.txt

@@ -66,18 +66,25 @@ inline ulong strided_offset4(uint i, ulong4 sizes, ulong4 strides)
     return d0 * strides.x + d1 * strides.y + d2 * strides.z + d3 * strides.w;
 }
 
-/* 1 - b^t for an integer t, accurate to a few float ulps also where b^t is close to 1 (small t, b
- * near 1), where computing pow then subtracting would cancel away about three digits. */
-inline float one_minus_pow(float b, uint t)
-{
-    if (t == 0u)
-        return 0.0f;
-    if (b == 0.0f)
-        return 1.0f;
-    if (b > 0.0f)
-        return -expm1((float)t * log(b));
-    float p = exp((float)t * log(-b));
-    return (t & 1u) ? 1.0f + p : 1.0f - p;
-}
+/* 1 - b^t for an integer t, accurate to a few ulps also where b^t is close to 1 (small t, b near 1),
+ * where computing pow then subtracting would cancel away about three digits. One definition for
+ * float and (where cl_khr_fp64 is enabled) double: ONE_MINUS_POW(type, name). t = 0 gives 0. */
+#define ONE_MINUS_POW(T, NAME)                            \
+    inline T NAME(T b, long t)                            \
+    {                                                     \
+        if (t == 0)                                       \
+            return (T)0;                                  \
+        if (b == (T)0)                                    \
+            return (T)1;                                  \
+        if (b > (T)0)                                     \
+            return -expm1((T)t * log(b));                 \
+        T p = exp((T)t * log(-b));                        \
+        return (t & 1) ? (T)1 + p : (T)1 - p;             \
+    }
+ONE_MINUS_POW(float, one_minus_pow)
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+ONE_MINUS_POW(double, one_minus_pow_double)
+#endif
 
 #endif

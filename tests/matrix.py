@@ -3,7 +3,8 @@
 Two PoCL builds loaded into one process conflict, so each ICD gets its own pytest process that sees
 only that ICD (``OCL_ICD_VENDORS``). The first ICD with a usable device runs the whole suite (pure
 tier, device tier on its devices and on ``reference``, descriptor corpus); every other ICD runs the
-device tier on its OpenCL devices only; an ICD whose devices cannot build kernels runs
+device tier on its OpenCL devices only; an ICD of CPU devices also runs the device tier with the GPU
+launch shapes forced (``DMLSIM_LAUNCH_SHAPE=gpu``); an ICD whose devices cannot build kernels runs
 tests/test_adapters.py, which checks that they fail with a clear error. At least one usable OpenCL
 device must exist: a machine where only the reference device runs does not pass.
 
@@ -60,11 +61,17 @@ def main(extra: list[str]) -> int:
                 label, args, env = "device tier", ["-m", "device", *extra], {"DMLSIM_TEST_ADAPTERS": "opencl"}
             else:
                 label, args, env = "unusable-device checks", ["tests/test_adapters.py", *extra], {}
-            rc, counts = run_pytest(label, report.path, args, env, Path(tmp) / f"run{i}.xml")
-            for key in total:
-                total[key] += counts[key]
-            if rc != 0 or counts["tests"] == 0:
-                failed_runs.append(f"{label} on {report.path} (pytest exit {rc})")
+            runs = [(label, args, env)]
+            if report.usable and report.devices and all(d.get("kind") == "CPU" for d in report.devices):
+                # the GPU launch shapes (grid-stride loops, wide work-groups) on this CPU device as well
+                runs.append(("device tier, GPU launch shapes", ["-m", "device", *extra],
+                             {"DMLSIM_TEST_ADAPTERS": "opencl", "DMLSIM_LAUNCH_SHAPE": "gpu"}))
+            for j, (run_label, run_args, run_env) in enumerate(runs):
+                rc, counts = run_pytest(run_label, report.path, run_args, run_env, Path(tmp) / f"run{i}-{j}.xml")
+                for key in total:
+                    total[key] += counts[key]
+                if rc != 0 or counts["tests"] == 0:
+                    failed_runs.append(f"{run_label} on {report.path} (pytest exit {rc})")
     passed = total["tests"] - total["failures"] - total["errors"] - total["skipped"]
     failed = total["failures"] + total["errors"]
     print(f"\nmatrix: {len(order)} ICD run(s); " + ("; ".join(failed_runs) + " FAILED" if failed_runs else "all green"))

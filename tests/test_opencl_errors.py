@@ -21,7 +21,7 @@ class _NoPlatformCL:
     """Stands in for pyopencl on a machine with an ICD loader but no OpenCL platform."""
 
     class Error(Exception):
-        pass
+        code = -1001  # CL_PLATFORM_NOT_FOUND_KHR, as pyopencl's cl.Error.code gives it
 
     @classmethod
     def get_platforms(cls):
@@ -73,3 +73,14 @@ def test_kernel_build_failure_carries_log_and_options(adapter, monkeypatch):
     with pytest.raises(dml.DMLError) as info:  # the same through the API: RecordDispatch builds the kernel
         run_operator(device, adam_desc(FLOAT32, (1, 1, 1, 8)), {})
     assert info.value.hresult == dml.E_FAIL and "undefined_identifier" in str(info.value)
+
+
+@pytest.mark.parametrize("code, hresult", [(-4, dml.E_OUTOFMEMORY), (-5, dml.E_OUTOFMEMORY), (-6, dml.E_OUTOFMEMORY),
+                                           (-1001, dml.DXGI_ERROR_UNSUPPORTED), (-61, dml.E_FAIL), (None, dml.E_FAIL)])
+def test_opencl_errors_map_by_status_code_not_by_text(code, hresult):
+    class FakeError(Exception):
+        pass
+
+    error = FakeError("OUT_OF_RESOURCES PLATFORM_NOT_FOUND_KHR")  # the text must not decide
+    error.code = code
+    assert errors_module.dml_error("doing a thing", error).hresult == hresult

@@ -27,9 +27,19 @@ def check(what: str) -> Iterator[None]:
     try:
         yield
     except cl.Error as exc:
-        text = str(exc)
-        if "OUT_OF_RESOURCES" in text or "MEM_OBJECT_ALLOCATION_FAILURE" in text or "OUT_OF_HOST" in text:
-            raise DMLError(E_OUTOFMEMORY, f"{what}: {text}") from None
-        if "PLATFORM_NOT_FOUND" in text:
-            raise DMLError(DXGI_ERROR_UNSUPPORTED, f"{what}: no OpenCL platform found; {NO_OPENCL_FIX}") from None
-        raise DMLError(E_FAIL, f"{what}: {text}") from None
+        raise dml_error(what, exc) from None
+
+
+# OpenCL status codes (cl.h) that mean "out of memory" and "no platform" (cl_khr_icd).
+OUT_OF_MEMORY_CODES = frozenset({-4, -5, -6})  # MEM_OBJECT_ALLOCATION_FAILURE, OUT_OF_RESOURCES, OUT_OF_HOST_MEMORY
+PLATFORM_NOT_FOUND_KHR = -1001
+
+
+def dml_error(what: str, exc: Exception) -> DMLError:
+    """The DMLError for a pyopencl error, chosen by its status code (``cl.Error.code``)."""
+    code = getattr(exc, "code", None)
+    if code in OUT_OF_MEMORY_CODES:
+        return DMLError(E_OUTOFMEMORY, f"{what}: {exc}")
+    if code == PLATFORM_NOT_FOUND_KHR:
+        return DMLError(DXGI_ERROR_UNSUPPORTED, f"{what}: no OpenCL platform found; {NO_OPENCL_FIX}")
+    return DMLError(E_FAIL, f"{what}: {exc}")

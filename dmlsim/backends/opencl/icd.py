@@ -47,7 +47,7 @@ def icd_files() -> list[Path]:
 def probe_icd(path: Path, timeout: float = 300.0) -> IcdReport:
     """List and probe the devices of one ICD in a child process that sees only that ICD."""
     env = {**os.environ, "OCL_ICD_VENDORS": str(path)}
-    command = [sys.executable, "-m", "dmlsim.cli", "devices", "--probe", "--json"]
+    command = [sys.executable, "-m", "dmlsim", "devices", "--probe", "--json"]
     try:
         result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:

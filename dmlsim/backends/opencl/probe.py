@@ -4,11 +4,14 @@ rejects CPUs that LLVM 14 does not know — "unknown target CPU 'generic'" — a
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dmlsim.backends.adapters import AdapterInfo
 from dmlsim.backends.opencl.errors import import_pyopencl
+
+if TYPE_CHECKING:  # type-only: adapters.py calls probe(), never the reverse
+    from dmlsim.backends.adapters import AdapterInfo
 
 _PROBE_SOURCE = "__kernel void dmlsim_probe(__global float *a) { a[get_global_id(0)] += 1.0f; }"
 

@@ -19,6 +19,7 @@ import numpy as np
 from dmlsim.api.enums import DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE
 from dmlsim.api.errors import Problems
 from dmlsim.api.schema import FLOAT_TYPES_WITH_64, attribute, tensor_input, tensor_output
+from dmlsim.api.structs import DML_TENSOR_DESC
 from dmlsim.api.tensor import TensorLayout
 from dmlsim.operators.adagrad_decay.reference import adagrad_decay
 from dmlsim.operators.base import Operator, ValidatedDesc, register, require_same, require_scalar
@@ -31,15 +32,16 @@ INDEX_TYPES = (_T.DML_TENSOR_DATA_TYPE_UINT32, _T.DML_TENSOR_DATA_TYPE_INT64)
 
 @dataclass
 class DMLSIM_ADAGRAD_DECAY_OPERATOR_DESC:
-    InputParametersTensor: Any = tensor_input(FLOAT_TYPES_WITH_64)
-    InputAccumulatorTensor: Any = tensor_input(FLOAT_TYPES_WITH_64)
-    InputDecayPowerTensor: Any = tensor_input(STEP_TYPES)
-    GradientTensor: Any = tensor_input(FLOAT_TYPES_WITH_64, inplace_eligible=False)
-    IndicesTensor: Any = tensor_input(INDEX_TYPES, optional=True, inplace_eligible=False)
-    GlobalStepTensor: Any = tensor_input(STEP_TYPES, inplace_eligible=False)
-    OutputParametersTensor: Any = tensor_output(FLOAT_TYPES_WITH_64, aliases="InputParametersTensor")
-    OutputAccumulatorTensor: Any = tensor_output(FLOAT_TYPES_WITH_64, aliases="InputAccumulatorTensor")
-    OutputDecayPowerTensor: Any = tensor_output(STEP_TYPES, aliases="InputDecayPowerTensor")
+    InputParametersTensor: DML_TENSOR_DESC | None = tensor_input(FLOAT_TYPES_WITH_64)
+    InputAccumulatorTensor: DML_TENSOR_DESC | None = tensor_input(FLOAT_TYPES_WITH_64)
+    InputDecayPowerTensor: DML_TENSOR_DESC | None = tensor_input(STEP_TYPES)
+    GradientTensor: DML_TENSOR_DESC | None = tensor_input(FLOAT_TYPES_WITH_64, inplace_eligible=False)
+    IndicesTensor: DML_TENSOR_DESC | None = tensor_input(INDEX_TYPES, optional=True, inplace_eligible=False)
+    GlobalStepTensor: DML_TENSOR_DESC | None = tensor_input(STEP_TYPES, inplace_eligible=False)
+    OutputParametersTensor: DML_TENSOR_DESC | None = tensor_output(FLOAT_TYPES_WITH_64, aliases="InputParametersTensor")
+    OutputAccumulatorTensor: DML_TENSOR_DESC | None = tensor_output(FLOAT_TYPES_WITH_64,
+                                                                    aliases="InputAccumulatorTensor")
+    OutputDecayPowerTensor: DML_TENSOR_DESC | None = tensor_output(STEP_TYPES, aliases="InputDecayPowerTensor")
     LearningRate: float | None = attribute("FLOAT")
     AccumulatorDecayStep: int | None = attribute("UINT")
     AccumulatorDecayRate: float | None = attribute("FLOAT")

@@ -10,6 +10,7 @@ import numpy as np
 from dmlsim.api.enums import DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE
 from dmlsim.api.errors import Problems
 from dmlsim.api.schema import attribute, tensor_input, tensor_output
+from dmlsim.api.structs import DML_TENSOR_DESC
 from dmlsim.operators.adam_optimizer.reference import adam_optimizer
 from dmlsim.operators.base import Operator, ValidatedDesc, register, require_same, require_scalar
 from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Stream, Vector
@@ -21,14 +22,14 @@ STEP_TYPES = (DML_TENSOR_DATA_TYPE.DML_TENSOR_DATA_TYPE_UINT32,)
 
 @dataclass
 class DML_ADAM_OPTIMIZER_OPERATOR_DESC:
-    InputParametersTensor: Any = tensor_input()
-    InputFirstMomentTensor: Any = tensor_input()
-    InputSecondMomentTensor: Any = tensor_input()
-    GradientTensor: Any = tensor_input()
-    TrainingStepTensor: Any = tensor_input(STEP_TYPES, inplace_eligible=False)
-    OutputParametersTensor: Any = tensor_output(aliases="InputParametersTensor")
-    OutputFirstMomentTensor: Any = tensor_output(aliases="InputFirstMomentTensor")
-    OutputSecondMomentTensor: Any = tensor_output(aliases="InputSecondMomentTensor")
+    InputParametersTensor: DML_TENSOR_DESC | None = tensor_input()
+    InputFirstMomentTensor: DML_TENSOR_DESC | None = tensor_input()
+    InputSecondMomentTensor: DML_TENSOR_DESC | None = tensor_input()
+    GradientTensor: DML_TENSOR_DESC | None = tensor_input()
+    TrainingStepTensor: DML_TENSOR_DESC | None = tensor_input(STEP_TYPES, inplace_eligible=False)
+    OutputParametersTensor: DML_TENSOR_DESC | None = tensor_output(aliases="InputParametersTensor")
+    OutputFirstMomentTensor: DML_TENSOR_DESC | None = tensor_output(aliases="InputFirstMomentTensor")
+    OutputSecondMomentTensor: DML_TENSOR_DESC | None = tensor_output(aliases="InputSecondMomentTensor")
     LearningRate: float | None = attribute("FLOAT")
     Beta1: float | None = attribute("FLOAT")
     Beta2: float | None = attribute("FLOAT")

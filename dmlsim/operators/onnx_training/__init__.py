@@ -24,6 +24,7 @@ import numpy as np
 from dmlsim.api.enums import DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE
 from dmlsim.api.errors import Problems
 from dmlsim.api.schema import FLOAT_TYPES_WITH_64, attribute, infer_array_counts, tensor_input, tensor_output
+from dmlsim.api.structs import DML_TENSOR_DESC
 from dmlsim.api.tensor import TensorLayout, data_type_name
 from dmlsim.operators.base import Operator, ValidatedDesc, register, require_scalar
 from dmlsim.operators.onnx_training.reference import onnx_adagrad, onnx_adam, onnx_momentum
@@ -87,13 +88,14 @@ class DMLSIM_ONNX_ADAGRAD_OPERATOR_DESC(_InferTensorCount):
     """ONNX Adagrad: inputs R, T, X[n], G[n], H[n] → X_new[n], H_new[n]."""
 
     TensorCount: int | None = None
-    LearningRateTensor: Any = _rate()
-    UpdateCountTensor: Any = _count()
-    InputParametersTensors: Any = _tensors()
-    GradientTensors: Any = _gradients()
-    InputAccumulatedSquaredGradientTensors: Any = _tensors()
-    OutputParametersTensors: Any = _outputs("InputParametersTensors")
-    OutputAccumulatedSquaredGradientTensors: Any = _outputs("InputAccumulatedSquaredGradientTensors")
+    LearningRateTensor: DML_TENSOR_DESC | None = _rate()
+    UpdateCountTensor: DML_TENSOR_DESC | None = _count()
+    InputParametersTensors: list[DML_TENSOR_DESC] | None = _tensors()
+    GradientTensors: list[DML_TENSOR_DESC] | None = _gradients()
+    InputAccumulatedSquaredGradientTensors: list[DML_TENSOR_DESC] | None = _tensors()
+    OutputParametersTensors: list[DML_TENSOR_DESC] | None = _outputs("InputParametersTensors")
+    OutputAccumulatedSquaredGradientTensors: list[DML_TENSOR_DESC] | None = _outputs(
+        "InputAccumulatedSquaredGradientTensors")
     NormCoefficient: float | None = attribute("FLOAT")
     Epsilon: float | None = attribute("FLOAT")
     DecayFactor: float | None = attribute("FLOAT")
@@ -104,15 +106,15 @@ class DMLSIM_ONNX_ADAM_OPERATOR_DESC(_InferTensorCount):
     """ONNX Adam: inputs R, T, X[n], G[n], V[n], H[n] → X_new[n], V_new[n], H_new[n]."""
 
     TensorCount: int | None = None
-    LearningRateTensor: Any = _rate()
-    UpdateCountTensor: Any = _count()
-    InputParametersTensors: Any = _tensors()
-    GradientTensors: Any = _gradients()
-    InputFirstMomentTensors: Any = _tensors()
-    InputSecondMomentTensors: Any = _tensors()
-    OutputParametersTensors: Any = _outputs("InputParametersTensors")
-    OutputFirstMomentTensors: Any = _outputs("InputFirstMomentTensors")
-    OutputSecondMomentTensors: Any = _outputs("InputSecondMomentTensors")
+    LearningRateTensor: DML_TENSOR_DESC | None = _rate()
+    UpdateCountTensor: DML_TENSOR_DESC | None = _count()
+    InputParametersTensors: list[DML_TENSOR_DESC] | None = _tensors()
+    GradientTensors: list[DML_TENSOR_DESC] | None = _gradients()
+    InputFirstMomentTensors: list[DML_TENSOR_DESC] | None = _tensors()
+    InputSecondMomentTensors: list[DML_TENSOR_DESC] | None = _tensors()
+    OutputParametersTensors: list[DML_TENSOR_DESC] | None = _outputs("InputParametersTensors")
+    OutputFirstMomentTensors: list[DML_TENSOR_DESC] | None = _outputs("InputFirstMomentTensors")
+    OutputSecondMomentTensors: list[DML_TENSOR_DESC] | None = _outputs("InputSecondMomentTensors")
     NormCoefficient: float | None = attribute("FLOAT")
     NormCoefficientPost: float | None = attribute("FLOAT")
     Alpha: float | None = attribute("FLOAT")
@@ -125,13 +127,13 @@ class DMLSIM_ONNX_MOMENTUM_OPERATOR_DESC(_InferTensorCount):
     """ONNX Momentum: inputs R, T, X[n], G[n], V[n] → X_new[n], V_new[n]; standard or Nesterov."""
 
     TensorCount: int | None = None
-    LearningRateTensor: Any = _rate()
-    UpdateCountTensor: Any = _count()
-    InputParametersTensors: Any = _tensors()
-    GradientTensors: Any = _gradients()
-    InputMomentumTensors: Any = _tensors()
-    OutputParametersTensors: Any = _outputs("InputParametersTensors")
-    OutputMomentumTensors: Any = _outputs("InputMomentumTensors")
+    LearningRateTensor: DML_TENSOR_DESC | None = _rate()
+    UpdateCountTensor: DML_TENSOR_DESC | None = _count()
+    InputParametersTensors: list[DML_TENSOR_DESC] | None = _tensors()
+    GradientTensors: list[DML_TENSOR_DESC] | None = _gradients()
+    InputMomentumTensors: list[DML_TENSOR_DESC] | None = _tensors()
+    OutputParametersTensors: list[DML_TENSOR_DESC] | None = _outputs("InputParametersTensors")
+    OutputMomentumTensors: list[DML_TENSOR_DESC] | None = _outputs("InputMomentumTensors")
     NormCoefficient: float | None = attribute("FLOAT")
     Alpha: float | None = attribute("FLOAT")
     Beta: float | None = attribute("FLOAT")

@@ -43,16 +43,12 @@ typedef float rate_t;
 
 enum { R_X, R_G, R_V, R_H, R_OX, R_OV, R_OH };
 
-/* 1 - b^t for an integer t > 0, without the cancellation of computing b^t first (b near 1, small t). */
-inline real_t one_minus_pow_long(real_t b, long t)
-{
-    if (b == (real_t)0)
-        return (real_t)1;
-    if (b > (real_t)0)
-        return -expm1((real_t)t * log(b));
-    real_t p = exp((real_t)t * log(-b));
-    return (t & 1) ? (real_t)1 + p : (real_t)1 - p;
-}
+/* 1 - b^t without the cancellation of computing b^t first: dmlsim.h's one definition, in real_t. */
+#ifdef STORE_DOUBLE
+#define one_minus_pow_real one_minus_pow_double
+#else
+#define one_minus_pow_real one_minus_pow
+#endif
 
 /* Vector access at an element offset (vloadn's offset counts vectors, so the pointer is advanced). */
 #define VLOAD(p, i) LOADV((p) + (i), 0)
@@ -149,7 +145,7 @@ __kernel void onnx_training(SLOT_PARAMS(__global const, x), SLOT_PARAMS(__global
 #elif OPTIMIZER == ADAM
     const real_t a = (real_t)alpha, b = (real_t)beta;
     /* R_adjusted = T > 0 ? R * Sqrt(1 - beta^T) / (1 - alpha^T) : R */
-    const real_t rate = T > 0 ? R * sqrt(one_minus_pow_long(b, T)) / one_minus_pow_long(a, T) : R;
+    const real_t rate = T > 0 ? R * sqrt(one_minus_pow_real(b, T)) / one_minus_pow_real(a, T) : R;
     const real_t post = (real_t)1 - (real_t)norm_coefficient_post;
 #else
     const real_t a = (real_t)alpha;

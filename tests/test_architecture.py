@@ -1,0 +1,184 @@
+"""The package's shape: no import circles (function-level imports included), backends behind their
+boundary, operators found by discovery, every package installed.
+
+The import graph is read from the source with ``ast`` — every ``import`` statement anywhere in a
+module, inside functions too — except those under ``if TYPE_CHECKING:``, which never run. An import
+of a package counts as an import of its ``__init__`` module (that is what Python executes).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "dmlsim"
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _imports(tree: ast.AST, module: str, is_package: bool) -> set[str]:
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".") if is_package else module.split(".")[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            found.add(target)
+            found.update(f"{target}.{alias.name}" for alias in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module → the dmlsim modules it imports (executed imports only)."""
+    graph: dict[str, set[str]] = {}
+    for name, path in MODULES.items():
+        targets = _imports(ast.parse(path.read_text()), name, path.name == "__init__.py")
+        graph[name] = {t for t in targets if t in MODULES and t != name}
+    return graph
+
+
+def external_imports(name: str) -> set[str]:
+    path = MODULES[name]
+    return {t.split(".")[0] for t in _imports(ast.parse(path.read_text()), name, path.name == "__init__.py")}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import circle (as a path that ends where it starts), or None."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def dfs(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return [*stack[stack.index(nxt):], nxt]
+            if nxt not in state and (cycle := dfs(nxt)):
+                return cycle
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (cycle := dfs(node)):
+            return cycle
+    return None
+
+
+def test_the_walker_sees_function_level_imports_and_ignores_type_checking():
+    source = ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import dmlsim.a\n"
+              "def f():\n    from dmlsim import b\n    import dmlsim.c.d\n")
+    assert _imports(ast.parse(source), "dmlsim.x", False) == {"typing", "typing.TYPE_CHECKING", "dmlsim",
+                                                               "dmlsim.b", "dmlsim.c.d"}
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_no_import_circles():
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "import circle: " + " → ".join(cycle)
+
+
+def test_pyopencl_is_imported_only_inside_the_opencl_backend():
+    offenders = [name for name in MODULES
+                 if "pyopencl" in external_imports(name) and not name.startswith("dmlsim.backends.opencl")]
+    assert offenders == []
+
+
+@pytest.mark.parametrize("layer, forbidden", [
+    ("dmlsim.api", ("dmlsim.runtime", "dmlsim.operators", "dmlsim.backends", "dmlsim.model", "dmlsim.bench",
+                    "dmlsim.cli", "dmlsim.onnx", "dmlsim.quick")),
+    ("dmlsim.operators", ("dmlsim.backends", "dmlsim.runtime", "dmlsim.model", "dmlsim.cli", "dmlsim.onnx")),
+    ("dmlsim.runtime", ("dmlsim.backends", "dmlsim.model", "dmlsim.bench", "dmlsim.cli", "dmlsim.onnx")),
+])
+def test_layers_import_only_downwards(layer, forbidden):
+    graph = import_graph()
+    # an operator's bench.py belongs to the bench layer (it builds workloads through the public API)
+    members = [m for m in graph if (m == layer or m.startswith(layer + ".")) and not m.endswith(".bench")]
+    assert members
+    bad = sorted(f"{m} imports {t}" for m in members for t in graph[m] if t.startswith(forbidden))
+    assert bad == []
+
+
+def test_operators_are_found_by_discovery_not_by_lists():
+    from dmlsim.operators import load_all
+    from dmlsim.operators.base import OPERATORS
+
+    folders = sorted(p.name for p in (PACKAGE / "operators").iterdir() if (p / "__init__.py").is_file())
+    assert sorted(load_all()) == folders
+    assert {type(op).__module__.rsplit(".", 1)[-1] for op in OPERATORS.values()} == set(folders)
+    for folder in folders:  # each operator folder carries its own kernel and reference
+        assert (PACKAGE / "operators" / folder / "kernel.cl").is_file()
+        assert (PACKAGE / "operators" / folder / "reference.py").is_file()
+
+
+def test_every_package_is_installed():
+    """pyproject lists packages by hand (cl_kernels/ maps to dmlsim.cl_kernels): none may be missing."""
+    tomllib = pytest.importorskip("tomllib", reason="tomllib is in the standard library from Python 3.11 on")
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    packages = {module_name(p.parent / "__init__.py") for p in PACKAGE.rglob("__init__.py")}
+    assert packages | {"dmlsim.cl_kernels"} == listed
+
+
+def test_no_temporary_magic_strings_and_no_private_opencl_error_parsing():
+    sources = {name: path.read_text() for name, path in MODULES.items()}
+    assert [n for n, s in sources.items() if "__temporary__" in s] == []
+    errors = sources["dmlsim.backends.opencl.errors"]
+    assert "str(exc)" not in errors and ".code" in errors
+
+
+def test_one_minus_pow_is_written_once():
+    """1 − b^t (the expm1 form) has one definition, for float and double, in the shared header."""
+    kernels = [*PACKAGE.rglob("*.cl"), *(ROOT / "cl_kernels").glob("*.[ch]*")]
+    uses = {k.name: k.read_text().count("expm1(") for k in kernels if "expm1(" in k.read_text()}
+    assert uses == {"dmlsim.h": 1}
+
+
+def test_python_dash_m_dmlsim_runs_the_cli():
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "dmlsim", "--version"], capture_output=True, text=True,
+                            cwd=ROOT, check=False)
+    assert result.returncode == 0 and result.stdout.startswith("dmlsim ")
+
+
+def test_public_namespace_is_explicit():
+    import dmlsim
+
+    assert len(dmlsim.__all__) == len(set(dmlsim.__all__))
+    missing = [name for name in dmlsim.__all__ if not hasattr(dmlsim, name)]
+    assert missing == []
+    assert {"DMLCreateDevice", "DMLError", "DML_ADAM_OPTIMIZER_OPERATOR_DESC",
+            "DML_TENSOR_DATA_TYPE_FLOAT32", "DML_OPERATOR_ADAM_OPTIMIZER"} <= set(dmlsim.__all__)
