@@ -106,6 +106,32 @@ def _device(adapter: Any, flags: int) -> Any:
     return _devices[key]
 
 
+def _guarded_run(runner: Any) -> RunResult:
+    """Run on an OpenCL device under :class:`dmlsim.testing.OpenCLDispatchGuard`: a dispatch that does not
+    enqueue its kernels, or that computes with the reference math, fails every item of the model."""
+    from dmlsim.testing import OpenCLDispatchGuard
+
+    with OpenCLDispatchGuard() as guard:
+        try:
+            result = runner.run()
+        except AssertionError:
+            result = None
+    if guard.violations or result is None:
+        message = "the OpenCL device did not compute with its kernels:\n" + "\n".join(guard.violations[:5])
+        result = RunResult(outcomes={key: Outcome(key, outcome.title, outcome.location, FAILED, message)
+                                     for key, outcome in _all_outcomes(runner).items()})
+    return result
+
+
+def _all_outcomes(runner: Any) -> dict[str, Outcome]:
+    model = runner.model
+    outcomes = {spec.name: Outcome(spec.name, f"dispatchable '{spec.name}'", spec.node.location)
+                for spec in model.dispatchables.values()}
+    outcomes.update({c.key: Outcome(c.key, c.key, c.node.location)
+                     for c in model.commands})
+    return outcomes
+
+
 def _run(model: Model, adapter: Any) -> RunResult:
     """The run of ``model`` on ``adapter`` (once per session); reference runs double as snapshots."""
     from dmlsim.backends.adapters import reference_adapter
@@ -120,5 +146,9 @@ def _run(model: Model, adapter: Any) -> RunResult:
         if model.needs_reference and adapter.kind != "reference":
             reference = _run(model, reference_adapter())
         device = _device(adapter, model.device_flags)
-        _runs[key] = Runner(model, device, reference=reference, output_dir=_output_dir[0]).run()
+        runner = Runner(model, device, reference=reference, output_dir=_output_dir[0])
+        if adapter.kind == "reference":
+            _runs[key] = runner.run()
+        else:
+            _runs[key] = _guarded_run(runner)
     return _runs[key]

@@ -6,7 +6,7 @@ import pytest
 
 import dmlsim as dml
 from dmlsim.entry import create_device
-from dmlsim.testing import require_opencl, test_adapters, unusable_opencl_adapters
+from dmlsim.testing import OpenCLDispatchGuard, require_opencl, test_adapters, unusable_opencl_adapters
 
 ADAPTERS = test_adapters()
 
@@ -25,6 +25,20 @@ def pytest_sessionstart(session):
 
 
 _devices: dict[tuple[str, int], dml.Device] = {}
+_HAS_OPENCL = any(a.kind != "reference" for a in ADAPTERS)
+
+
+@pytest.fixture(autouse=True)
+def opencl_computes_with_kernels():
+    """Every test: an OpenCL dispatch that does not enqueue its kernels, or that calls an operator's
+    float64 reference (Operator.evaluate), fails the test (dmlsim.testing.OpenCLDispatchGuard) — so
+    that an OpenCL device silently computing with the reference can never pass as green."""
+    if not _HAS_OPENCL:
+        yield None
+        return
+    with OpenCLDispatchGuard() as guard:
+        yield guard
+    assert not guard.violations, "\n".join(guard.violations)
 
 
 def _device(adapter, flags):

@@ -1,7 +1,8 @@
 """Model files (dmlsim.model): loading, located errors, expectations, CLI exit statuses, pytest items.
 
-Runs on the reference device only: what is tested here is the file format and its runner; the
-operator's numerics on every adapter are covered by the descriptors/ corpus itself.
+Runs on the reference device only (but for the ``reference: true`` test, which needs a device that is
+not the reference): what is tested here is the file format and its runner; the operator's numerics on
+every adapter are covered by the descriptors/ corpus itself.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import dmlsim as dml
 from dmlsim.cli import main
-from dmlsim.model import FAILED, PASSED, ModelError, Runner, load_model
+from dmlsim.model import FAILED, PASSED, SKIPPED, ModelError, Runner, load_model
 from dmlsim.model.compare import format_value
 from dmlsim.model.runner import timing_line
 from dmlsim.model.values import random_values
@@ -207,7 +209,52 @@ def test_repeat_with_increment_runs_steps_in_order(tmp_path):
     from dmlsim.model import run_model
 
     result = run_model(load_model(write(tmp_path, "m.yaml", text)), dml.DMLCreateDevice(0, "reference"))
-    assert [o.status for o in result.outcomes.values()] == [PASSED] * 4
+    assert [o.status for o in result.outcomes.values()] == [PASSED] * 3 + [SKIPPED]  # reference vs itself
+
+
+REFERENCE_CHECKS = ADAM + ("  - {type: expect, resource: X, reference: true}\n"
+                           "  - {type: expect, resource: M, reference: true}\n")
+
+
+def test_reference_expectations_are_skipped_on_the_reference_device_and_compared_elsewhere(tmp_path, device):
+    """``expect reference: true`` would compare the reference device with itself: skipped there, with the
+    reason; the literal expectation of the same file still runs; an OpenCL device really compares."""
+    from dmlsim.model import run_model
+    from dmlsim.model.runner import REFERENCE_ITSELF
+
+    model = load_model(write(tmp_path, "m.yaml", REFERENCE_CHECKS))
+    result = run_model(model, device)
+    statuses = {key: o.status for key, o in result.outcomes.items()}
+    assert statuses["adam"] == statuses["command-0"] == statuses["command-1"] == PASSED  # dispatch, literal
+    if device.adapter.kind == "reference":
+        assert statuses["command-2"] == statuses["command-3"] == SKIPPED
+        assert result.outcomes["command-2"].message == REFERENCE_ITSELF
+        assert "reference: true compares with the reference device itself" in REFERENCE_ITSELF
+        assert result.exit_status == 0
+    else:
+        assert statuses["command-2"] == statuses["command-3"] == PASSED
+    # and on an OpenCL device a wrong reference snapshot is noticed, so the comparison is real
+    if device.adapter.kind != "reference":
+        reference = run_model(model, dml.DMLCreateDevice(0, "reference"))
+        reference.snapshots[3] = reference.snapshots[3] + 1.0
+        wrong = Runner(model, device, reference=reference).run()
+        assert wrong.outcomes["command-3"].status == FAILED
+
+
+def test_pytest_items_comparing_the_reference_device_with_itself_are_skipped(tmp_path):
+    """Through the plugin: on the reference adapter the two ``reference: true`` items are skipped with the
+    reason, and the dispatchable, dispatch and literal items pass."""
+    folder = tmp_path / "descriptors"
+    folder.mkdir()
+    (folder / "ref.yaml").write_text(REFERENCE_CHECKS)
+    env = {**os.environ, "DMLSIM_TEST_ADAPTERS": "reference",  # this checkout's dmlsim, whatever is installed
+           "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "--rootdir",
+                           str(tmp_path), str(folder)], capture_output=True, text=True, env=env, cwd=tmp_path,
+                          check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "3 passed, 2 skipped" in proc.stdout, proc.stdout
+    assert "SKIPPED [2]" in proc.stdout and "reference: true compares with the reference device itself" in proc.stdout
 
 
 def test_write_file_saves_npy(tmp_path):

@@ -9,7 +9,8 @@ which is what ``dmlsim run`` prints and what each pytest item reports. Statuses:
   are no longer what the file describes.
 
 ``expect reference: true`` compares with a snapshot taken when the same model runs on the reference
-device (:func:`reference_snapshots`).
+device (:func:`reference_snapshots`); on the reference device itself it is ``skipped`` (the snapshot
+is still taken), since comparing the device with itself proves nothing.
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ from dmlsim.model.model import (
 from dmlsim.runtime.device import Device
 
 PASSED, FAILED, INVALID, NOT_RUN, SKIPPED = "passed", "failed", "invalid", "not run", "skipped"
+# why an ``expect reference: true`` is skipped on the reference device: it would pass vacuously
+REFERENCE_ITSELF = "skipped: reference: true compares with the reference device itself"
 
 
 @dataclass
@@ -241,8 +244,11 @@ class Runner:
             outcome.message = "not checked: a timing run (-i) executes each dispatch many times"
             return
         if command.reference:
+            if self.device.adapter.kind == "reference":
+                outcome.status, outcome.message = SKIPPED, REFERENCE_ITSELF
+                return
             if self.reference is None:
-                outcome.message = "snapshot taken (this is the reference run)"
+                outcome.message = "snapshot taken (no reference run to compare with)"
                 return
             expected = self.reference.snapshots.get(command.index)
             if expected is None:

@@ -61,6 +61,7 @@ class OpenCLBackend:
         self.has_fp64 = "cl_khr_fp64" in device.extensions
         self.target = launch_target(device)
         self.driver = f"driver {device.driver_version}"
+        self.kernels_enqueued = 0  # kernels submit() has enqueued: tests check every dispatch launched its own
 
     # --- memory -----------------------------------------------------------------------------------
     def allocate(self, size: int) -> Any:
@@ -113,9 +114,11 @@ class OpenCLBackend:
         # generator per call) and nothing the binding table already checked or prepared.
         cl, queue = self.cl, self.queue
         try:
-            return [Timing(launch.name, cl.enqueue_nd_range_kernel(queue, launch.kernel, launch.global_size,
-                                                                    launch.local_size))
-                    for launch in dispatch.prepared]
+            timings = [Timing(launch.name, cl.enqueue_nd_range_kernel(queue, launch.kernel, launch.global_size,
+                                                                       launch.local_size))
+                       for launch in dispatch.prepared]
+            self.kernels_enqueued += len(timings)
+            return timings
         except cl.Error:
             with check("enqueueing a dispatch"):
                 raise
