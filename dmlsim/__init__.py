@@ -2,14 +2,18 @@
 
 The namespace mirrors directml.h: enum constants under their full header names, the structs as
 dataclasses, ``DMLCreateDevice`` and the IDMLDevice flow, ``DMLCalcBufferTensorSize``, and
-:class:`DMLError` carrying an HRESULT; operator descs (``DML_ADAM_OPTIMIZER_OPERATOR_DESC`` and the
-``DMLSIM_`` extension operators) come from their operator packages. Every public name is imported
-explicitly and listed in ``__all__``; the enum members are the header's constants, listed by
+:class:`DMLError` carrying an HRESULT. Every DirectML operator desc and per-operator enum (generated
+from DirectML's schema: :mod:`dmlsim.api.directml_schema`, listed by its ``__all__``) is here; the
+operators dmlsim implements (``DML_ADAM_OPTIMIZER_OPERATOR_DESC`` and the ``DMLSIM_`` extension
+operators) export their own desc from their operator packages instead. Every other public name is
+imported explicitly and listed in ``__all__``; the enum members are the header's constants, listed by
 :data:`dmlsim.api.enums.HEADER_CONSTANTS`.
 """
 
 from __future__ import annotations
 
+from dmlsim.api import directml_schema as _directml_schema
+from dmlsim.api.directml_schema import *  # noqa: F403 - generated descs and enums, listed in its __all__
 from dmlsim.api.enums import *  # noqa: F403 - the header's constants, listed in HEADER_CONSTANTS
 from dmlsim.api.enums import (
     DML_BINDING_TYPE,
@@ -46,6 +50,9 @@ from dmlsim.api.structs import (
     DML_FEATURE_QUERY_FEATURE_LEVELS,
     DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT,
     DML_OPERATOR_DESC,
+    DML_SCALAR_UNION,
+    DML_SCALE_BIAS,
+    DML_SIZE_2D,
     DML_TENSOR_DESC,
     buffer_array_binding,
     buffer_binding,
@@ -105,6 +112,9 @@ __all__ = [
     "DML_OPERATOR_DESC",
     "DML_OPERATOR_TYPE",
     "DML_PERSISTENT_BUFFER_ALIGNMENT",
+    "DML_SCALAR_UNION",
+    "DML_SCALE_BIAS",
+    "DML_SIZE_2D",
     "DML_TEMPORARY_BUFFER_ALIGNMENT",
     "DML_TENSOR_DATA_TYPE",
     "DML_TENSOR_DESC",
@@ -134,3 +144,4 @@ __all__ = [
     "operator_for",
 ]
 __all__.extend(HEADER_CONSTANTS)
+__all__.extend(name for name in _directml_schema.__all__ if name not in __all__)

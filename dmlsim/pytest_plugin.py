@@ -6,7 +6,8 @@ directory named ``descriptors`` (names starting with ``_`` excepted, e.g. DxDisp
 created, or refused as its ``expectError`` says) and one per command (``::command-3[reference]``),
 on every adapter of :func:`dmlsim.testing.test_adapters` — the adapters tests/conftest.py uses.
 The model runs once per adapter; items report their part of that run. A broken file is a
-collection error showing file:line:column and the key path.
+collection error showing file:line:column and the key path. Items of an operator dmlsim does not
+implement (its desc valid) are skipped, saying so.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dmlsim.model import (
     FAILED,
     INVALID,
     MODEL_SUFFIXES,
+    NOT_IMPLEMENTED,
     NOT_RUN,
     SKIPPED,
     Model,
@@ -82,7 +84,7 @@ class ModelItem(pytest.Item):
 
     def runtest(self) -> None:
         outcome: Outcome = _run(self.model, self.adapter).outcomes[self.key]
-        if outcome.status == SKIPPED:
+        if outcome.status in (SKIPPED, NOT_IMPLEMENTED):
             pytest.skip(outcome.message)
         if outcome.status in (FAILED, INVALID, NOT_RUN):
             raise ModelItemFailedError(outcome.describe())

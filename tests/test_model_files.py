@@ -137,12 +137,14 @@ def test_only_safe_yaml_is_accepted(tmp_path):
     assert "syntax error" in error and "python/object/apply" in error
 
 
-def test_unimplemented_dxdispatch_operator_is_a_clear_error(tmp_path):
+def test_unimplemented_dxdispatch_operator_desc_is_still_checked(tmp_path):
+    """An operator dmlsim does not implement is parsed from its generated desc: an empty one is incomplete."""
     text = ('{"resources": {"A": {"initialValuesDataType": "FLOAT32", "initialValues": [1]}},\n'
             ' "dispatchables": {"add": {"type": "DML_OPERATOR_ELEMENT_WISE_ADD", "desc": {}}},\n'
             ' "commands": []}')
     error = load_error(tmp_path, "m.json", text)
-    assert "m.json:2:36: dispatchables.add.type" in error and "not implemented by dmlsim" in error
+    assert "m.json:2:77: dispatchables.add.desc: missing required field 'ATensor' (tensor desc)" in error
+    assert "missing required field 'OutputTensor'" in error
 
 
 # --- values and formats -------------------------------------------------------------------------

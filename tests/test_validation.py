@@ -200,10 +200,16 @@ def test_invalid_operator_type(ref_device):
 
 
 def test_unimplemented_header_operator(ref_device):
+    """An operator without a kernel: its own desc is checked first (a wrong struct is E_INVALIDARG), and a
+    valid one is refused with E_NOTIMPL naming the operator."""
     missing = next(m for m in dml.DML_OPERATOR_TYPE
                    if 0 < int(m) < 0x10000 and int(m) not in OPERATORS)
-    error = refused(ref_device, dml.DML_OPERATOR_DESC(missing, adam_struct()), dml.E_NOTIMPL)
-    assert_names(error, "DML_OPERATOR_DESC.Type", missing.name, "not implemented")
+    error = refused(ref_device, dml.DML_OPERATOR_DESC(missing, adam_struct()))
+    assert_names(error, "DML_OPERATOR_DESC.Desc", missing.name, "ADAM")
+    tensor = dml.buffer_tensor(dml.DML_TENSOR_DATA_TYPE_FLOAT32, [4])
+    desc = dml.DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC(tensor, tensor)
+    error = refused(ref_device, dml.DML_OPERATOR_DESC(missing, desc), dml.E_NOTIMPL)
+    assert_names(error, "DML_OPERATOR_DESC.Type", missing.name, "not implemented", "checked and is valid")
 
 
 def test_desc_of_the_wrong_struct_type(ref_device):

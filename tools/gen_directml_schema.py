@@ -18,7 +18,7 @@ Input: DirectML's machine-readable operator tables as published in the microsoft
 Operators and enum members newer than those files (feature level 6.4: RESAMPLE3, FOLD, UNFOLD,
 DML_PADDING_MODE_WRAP) are added from :data:`HEADER_ADDITIONS`, transcribed from directml.h 6.4, when
 the schema lacks them. Operator type values and feature levels come from dmlsim's own copy of the header's
-operator enum (``_operator_types.py``), so the generated module and the enum cannot disagree.
+operator enum (``dmlsim/api/operator_types.py``), so the generated module and the enum cannot disagree.
 
 Nothing of the input files is copied: the output is Python written by this script from the facts
 (names, values, field order, kinds). Run::
@@ -173,20 +173,44 @@ def _enum_from_parser(function: str) -> str:
     return "_".join(w.upper() for w in words)
 
 
-def parse_json_parsers(path: Path) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, str]]]:
-    """Per operator type name: {UINT field → enum} and {scalar-union field → its data-type field}."""
+# What each of DxDispatch's JSON field parsers reads, as the schema type it must be declared with.
+PARSER_TYPES = {"ParseUInt32Field": "UINT", "ParseUInt64Field": "UINT64", "ParseInt32Field": "INT",
+                "ParseFloat32Field": "FLOAT", "ParseBoolField": "BOOL", "ParseUInt32ArrayField": "UINT_ARRAY",
+                "ParseInt32ArrayField": "INT_ARRAY", "ParseFloat32ArrayField": "FLOAT_ARRAY",
+                "ParseDmlTensorDescField": "TENSOR_DESC", "ParseDmlTensorDescArrayField": "TENSOR_DESC_ARRAY",
+                "ParseDmlOperatorDescField": "OPERATOR_DESC", "ParseDmlOperatorDescArrayField": "OPERATOR_DESC_ARRAY",
+                "ParseDmlScaleBiasField": "SCALE_BIAS", "ParseDmlSize2dField": "SIZE_2D",
+                "ParseDmlScalarUnionField": "SCALAR_UNION"}
+
+
+@dataclass
+class ParsedDesc:
+    """What DxDispatch's generated JSON parser reads for one operator desc."""
+
+    types: dict[str, str]  # field → schema type (enums: "UINT")
+    enums: dict[str, str]  # field → enum name
+    unions: dict[str, str]  # scalar-union field → its data-type field
+
+
+def parse_json_parsers(path: Path) -> dict[str, ParsedDesc]:
+    """Per operator type name, the type of every field as DxDispatch's JSON parser reads it."""
     text = _read(path)
-    enums: dict[str, dict[str, str]] = {}
-    unions: dict[str, dict[str, str]] = {}
+    result: dict[str, ParsedDesc] = {}
     for m in re.finditer(r"DML_OPERATOR_DESC\*\s+ParseDml\w+OperatorDesc\(.*?\{(.*?)opDesc->Type\s*=\s*(\w+);",
                          text, re.S):
         body, op = m.groups()
-        enums[op] = {f: _enum_from_parser(fn) for f, fn in re.findall(
-            r'desc->(\w+)\s*=\s*(ParseDml(?!TensorDesc|OperatorDesc|ScaleBias|Size2d|ScalarUnion)\w+Field)\(value',
-            body)}
-        unions[op] = dict(re.findall(r'desc->(\w+)\s*=\s*\*?ParseDmlScalarUnionField\(value,\s*"\w+",\s*"(\w+)"',
-                                     body))
-    return enums, unions
+        parsed = ParsedDesc({}, {}, {})
+        for name, function in re.findall(r"desc->(\w+)\s*=\s*[^;]*?(Parse\w+Field)\(value", body):
+            if function in PARSER_TYPES:
+                parsed.types[name] = PARSER_TYPES[function]
+            elif function.startswith("ParseDml"):
+                parsed.types[name], parsed.enums[name] = "UINT", _enum_from_parser(function)
+            else:
+                sys.exit(f"{path}: {op}.{name} is read by {function}, which this script does not know")
+        parsed.unions = dict(re.findall(r'desc->(\w+)\s*=\s*\*?ParseDmlScalarUnionField\(value,\s*"\w+",\s*"(\w+)"',
+                                        body))
+        result[op] = parsed
+    return result
 
 
 def parse_helper_counts(path: Path) -> dict[tuple[str, str], str]:
@@ -201,10 +225,10 @@ def parse_helper_counts(path: Path) -> dict[tuple[str, str], str]:
 
 def load_operator_types() -> tuple[dict[str, int], tuple[tuple[int, int, int], ...]]:
     """dmlsim's copy of the header's DML_OPERATOR_TYPE (name → value) and its feature-level blocks."""
-    candidates = sorted(REPO.glob("dmlsim/**/_operator_types.py"))
-    if not candidates:
-        sys.exit("dmlsim's _operator_types.py not found")
-    ns = runpy.run_path(str(candidates[0]))
+    path = REPO / "dmlsim" / "api" / "operator_types.py"
+    if not path.exists():
+        sys.exit(f"{path} not found")
+    ns = runpy.run_path(str(path))
     values = dict(ns["DML_OPERATOR_TYPE_NAMES"]) | dict(ns["DML_OPERATOR_TYPE_ALIASES"])
     return values, ns["DML_OPERATOR_TYPE_TARGET_VERSIONS"]
 
@@ -256,7 +280,7 @@ def build(args: argparse.Namespace) -> tuple[list[Operator], dict[str, list[str]
     operators = parse_schema(schema)
     enums = parse_enums(Path(args.api_traits or here / "ApiTraits.cpp"), here / "ApiTraits.h")
     parsers_path = Path(args.json_parsers or here.parent.parent / "model" / "JsonParsersGenerated.cpp")
-    field_enums, unions = parse_json_parsers(parsers_path)
+    parsed = parse_json_parsers(parsers_path)
     op_values, _ = load_operator_types()
     notes = []
     known = {op.type_name for op in operators}
@@ -265,21 +289,33 @@ def build(args: argparse.Namespace) -> tuple[list[Operator], dict[str, list[str]
             continue
         fields = [Field({"I": "input", "O": "output", "A": "attribute"}[k], t, n, o) for k, t, n, o in extra["fields"]]
         operators.append(Operator(name.replace("DML_OPERATOR_", "DML_", 1), name, extra["in_place"], fields, True))
-        field_enums[name] = extra["enums"]
+        parsed[name] = ParsedDesc({f.name: "UINT" if f.type == "BOOL" else f.type for f in fields}, extra["enums"], {})
         notes.append(f"{name}: not in the schema file; added from directml.h 6.4 (HEADER_ADDITIONS)")
+    bools = 0
     for op in operators:
         if op.type_name not in op_values:
             sys.exit(f"{op.type_name} is not in dmlsim's DML_OPERATOR_TYPE")
-        if op.type_name not in field_enums:
+        reads = parsed.get(op.type_name)
+        if reads is None:
             sys.exit(f"{op.type_name}: DxDispatch's JSON parser has no function for it")
+        if set(reads.types) != {f.name for f in op.fields}:
+            sys.exit(f"{op.struct}: the schema's fields {[f.name for f in op.fields]} are not the JSON parser's "
+                     f"{list(reads.types)}")
         for f in op.fields:
-            enum = field_enums[op.type_name].get(f.name)
+            read_as = reads.types[f.name]
+            if read_as == "BOOL" and f.type == "UINT":
+                f.type = "BOOL"  # DirectMLSchema.h declares the header's BOOL fields as UINT
+                bools += 1
+            elif read_as != f.type and not (op.added and f.type == "BOOL"):
+                sys.exit(f"{op.struct}.{f.name}: the schema says {f.type}, DxDispatch reads a {read_as}")
+            enum = reads.enums.get(f.name)
             if enum is not None:
                 if f.kind != "attribute" or f.type != "UINT" or (enum not in enums and enum not in EXISTING_ENUMS):
                     sys.exit(f"{op.struct}.{f.name}: enum {enum} for a {f.kind} {f.type} field")
                 f.enum = enum
         infer_counts(op)
-        infer_data_type_fields(op, unions.get(op.type_name, {}))
+        infer_data_type_fields(op, reads.unions)
+    notes.append(f"{bools} UINT fields of the schema are BOOL in the header (DxDispatch reads them as bool)")
     used = sorted({f.enum for op in operators for f in op.fields if f.enum and f.enum not in EXISTING_ENUMS})
     operators.sort(key=lambda o: op_values[o.type_name])
     return operators, {name: enums[name] for name in used}, op_values, notes
@@ -296,12 +332,15 @@ def _feature_level(value: int, blocks: tuple[tuple[int, int, int], ...]) -> int:
     raise SystemExit(f"operator value {value} is in no feature-level block")
 
 
-def _field_line(f: Field) -> str:
+def _field_line(f: Field, in_place: bool) -> str:
     opt = ", optional=True" if f.optional else ""
     count = f', array_count="{f.count}"' if f.count else ""
     if f.kind in ("input", "output"):
         marker = "tensor_input" if f.kind == "input" else "tensor_output"
-        return f"    {f.name}: Any = {marker}(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT{opt}{count})"
+        # an operator without DirectML's in-place support flag: no output may alias any of its inputs
+        eligible = ", inplace_eligible=False" if f.kind == "input" and not in_place else ""
+        args = f"ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT{opt}{count}{eligible}"
+        return f"    {f.name}: Any = {marker}({args})"
     if f.enum:
         return f"    {f.name}: int | None = attribute({f.enum}{opt})"
     if f.type == "SCALAR_UNION":
@@ -371,10 +410,12 @@ def render(operators: list[Operator], enums: dict[str, list[str]], op_values: di
         out.append("")
     out += ["", "OPERATOR_ENUMS: tuple[type[IntEnum], ...] = ("]
     out += [f"    {name}," for name in enums]
-    out += [")", ""]
+    out += [")", "", "# Every member under its full header name, as C spells it."]
+    out += [f"{m} = {name}.{m}" for name, members in enums.items() for m in members]
+    out.append("")
     for op in operators:
         out += ["", "@dataclass", f"class {op.struct}(GeneratedDesc):"]
-        out += [_wrap(_field_line(f)) for f in op.fields]
+        out += [_wrap(_field_line(f, op.in_place)) for f in op.fields]
         out.append("")
     for alias, target in STRUCT_ALIASES.items():
         out.append(f"{alias} = {target}")
@@ -388,6 +429,12 @@ def render(operators: list[Operator], enums: dict[str, list[str]], op_values: di
         if op.type_name.startswith("DML_OPERATOR_ACTIVATION_") and op.type_name not in NOT_FUSABLE:
             out.append(f"    _OP.{op.type_name},")
     out += ["})", ""]
+    public = [*enums, *(m for members in enums.values() for m in members), *(op.struct for op in operators),
+              *STRUCT_ALIASES]
+    out += ["# The public names (dmlsim re-exports them, keeping its hand-written descs of implemented operators).",
+            "__all__ = ["]
+    out += [f'    "{name}",' for name in sorted(public)]
+    out += ["]", ""]
     return "\n".join(out)
 
 

@@ -138,6 +138,55 @@ OPERATOR_ENUMS: tuple[type[IntEnum], ...] = (
     DML_ROUNDING_MODE,
 )
 
+# Every member under its full header name, as C spells it.
+DML_AXIS_DIRECTION_INCREASING = DML_AXIS_DIRECTION.DML_AXIS_DIRECTION_INCREASING
+DML_AXIS_DIRECTION_DECREASING = DML_AXIS_DIRECTION.DML_AXIS_DIRECTION_DECREASING
+DML_CONVOLUTION_DIRECTION_FORWARD = DML_CONVOLUTION_DIRECTION.DML_CONVOLUTION_DIRECTION_FORWARD
+DML_CONVOLUTION_DIRECTION_BACKWARD = DML_CONVOLUTION_DIRECTION.DML_CONVOLUTION_DIRECTION_BACKWARD
+DML_CONVOLUTION_MODE_CONVOLUTION = DML_CONVOLUTION_MODE.DML_CONVOLUTION_MODE_CONVOLUTION
+DML_CONVOLUTION_MODE_CROSS_CORRELATION = DML_CONVOLUTION_MODE.DML_CONVOLUTION_MODE_CROSS_CORRELATION
+DML_DEPTH_SPACE_ORDER_DEPTH_COLUMN_ROW = DML_DEPTH_SPACE_ORDER.DML_DEPTH_SPACE_ORDER_DEPTH_COLUMN_ROW
+DML_DEPTH_SPACE_ORDER_COLUMN_ROW_DEPTH = DML_DEPTH_SPACE_ORDER.DML_DEPTH_SPACE_ORDER_COLUMN_ROW_DEPTH
+DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR = DML_INTERPOLATION_MODE.DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR
+DML_INTERPOLATION_MODE_LINEAR = DML_INTERPOLATION_MODE.DML_INTERPOLATION_MODE_LINEAR
+DML_IS_INFINITY_MODE_EITHER = DML_IS_INFINITY_MODE.DML_IS_INFINITY_MODE_EITHER
+DML_IS_INFINITY_MODE_POSITIVE = DML_IS_INFINITY_MODE.DML_IS_INFINITY_MODE_POSITIVE
+DML_IS_INFINITY_MODE_NEGATIVE = DML_IS_INFINITY_MODE.DML_IS_INFINITY_MODE_NEGATIVE
+DML_MATRIX_TRANSFORM_NONE = DML_MATRIX_TRANSFORM.DML_MATRIX_TRANSFORM_NONE
+DML_MATRIX_TRANSFORM_TRANSPOSE = DML_MATRIX_TRANSFORM.DML_MATRIX_TRANSFORM_TRANSPOSE
+DML_MULTIHEAD_ATTENTION_MASK_TYPE_NONE = DML_MULTIHEAD_ATTENTION_MASK_TYPE.DML_MULTIHEAD_ATTENTION_MASK_TYPE_NONE
+DML_MULTIHEAD_ATTENTION_MASK_TYPE_KEY_SEQUENCE_LENGTH = DML_MULTIHEAD_ATTENTION_MASK_TYPE.DML_MULTIHEAD_ATTENTION_MASK_TYPE_KEY_SEQUENCE_LENGTH
+DML_MULTIHEAD_ATTENTION_MASK_TYPE_KEY_SEQUENCE_END_START = DML_MULTIHEAD_ATTENTION_MASK_TYPE.DML_MULTIHEAD_ATTENTION_MASK_TYPE_KEY_SEQUENCE_END_START
+DML_MULTIHEAD_ATTENTION_MASK_TYPE_KEY_QUERY_SEQUENCE_LENGTH_START_END = DML_MULTIHEAD_ATTENTION_MASK_TYPE.DML_MULTIHEAD_ATTENTION_MASK_TYPE_KEY_QUERY_SEQUENCE_LENGTH_START_END
+DML_MULTIHEAD_ATTENTION_MASK_TYPE_BOOLEAN = DML_MULTIHEAD_ATTENTION_MASK_TYPE.DML_MULTIHEAD_ATTENTION_MASK_TYPE_BOOLEAN
+DML_PADDING_MODE_CONSTANT = DML_PADDING_MODE.DML_PADDING_MODE_CONSTANT
+DML_PADDING_MODE_EDGE = DML_PADDING_MODE.DML_PADDING_MODE_EDGE
+DML_PADDING_MODE_REFLECTION = DML_PADDING_MODE.DML_PADDING_MODE_REFLECTION
+DML_PADDING_MODE_SYMMETRIC = DML_PADDING_MODE.DML_PADDING_MODE_SYMMETRIC
+DML_PADDING_MODE_WRAP = DML_PADDING_MODE.DML_PADDING_MODE_WRAP
+DML_QUANTIZATION_TYPE_NONE = DML_QUANTIZATION_TYPE.DML_QUANTIZATION_TYPE_NONE
+DML_QUANTIZATION_TYPE_SCALE = DML_QUANTIZATION_TYPE.DML_QUANTIZATION_TYPE_SCALE
+DML_QUANTIZATION_TYPE_SCALE_ZERO_POINT = DML_QUANTIZATION_TYPE.DML_QUANTIZATION_TYPE_SCALE_ZERO_POINT
+DML_RANDOM_GENERATOR_TYPE_PHILOX_4X32_10 = DML_RANDOM_GENERATOR_TYPE.DML_RANDOM_GENERATOR_TYPE_PHILOX_4X32_10
+DML_RECURRENT_NETWORK_DIRECTION_FORWARD = DML_RECURRENT_NETWORK_DIRECTION.DML_RECURRENT_NETWORK_DIRECTION_FORWARD
+DML_RECURRENT_NETWORK_DIRECTION_BACKWARD = DML_RECURRENT_NETWORK_DIRECTION.DML_RECURRENT_NETWORK_DIRECTION_BACKWARD
+DML_RECURRENT_NETWORK_DIRECTION_BIDIRECTIONAL = DML_RECURRENT_NETWORK_DIRECTION.DML_RECURRENT_NETWORK_DIRECTION_BIDIRECTIONAL
+DML_REDUCE_FUNCTION_ARGMAX = DML_REDUCE_FUNCTION.DML_REDUCE_FUNCTION_ARGMAX
+DML_REDUCE_FUNCTION_ARGMIN = DML_REDUCE_FUNCTION.DML_REDUCE_FUNCTION_ARGMIN
+DML_REDUCE_FUNCTION_AVERAGE = DML_REDUCE_FUNCTION.DML_REDUCE_FUNCTION_AVERAGE
+DML_REDUCE_FUNCTION_L1 = DML_REDUCE_FUNCTION.DML_REDUCE_FUNCTION_L1
+DML_REDUCE_FUNCTION_L2 = DML_REDUCE_FUNCTION.DML_REDUCE_FUNCTION_L2
+DML_REDUCE_FUNCTION_LOG_SUM = DML_REDUCE_FUNCTION.DML_REDUCE_FUNCTION_LOG_SUM
+DML_REDUCE_FUNCTION_LOG_SUM_EXP = DML_REDUCE_FUNCTION.DML_REDUCE_FUNCTION_LOG_SUM_EXP
+DML_REDUCE_FUNCTION_MAX = DML_REDUCE_FUNCTION.DML_REDUCE_FUNCTION_MAX
+DML_REDUCE_FUNCTION_MIN = DML_REDUCE_FUNCTION.DML_REDUCE_FUNCTION_MIN
+DML_REDUCE_FUNCTION_MULTIPLY = DML_REDUCE_FUNCTION.DML_REDUCE_FUNCTION_MULTIPLY
+DML_REDUCE_FUNCTION_SUM = DML_REDUCE_FUNCTION.DML_REDUCE_FUNCTION_SUM
+DML_REDUCE_FUNCTION_SUM_SQUARE = DML_REDUCE_FUNCTION.DML_REDUCE_FUNCTION_SUM_SQUARE
+DML_ROUNDING_MODE_HALVES_TO_NEAREST_EVEN = DML_ROUNDING_MODE.DML_ROUNDING_MODE_HALVES_TO_NEAREST_EVEN
+DML_ROUNDING_MODE_TOWARD_ZERO = DML_ROUNDING_MODE.DML_ROUNDING_MODE_TOWARD_ZERO
+DML_ROUNDING_MODE_TOWARD_INFINITY = DML_ROUNDING_MODE.DML_ROUNDING_MODE_TOWARD_INFINITY
+
 
 @dataclass
 class DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC(GeneratedDesc):
@@ -241,22 +290,22 @@ class DML_ELEMENT_WISE_LOGICAL_AND_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_ELEMENT_WISE_LOGICAL_EQUALS_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_LOGICAL_GREATER_THAN_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_LOGICAL_LESS_THAN_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
@@ -369,17 +418,19 @@ class DML_ELEMENT_WISE_THRESHOLD_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    ZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                        inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    ZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                        inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
@@ -392,7 +443,7 @@ class DML_ACTIVATION_ELU_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_ACTIVATION_HARDMAX_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
@@ -427,7 +478,7 @@ class DML_ACTIVATION_LINEAR_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_ACTIVATION_LOG_SOFTMAX_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
@@ -476,7 +527,7 @@ class DML_ACTIVATION_SIGMOID_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_ACTIVATION_SOFTMAX_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
@@ -508,9 +559,10 @@ class DML_ACTIVATION_THRESHOLDED_RELU_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_CONVOLUTION_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    FilterTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    FilterTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                   inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Mode: int | None = attribute(DML_CONVOLUTION_MODE)
     Direction: int | None = attribute(DML_CONVOLUTION_DIRECTION)
@@ -526,9 +578,10 @@ class DML_CONVOLUTION_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_GEMM_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    CTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    CTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     TransA: int | None = attribute(DML_MATRIX_TRANSFORM)
     TransB: int | None = attribute(DML_MATRIX_TRANSFORM)
@@ -540,7 +593,7 @@ class DML_GEMM_OPERATOR_DESC(GeneratedDesc):
 @dataclass
 class DML_REDUCE_OPERATOR_DESC(GeneratedDesc):
     Function: int | None = attribute(DML_REDUCE_FUNCTION)
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     AxisCount: int | None = attribute("UINT")
     Axes: Any = attribute("UINT_ARRAY", array_count="AxisCount")
@@ -548,19 +601,19 @@ class DML_REDUCE_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_AVERAGE_POOLING_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
     Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
     WindowSize: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
     StartPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
     EndPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    IncludePadding: int | None = attribute("UINT")
+    IncludePadding: bool | None = attribute("BOOL")
 
 
 @dataclass
 class DML_LP_POOLING_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
     Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
@@ -572,7 +625,7 @@ class DML_LP_POOLING_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_MAX_POOLING_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
     Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
@@ -583,8 +636,8 @@ class DML_MAX_POOLING_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_ROI_POOLING_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ROITensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    ROITensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     SpatialScale: float | None = attribute("FLOAT")
     PooledSize: Any = attribute("SIZE_2D")
@@ -592,7 +645,7 @@ class DML_ROI_POOLING_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_SLICE_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
     Offsets: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
@@ -602,13 +655,13 @@ class DML_SLICE_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_CAST_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_SPLIT_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputCount: int | None = attribute("UINT")
     OutputTensors: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, array_count="OutputCount")
     Axis: int | None = attribute("UINT")
@@ -617,14 +670,15 @@ class DML_SPLIT_OPERATOR_DESC(GeneratedDesc):
 @dataclass
 class DML_JOIN_OPERATOR_DESC(GeneratedDesc):
     InputCount: int | None = attribute("UINT")
-    InputTensors: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, array_count="InputCount")
+    InputTensors: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, array_count="InputCount",
+                                     inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Axis: int | None = attribute("UINT")
 
 
 @dataclass
 class DML_PADDING_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     PaddingMode: int | None = attribute(DML_PADDING_MODE)
     PaddingValue: float | None = attribute("FLOAT")
@@ -635,7 +689,7 @@ class DML_PADDING_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_VALUE_SCALE_2D_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Scale: float | None = attribute("FLOAT")
     ChannelCount: int | None = attribute("UINT")
@@ -644,7 +698,7 @@ class DML_VALUE_SCALE_2D_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_UPSAMPLE_2D_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     ScaleSize: Any = attribute("SIZE_2D")
     InterpolationMode: int | None = attribute(DML_INTERPOLATION_MODE)
@@ -652,8 +706,8 @@ class DML_UPSAMPLE_2D_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_GATHER_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    IndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    IndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Axis: int | None = attribute("UINT")
     IndexDimensions: int | None = attribute("UINT")
@@ -661,21 +715,21 @@ class DML_GATHER_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_SPACE_TO_DEPTH_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     BlockSize: int | None = attribute("UINT")
 
 
 @dataclass
 class DML_DEPTH_TO_SPACE_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     BlockSize: int | None = attribute("UINT")
 
 
 @dataclass
 class DML_TILE_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     RepeatsCount: int | None = attribute("UINT")
     Repeats: Any = attribute("UINT_ARRAY", array_count="RepeatsCount")
@@ -683,7 +737,7 @@ class DML_TILE_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_TOP_K_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputValueTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     OutputIndexTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Axis: int | None = attribute("UINT")
@@ -692,34 +746,36 @@ class DML_TOP_K_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_BATCH_NORMALIZATION_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    MeanTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    VarianceTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    MeanTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    VarianceTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    Spatial: int | None = attribute("UINT")
+    Spatial: bool | None = attribute("BOOL")
     Epsilon: float | None = attribute("FLOAT")
     FusedActivation: Any = attribute("OPERATOR_DESC", optional=True)
 
 
 @dataclass
 class DML_MEAN_VARIANCE_NORMALIZATION_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                    inplace_eligible=False)
+    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                   inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    CrossChannel: int | None = attribute("UINT")
-    NormalizeVariance: int | None = attribute("UINT")
+    CrossChannel: bool | None = attribute("BOOL")
+    NormalizeVariance: bool | None = attribute("BOOL")
     Epsilon: float | None = attribute("FLOAT")
     FusedActivation: Any = attribute("OPERATOR_DESC", optional=True)
 
 
 @dataclass
 class DML_LOCAL_RESPONSE_NORMALIZATION_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    CrossChannel: int | None = attribute("UINT")
+    CrossChannel: bool | None = attribute("BOOL")
     LocalSize: int | None = attribute("UINT")
     Alpha: float | None = attribute("FLOAT")
     Beta: float | None = attribute("FLOAT")
@@ -728,7 +784,7 @@ class DML_LOCAL_RESPONSE_NORMALIZATION_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_LP_NORMALIZATION_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Axis: int | None = attribute("UINT")
     Epsilon: float | None = attribute("FLOAT")
@@ -737,12 +793,15 @@ class DML_LP_NORMALIZATION_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_RNN_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    WeightTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    RecurrenceTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    HiddenInitTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    SequenceLengthsTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    WeightTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    RecurrenceTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                   inplace_eligible=False)
+    HiddenInitTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                         inplace_eligible=False)
+    SequenceLengthsTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                              inplace_eligible=False)
     OutputSequenceTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
     OutputSingleTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
     ActivationDescCount: int | None = attribute("UINT")
@@ -752,14 +811,19 @@ class DML_RNN_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_LSTM_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    WeightTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    RecurrenceTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    HiddenInitTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    CellMemInitTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    SequenceLengthsTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    PeepholeTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    WeightTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    RecurrenceTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                   inplace_eligible=False)
+    HiddenInitTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                         inplace_eligible=False)
+    CellMemInitTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                          inplace_eligible=False)
+    SequenceLengthsTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                              inplace_eligible=False)
+    PeepholeTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                       inplace_eligible=False)
     OutputSequenceTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
     OutputSingleTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
     OutputCellSingleTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
@@ -767,24 +831,27 @@ class DML_LSTM_OPERATOR_DESC(GeneratedDesc):
     ActivationDescs: Any = attribute("OPERATOR_DESC_ARRAY", array_count="ActivationDescCount")
     Direction: int | None = attribute(DML_RECURRENT_NETWORK_DIRECTION)
     ClipThreshold: float | None = attribute("FLOAT")
-    UseClipThreshold: int | None = attribute("UINT")
-    CoupleInputForget: int | None = attribute("UINT")
+    UseClipThreshold: bool | None = attribute("BOOL")
+    CoupleInputForget: bool | None = attribute("BOOL")
 
 
 @dataclass
 class DML_GRU_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    WeightTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    RecurrenceTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    HiddenInitTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    SequenceLengthsTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    WeightTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    RecurrenceTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                   inplace_eligible=False)
+    HiddenInitTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                         inplace_eligible=False)
+    SequenceLengthsTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                              inplace_eligible=False)
     OutputSequenceTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
     OutputSingleTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
     ActivationDescCount: int | None = attribute("UINT")
     ActivationDescs: Any = attribute("OPERATOR_DESC_ARRAY", array_count="ActivationDescCount")
     Direction: int | None = attribute(DML_RECURRENT_NETWORK_DIRECTION)
-    LinearBeforeReset: int | None = attribute("UINT")
+    LinearBeforeReset: bool | None = attribute("BOOL")
 
 
 @dataclass
@@ -795,7 +862,7 @@ class DML_ELEMENT_WISE_SIGN_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_ELEMENT_WISE_IS_NAN_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
@@ -850,9 +917,9 @@ class DML_ELEMENT_WISE_ATANH_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_ELEMENT_WISE_IF_OPERATOR_DESC(GeneratedDesc):
-    ConditionTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ConditionTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
@@ -874,7 +941,7 @@ class DML_ACTIVATION_SHRINK_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_MAX_POOLING1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     OutputIndicesTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
     DimensionCount: int | None = attribute("UINT")
@@ -886,8 +953,8 @@ class DML_MAX_POOLING1_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_MAX_UNPOOLING_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    IndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    IndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
@@ -900,24 +967,24 @@ class DML_DIAGONAL_MATRIX_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_SCATTER_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    IndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    UpdatesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    IndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    UpdatesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Axis: int | None = attribute("UINT")
 
 
 @dataclass
 class DML_ONE_HOT_OPERATOR_DESC(GeneratedDesc):
-    IndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ValuesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    IndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    ValuesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Axis: int | None = attribute("UINT")
 
 
 @dataclass
 class DML_RESAMPLE_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     InterpolationMode: int | None = attribute(DML_INTERPOLATION_MODE)
     ScaleCount: int | None = attribute("UINT")
@@ -987,29 +1054,30 @@ class DML_CUMULATIVE_SUMMATION_OPERATOR_DESC(GeneratedDesc):
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Axis: int | None = attribute("UINT")
     AxisDirection: int | None = attribute(DML_AXIS_DIRECTION)
-    HasExclusiveSum: int | None = attribute("UINT")
+    HasExclusiveSum: bool | None = attribute("BOOL")
 
 
 @dataclass
 class DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    SequenceLengthsTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    SequenceLengthsTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                              inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Axis: int | None = attribute("UINT")
 
 
 @dataclass
 class DML_GATHER_ELEMENTS_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    IndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    IndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Axis: int | None = attribute("UINT")
 
 
 @dataclass
 class DML_GATHER_ND_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    IndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    IndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     InputDimensionCount: int | None = attribute("UINT")
     IndicesDimensionCount: int | None = attribute("UINT")
@@ -1017,9 +1085,9 @@ class DML_GATHER_ND_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_SCATTER_ND_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    IndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    UpdatesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    IndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    UpdatesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     InputDimensionCount: int | None = attribute("UINT")
     IndicesDimensionCount: int | None = attribute("UINT")
@@ -1027,7 +1095,7 @@ class DML_SCATTER_ND_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_MAX_POOLING2_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     OutputIndicesTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
     DimensionCount: int | None = attribute("UINT")
@@ -1040,7 +1108,7 @@ class DML_MAX_POOLING2_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_SLICE1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
     InputWindowOffsets: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
@@ -1050,7 +1118,7 @@ class DML_SLICE1_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_TOP_K1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputValueTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     OutputIndexTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Axis: int | None = attribute("UINT")
@@ -1060,7 +1128,7 @@ class DML_TOP_K1_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_DEPTH_TO_SPACE1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     BlockSize: int | None = attribute("UINT")
     Order: int | None = attribute(DML_DEPTH_SPACE_ORDER)
@@ -1068,7 +1136,7 @@ class DML_DEPTH_TO_SPACE1_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_SPACE_TO_DEPTH1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     BlockSize: int | None = attribute("UINT")
     Order: int | None = attribute(DML_DEPTH_SPACE_ORDER)
@@ -1076,20 +1144,22 @@ class DML_SPACE_TO_DEPTH1_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                    inplace_eligible=False)
+    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                   inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     AxisCount: int | None = attribute("UINT")
     Axes: Any = attribute("UINT_ARRAY", array_count="AxisCount")
-    NormalizeVariance: int | None = attribute("UINT")
+    NormalizeVariance: bool | None = attribute("BOOL")
     Epsilon: float | None = attribute("FLOAT")
     FusedActivation: Any = attribute("OPERATOR_DESC", optional=True)
 
 
 @dataclass
 class DML_RESAMPLE1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     InterpolationMode: int | None = attribute(DML_INTERPOLATION_MODE)
     DimensionCount: int | None = attribute("UINT")
@@ -1100,32 +1170,39 @@ class DML_RESAMPLE1_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    AZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    AZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                         inplace_eligible=False)
+    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    BZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                         inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    AScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    AZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    OutputScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    AScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    AZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                         inplace_eligible=False)
+    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    BScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    BZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                         inplace_eligible=False)
+    OutputScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    OutputZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                              inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_CONVOLUTION_INTEGER_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    InputZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    FilterTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    FilterZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    InputZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                             inplace_eligible=False)
+    FilterTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    FilterZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                              inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
     Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
@@ -1137,15 +1214,19 @@ class DML_CONVOLUTION_INTEGER_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    InputScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    InputZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    FilterTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    FilterScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    FilterZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    OutputScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    InputScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    InputZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                             inplace_eligible=False)
+    FilterTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    FilterScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    FilterZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                              inplace_eligible=False)
+    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                   inplace_eligible=False)
+    OutputScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    OutputZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                              inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
     Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
@@ -1184,21 +1265,21 @@ class DML_ELEMENT_WISE_BIT_NOT_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_ELEMENT_WISE_BIT_COUNT_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_LOGICAL_LESS_THAN_OR_EQUAL_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
@@ -1211,27 +1292,27 @@ class DML_ACTIVATION_CELU_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_ACTIVATION_RELU_GRAD_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_AVERAGE_POOLING_GRAD_OPERATOR_DESC(GeneratedDesc):
-    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
     Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
     WindowSize: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
     StartPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
     EndPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    IncludePadding: int | None = attribute("UINT")
+    IncludePadding: bool | None = attribute("BOOL")
 
 
 @dataclass
 class DML_MAX_POOLING_GRAD_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
     Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
@@ -1243,7 +1324,7 @@ class DML_MAX_POOLING_GRAD_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_RANDOM_GENERATOR_OPERATOR_DESC(GeneratedDesc):
-    InputStateTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputStateTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     OutputStateTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
     Type: int | None = attribute(DML_RANDOM_GENERATOR_TYPE)
@@ -1251,14 +1332,14 @@ class DML_RANDOM_GENERATOR_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_NONZERO_COORDINATES_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputCountTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     OutputCoordinatesTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_RESAMPLE_GRAD_OPERATOR_DESC(GeneratedDesc):
-    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     InterpolationMode: int | None = attribute(DML_INTERPOLATION_MODE)
     DimensionCount: int | None = attribute("UINT")
@@ -1269,7 +1350,7 @@ class DML_RESAMPLE_GRAD_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_SLICE_GRAD_OPERATOR_DESC(GeneratedDesc):
-    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
     InputWindowOffsets: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
@@ -1295,7 +1376,7 @@ class DML_ADAM_OPTIMIZER_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_ARGMIN_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     AxisCount: int | None = attribute("UINT")
     Axes: Any = attribute("UINT_ARRAY", array_count="AxisCount")
@@ -1304,7 +1385,7 @@ class DML_ARGMIN_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_ARGMAX_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     AxisCount: int | None = attribute("UINT")
     Axes: Any = attribute("UINT_ARRAY", array_count="AxisCount")
@@ -1313,9 +1394,9 @@ class DML_ARGMAX_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_ROI_ALIGN_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ROITensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BatchIndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    ROITensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    BatchIndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     ReductionFunction: int | None = attribute(DML_REDUCE_FUNCTION)
     InterpolationMode: int | None = attribute(DML_INTERPOLATION_MODE)
@@ -1328,8 +1409,8 @@ class DML_ROI_ALIGN_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_GATHER_ND1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    IndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    IndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     InputDimensionCount: int | None = attribute("UINT")
     IndicesDimensionCount: int | None = attribute("UINT")
@@ -1361,8 +1442,8 @@ class DML_ELEMENT_WISE_DIFFERENCE_SQUARE_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_LOCAL_RESPONSE_NORMALIZATION_GRAD_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     CrossChannel: bool | None = attribute("BOOL")
     LocalSize: int | None = attribute("UINT")
@@ -1377,16 +1458,16 @@ class DML_CUMULATIVE_PRODUCT_OPERATOR_DESC(GeneratedDesc):
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Axis: int | None = attribute("UINT")
     AxisDirection: int | None = attribute(DML_AXIS_DIRECTION)
-    HasExclusiveProduct: int | None = attribute("UINT")
+    HasExclusiveProduct: bool | None = attribute("BOOL")
 
 
 @dataclass
 class DML_BATCH_NORMALIZATION_GRAD_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    MeanTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    VarianceTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    MeanTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    VarianceTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     OutputScaleGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     OutputBiasGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
@@ -1395,20 +1476,23 @@ class DML_BATCH_NORMALIZATION_GRAD_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    AScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    AZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    OutputScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    AScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    AZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                         inplace_eligible=False)
+    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    BScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    BZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                         inplace_eligible=False)
+    OutputScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    OutputZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                              inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     OutputScaleTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     OutputZeroPointTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
@@ -1416,9 +1500,9 @@ class DML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_ROI_ALIGN1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ROITensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BatchIndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    ROITensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    BatchIndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     ReductionFunction: int | None = attribute(DML_REDUCE_FUNCTION)
     InterpolationMode: int | None = attribute(DML_INTERPOLATION_MODE)
@@ -1429,15 +1513,16 @@ class DML_ROI_ALIGN1_OPERATOR_DESC(GeneratedDesc):
     OutOfBoundsInputValue: float | None = attribute("FLOAT")
     MinimumSamplesPerOutput: int | None = attribute("UINT")
     MaximumSamplesPerOutput: int | None = attribute("UINT")
-    AlignRegionsToCorners: int | None = attribute("UINT")
+    AlignRegionsToCorners: bool | None = attribute("BOOL")
 
 
 @dataclass
 class DML_ROI_ALIGN_GRAD_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ROITensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BatchIndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                    inplace_eligible=False)
+    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    ROITensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    BatchIndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
     OutputROIGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
     ReductionFunction: int | None = attribute(DML_REDUCE_FUNCTION)
@@ -1448,15 +1533,16 @@ class DML_ROI_ALIGN_GRAD_OPERATOR_DESC(GeneratedDesc):
     OutputPixelOffset: float | None = attribute("FLOAT")
     MinimumSamplesPerOutput: int | None = attribute("UINT")
     MaximumSamplesPerOutput: int | None = attribute("UINT")
-    AlignRegionsToCorners: int | None = attribute("UINT")
+    AlignRegionsToCorners: bool | None = attribute("BOOL")
 
 
 @dataclass
 class DML_BATCH_NORMALIZATION_TRAINING_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    FusedAddTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    FusedAddTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                       inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     OutputMeanTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     OutputVarianceTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
@@ -1466,11 +1552,11 @@ class DML_BATCH_NORMALIZATION_TRAINING_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_BATCH_NORMALIZATION_TRAINING_GRAD_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    MeanTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    VarianceTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    MeanTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    VarianceTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     OutputScaleGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     OutputBiasGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
@@ -1499,7 +1585,7 @@ class DML_ELEMENT_WISE_CLIP_GRAD1_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_PADDING1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     PaddingMode: int | None = attribute(DML_PADDING_MODE)
     PaddingValueDataType: int | None = attribute(DML_TENSOR_DATA_TYPE)
@@ -1523,7 +1609,7 @@ class DML_ACTIVATION_GELU_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     AxisCount: int | None = attribute("UINT")
     Axes: Any = attribute("UINT_ARRAY", array_count="AxisCount")
@@ -1531,7 +1617,7 @@ class DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_ACTIVATION_LOG_SOFTMAX1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     AxisCount: int | None = attribute("UINT")
     Axes: Any = attribute("UINT_ARRAY", array_count="AxisCount")
@@ -1539,7 +1625,7 @@ class DML_ACTIVATION_LOG_SOFTMAX1_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_ACTIVATION_HARDMAX1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     AxisCount: int | None = attribute("UINT")
     Axes: Any = attribute("UINT_ARRAY", array_count="AxisCount")
@@ -1547,7 +1633,7 @@ class DML_ACTIVATION_HARDMAX1_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_RESAMPLE2_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     InterpolationMode: int | None = attribute(DML_INTERPOLATION_MODE)
     RoundingDirection: int | None = attribute(DML_AXIS_DIRECTION)
@@ -1559,7 +1645,7 @@ class DML_RESAMPLE2_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_RESAMPLE_GRAD1_OPERATOR_DESC(GeneratedDesc):
-    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     InterpolationMode: int | None = attribute(DML_INTERPOLATION_MODE)
     RoundingDirection: int | None = attribute(DML_AXIS_DIRECTION)
@@ -1571,7 +1657,8 @@ class DML_RESAMPLE_GRAD1_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_DIAGONAL_MATRIX1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                    inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     ValueDataType: int | None = attribute(DML_TENSOR_DATA_TYPE)
     Value: Any = attribute("SCALAR_UNION", data_type_field="ValueDataType")
@@ -1581,17 +1668,28 @@ class DML_DIAGONAL_MATRIX1_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_MULTIHEAD_ATTENTION_OPERATOR_DESC(GeneratedDesc):
-    QueryTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    KeyTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    ValueTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    StackedQueryKeyTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    StackedKeyValueTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    StackedQueryKeyValueTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    MaskTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    RelativePositionBiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    PastKeyTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    PastValueTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    QueryTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                    inplace_eligible=False)
+    KeyTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                  inplace_eligible=False)
+    ValueTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                    inplace_eligible=False)
+    StackedQueryKeyTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                              inplace_eligible=False)
+    StackedKeyValueTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                              inplace_eligible=False)
+    StackedQueryKeyValueTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                                   inplace_eligible=False)
+    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                   inplace_eligible=False)
+    MaskTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                   inplace_eligible=False)
+    RelativePositionBiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                                   inplace_eligible=False)
+    PastKeyTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                      inplace_eligible=False)
+    PastValueTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                        inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     OutputPresentKeyTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
     OutputPresentValueTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
@@ -1603,7 +1701,7 @@ class DML_MULTIHEAD_ATTENTION_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_LP_POOLING1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
     Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
@@ -1616,7 +1714,7 @@ class DML_LP_POOLING1_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_AVERAGE_POOLING1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
     Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
@@ -1624,19 +1722,19 @@ class DML_AVERAGE_POOLING1_OPERATOR_DESC(GeneratedDesc):
     StartPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
     EndPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
     Dilations: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    IncludePadding: int | None = attribute("UINT")
+    IncludePadding: bool | None = attribute("BOOL")
 
 
 @dataclass
 class DML_ACTIVATION_SWISH_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     SigmoidInputScale: float | None = attribute("FLOAT")
 
 
 @dataclass
 class DML_ACTIVATION_HARD_SWISH_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Alpha: float | None = attribute("FLOAT")
     Beta: float | None = attribute("FLOAT")
@@ -1644,11 +1742,13 @@ class DML_ACTIVATION_HARD_SWISH_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_QUANTIZED_LINEAR_AVERAGE_POOLING_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    InputScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    InputZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    OutputScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    InputScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    InputZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                             inplace_eligible=False)
+    OutputScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    OutputZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                              inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
     Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
@@ -1656,49 +1756,66 @@ class DML_QUANTIZED_LINEAR_AVERAGE_POOLING_OPERATOR_DESC(GeneratedDesc):
     StartPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
     EndPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
     Dilations: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    IncludePadding: int | None = attribute("UINT")
+    IncludePadding: bool | None = attribute("BOOL")
 
 
 @dataclass
 class DML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    AScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    AZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    AScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    AZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                         inplace_eligible=False)
+    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    BScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    BZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                         inplace_eligible=False)
+    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                   inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_MEAN_VARIANCE_NORMALIZATION2_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                    inplace_eligible=False)
+    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                   inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     AxisCount: int | None = attribute("UINT")
     Axes: Any = attribute("UINT_ARRAY", array_count="AxisCount")
-    UseMean: int | None = attribute("UINT")
-    UseVariance: int | None = attribute("UINT")
+    UseMean: bool | None = attribute("BOOL")
+    UseVariance: bool | None = attribute("BOOL")
     Epsilon: float | None = attribute("FLOAT")
     FusedActivation: Any = attribute("OPERATOR_DESC", optional=True)
 
 
 @dataclass
 class DML_MULTIHEAD_ATTENTION1_OPERATOR_DESC(GeneratedDesc):
-    QueryTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    KeyTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    ValueTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    StackedQueryKeyTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    StackedKeyValueTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    StackedQueryKeyValueTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    MaskTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    RelativePositionBiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    PastKeyTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    PastValueTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    PastSequenceLengthsTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    QueryTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                    inplace_eligible=False)
+    KeyTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                  inplace_eligible=False)
+    ValueTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                    inplace_eligible=False)
+    StackedQueryKeyTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                              inplace_eligible=False)
+    StackedKeyValueTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                              inplace_eligible=False)
+    StackedQueryKeyValueTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                                   inplace_eligible=False)
+    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                   inplace_eligible=False)
+    MaskTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                   inplace_eligible=False)
+    RelativePositionBiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                                   inplace_eligible=False)
+    PastKeyTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                      inplace_eligible=False)
+    PastValueTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                        inplace_eligible=False)
+    PastSequenceLengthsTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                                  inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     OutputPresentKeyTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
     OutputPresentValueTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
@@ -1711,27 +1828,27 @@ class DML_MULTIHEAD_ATTENTION1_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_QUANTIZE_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     QuantizationType: int | None = attribute(DML_QUANTIZATION_TYPE)
     QuantizationTensorCount: int | None = attribute("UINT")
     QuantizationTensors: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
-                                            array_count="QuantizationTensorCount")
+                                            array_count="QuantizationTensorCount", inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_DEQUANTIZE_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     QuantizationType: int | None = attribute(DML_QUANTIZATION_TYPE)
     QuantizationTensorCount: int | None = attribute("UINT")
     QuantizationTensors: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
-                                            array_count="QuantizationTensorCount")
+                                            array_count="QuantizationTensorCount", inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_RESAMPLE3_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     InterpolationMode: int | None = attribute(DML_INTERPOLATION_MODE)
     RoundingDirection: int | None = attribute(DML_AXIS_DIRECTION)
@@ -1744,7 +1861,7 @@ class DML_RESAMPLE3_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_FOLD_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
     WindowSizes: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
@@ -1756,7 +1873,7 @@ class DML_FOLD_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_UNFOLD_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
     OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
     WindowSizes: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
@@ -1999,3 +2116,246 @@ FUSED_ACTIVATION_TYPES: frozenset[int] = frozenset({
     _OP.DML_OPERATOR_ACTIVATION_SWISH,
     _OP.DML_OPERATOR_ACTIVATION_HARD_SWISH,
 })
+
+# The public names (dmlsim re-exports them, keeping its hand-written descs of implemented operators).
+__all__ = [
+    "DML_ACTIVATION_CELU_OPERATOR_DESC",
+    "DML_ACTIVATION_ELU_OPERATOR_DESC",
+    "DML_ACTIVATION_GELU_OPERATOR_DESC",
+    "DML_ACTIVATION_HARDMAX1_OPERATOR_DESC",
+    "DML_ACTIVATION_HARDMAX_OPERATOR_DESC",
+    "DML_ACTIVATION_HARD_SIGMOID_OPERATOR_DESC",
+    "DML_ACTIVATION_HARD_SWISH_OPERATOR_DESC",
+    "DML_ACTIVATION_IDENTITY_OPERATOR_DESC",
+    "DML_ACTIVATION_LEAKY_RELU_OPERATOR_DESC",
+    "DML_ACTIVATION_LINEAR_OPERATOR_DESC",
+    "DML_ACTIVATION_LOG_SOFTMAX1_OPERATOR_DESC",
+    "DML_ACTIVATION_LOG_SOFTMAX_OPERATOR_DESC",
+    "DML_ACTIVATION_PARAMETERIZED_RELU_OPERATOR_DESC",
+    "DML_ACTIVATION_PARAMETRIC_SOFTPLUS_OPERATOR_DESC",
+    "DML_ACTIVATION_RELU_GRAD_OPERATOR_DESC",
+    "DML_ACTIVATION_RELU_OPERATOR_DESC",
+    "DML_ACTIVATION_SCALED_ELU_OPERATOR_DESC",
+    "DML_ACTIVATION_SCALED_TANH_OPERATOR_DESC",
+    "DML_ACTIVATION_SHRINK_OPERATOR_DESC",
+    "DML_ACTIVATION_SIGMOID_OPERATOR_DESC",
+    "DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC",
+    "DML_ACTIVATION_SOFTMAX_OPERATOR_DESC",
+    "DML_ACTIVATION_SOFTPLUS_OPERATOR_DESC",
+    "DML_ACTIVATION_SOFTSIGN_OPERATOR_DESC",
+    "DML_ACTIVATION_SWISH_OPERATOR_DESC",
+    "DML_ACTIVATION_TANH_OPERATOR_DESC",
+    "DML_ACTIVATION_THRESHOLDED_RELU_OPERATOR_DESC",
+    "DML_ADAM_OPTIMIZER_OPERATOR_DESC",
+    "DML_ARGMAX_OPERATOR_DESC",
+    "DML_ARGMIN_OPERATOR_DESC",
+    "DML_AVERAGE_POOLING1_OPERATOR_DESC",
+    "DML_AVERAGE_POOLING_GRAD_OPERATOR_DESC",
+    "DML_AVERAGE_POOLING_OPERATOR_DESC",
+    "DML_AXIS_DIRECTION",
+    "DML_AXIS_DIRECTION_DECREASING",
+    "DML_AXIS_DIRECTION_INCREASING",
+    "DML_BATCH_NORMALIZATION_GRAD_OPERATOR_DESC",
+    "DML_BATCH_NORMALIZATION_OPERATOR_DESC",
+    "DML_BATCH_NORMALIZATION_TRAINING_GRAD_OPERATOR_DESC",
+    "DML_BATCH_NORMALIZATION_TRAINING_OPERATOR_DESC",
+    "DML_CAST_OPERATOR_DESC",
+    "DML_CONVOLUTION_DIRECTION",
+    "DML_CONVOLUTION_DIRECTION_BACKWARD",
+    "DML_CONVOLUTION_DIRECTION_FORWARD",
+    "DML_CONVOLUTION_INTEGER_OPERATOR_DESC",
+    "DML_CONVOLUTION_MODE",
+    "DML_CONVOLUTION_MODE_CONVOLUTION",
+    "DML_CONVOLUTION_MODE_CROSS_CORRELATION",
+    "DML_CONVOLUTION_OPERATOR_DESC",
+    "DML_CUMULATIVE_PRODUCT_OPERATOR_DESC",
+    "DML_CUMULATIVE_SUMMATION_OPERATOR_DESC",
+    "DML_DEPTH_SPACE_ORDER",
+    "DML_DEPTH_SPACE_ORDER_COLUMN_ROW_DEPTH",
+    "DML_DEPTH_SPACE_ORDER_DEPTH_COLUMN_ROW",
+    "DML_DEPTH_TO_SPACE1_OPERATOR_DESC",
+    "DML_DEPTH_TO_SPACE_OPERATOR_DESC",
+    "DML_DEQUANTIZE_OPERATOR_DESC",
+    "DML_DIAGONAL_MATRIX1_OPERATOR_DESC",
+    "DML_DIAGONAL_MATRIX_OPERATOR_DESC",
+    "DML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_ABS_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_ACOSH_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_ACOS_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_ADD1_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_ADD_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_ASINH_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_ASIN_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_ATANH_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_ATAN_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_ATAN_YX_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_BIT_AND_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_BIT_COUNT_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_BIT_NOT_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_BIT_OR_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_BIT_SHIFT_LEFT_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_BIT_SHIFT_RIGHT_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_BIT_XOR_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_CEIL_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_CLIP_GRAD1_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_CLIP_GRAD_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_CLIP_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_CONSTANT_POW_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_COSH_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_COS_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_DIFFERENCE_SQUARE_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_DIVIDE_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_ERF_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_EXP_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_FLOOR_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_IF_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_IS_INFINITY_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_IS_NAN_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_LOGICAL_AND_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_LOGICAL_EQUALS_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_LOGICAL_GREATER_THAN_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_LOGICAL_LESS_THAN_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_LOGICAL_LESS_THAN_OR_EQUAL_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_LOGICAL_NOT_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_LOGICAL_OR_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_LOGICAL_XOR_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_LOG_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_MAX_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_MEAN_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_MIN_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_MODULUS_FLOOR_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_MODULUS_TRUNCATE_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_MULTIPLY_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_NEGATE_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_POW_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_RECIP_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_ROUND_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_SIGN_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_SINH_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_SIN_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_SQRT_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_SUBTRACT_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_TANH_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_TAN_OPERATOR_DESC",
+    "DML_ELEMENT_WISE_THRESHOLD_OPERATOR_DESC",
+    "DML_FILL_VALUE_CONSTANT_OPERATOR_DESC",
+    "DML_FILL_VALUE_SEQUENCE_OPERATOR_DESC",
+    "DML_FOLD_OPERATOR_DESC",
+    "DML_GATHER_ELEMENTS_OPERATOR_DESC",
+    "DML_GATHER_ND1_OPERATOR_DESC",
+    "DML_GATHER_ND_OPERATOR_DESC",
+    "DML_GATHER_OPERATOR_DESC",
+    "DML_GEMM_OPERATOR_DESC",
+    "DML_GRU_OPERATOR_DESC",
+    "DML_INTERPOLATION_MODE",
+    "DML_INTERPOLATION_MODE_LINEAR",
+    "DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR",
+    "DML_IS_INFINITY_MODE",
+    "DML_IS_INFINITY_MODE_EITHER",
+    "DML_IS_INFINITY_MODE_NEGATIVE",
+    "DML_IS_INFINITY_MODE_POSITIVE",
+    "DML_JOIN_OPERATOR_DESC",
+    "DML_LOCAL_RESPONSE_NORMALIZATION_GRAD_OPERATOR_DESC",
+    "DML_LOCAL_RESPONSE_NORMALIZATION_OPERATOR_DESC",
+    "DML_LP_NORMALIZATION_OPERATOR_DESC",
+    "DML_LP_POOLING1_OPERATOR_DESC",
+    "DML_LP_POOLING_OPERATOR_DESC",
+    "DML_LSTM_OPERATOR_DESC",
+    "DML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC",
+    "DML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC",
+    "DML_MATRIX_TRANSFORM",
+    "DML_MATRIX_TRANSFORM_NONE",
+    "DML_MATRIX_TRANSFORM_TRANSPOSE",
+    "DML_MAX_POOLING1_OPERATOR_DESC",
+    "DML_MAX_POOLING2_OPERATOR_DESC",
+    "DML_MAX_POOLING_GRAD_OPERATOR_DESC",
+    "DML_MAX_POOLING_OPERATOR_DESC",
+    "DML_MAX_UNPOOLING_OPERATOR_DESC",
+    "DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC",
+    "DML_MEAN_VARIANCE_NORMALIZATION2_OPERATOR_DESC",
+    "DML_MEAN_VARIANCE_NORMALIZATION_OPERATOR_DESC",
+    "DML_MULTIHEAD_ATTENTION1_OPERATOR_DESC",
+    "DML_MULTIHEAD_ATTENTION_MASK_TYPE",
+    "DML_MULTIHEAD_ATTENTION_MASK_TYPE_BOOLEAN",
+    "DML_MULTIHEAD_ATTENTION_MASK_TYPE_KEY_QUERY_SEQUENCE_LENGTH_START_END",
+    "DML_MULTIHEAD_ATTENTION_MASK_TYPE_KEY_SEQUENCE_END_START",
+    "DML_MULTIHEAD_ATTENTION_MASK_TYPE_KEY_SEQUENCE_LENGTH",
+    "DML_MULTIHEAD_ATTENTION_MASK_TYPE_NONE",
+    "DML_MULTIHEAD_ATTENTION_OPERATOR_DESC",
+    "DML_NONZERO_COORDINATES_OPERATOR_DESC",
+    "DML_ONE_HOT_OPERATOR_DESC",
+    "DML_PADDING1_OPERATOR_DESC",
+    "DML_PADDING_MODE",
+    "DML_PADDING_MODE_CONSTANT",
+    "DML_PADDING_MODE_EDGE",
+    "DML_PADDING_MODE_REFLECTION",
+    "DML_PADDING_MODE_SYMMETRIC",
+    "DML_PADDING_MODE_WRAP",
+    "DML_PADDING_OPERATOR_DESC",
+    "DML_QUANTIZATION_TYPE",
+    "DML_QUANTIZATION_TYPE_NONE",
+    "DML_QUANTIZATION_TYPE_SCALE",
+    "DML_QUANTIZATION_TYPE_SCALE_ZERO_POINT",
+    "DML_QUANTIZED_LINEAR_AVERAGE_POOLING_OPERATOR_DESC",
+    "DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC",
+    "DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC",
+    "DML_QUANTIZE_OPERATOR_DESC",
+    "DML_RANDOM_GENERATOR_OPERATOR_DESC",
+    "DML_RANDOM_GENERATOR_TYPE",
+    "DML_RANDOM_GENERATOR_TYPE_PHILOX_4X32_10",
+    "DML_RECURRENT_NETWORK_DIRECTION",
+    "DML_RECURRENT_NETWORK_DIRECTION_BACKWARD",
+    "DML_RECURRENT_NETWORK_DIRECTION_BIDIRECTIONAL",
+    "DML_RECURRENT_NETWORK_DIRECTION_FORWARD",
+    "DML_REDUCE_FUNCTION",
+    "DML_REDUCE_FUNCTION_ARGMAX",
+    "DML_REDUCE_FUNCTION_ARGMIN",
+    "DML_REDUCE_FUNCTION_AVERAGE",
+    "DML_REDUCE_FUNCTION_L1",
+    "DML_REDUCE_FUNCTION_L2",
+    "DML_REDUCE_FUNCTION_LOG_SUM",
+    "DML_REDUCE_FUNCTION_LOG_SUM_EXP",
+    "DML_REDUCE_FUNCTION_MAX",
+    "DML_REDUCE_FUNCTION_MIN",
+    "DML_REDUCE_FUNCTION_MULTIPLY",
+    "DML_REDUCE_FUNCTION_SUM",
+    "DML_REDUCE_FUNCTION_SUM_SQUARE",
+    "DML_REDUCE_OPERATOR_DESC",
+    "DML_RESAMPLE1_OPERATOR_DESC",
+    "DML_RESAMPLE2_OPERATOR_DESC",
+    "DML_RESAMPLE3_OPERATOR_DESC",
+    "DML_RESAMPLE_GRAD1_OPERATOR_DESC",
+    "DML_RESAMPLE_GRAD_OPERATOR_DESC",
+    "DML_RESAMPLE_OPERATOR_DESC",
+    "DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC",
+    "DML_RNN_OPERATOR_DESC",
+    "DML_ROI_ALIGN1_OPERATOR_DESC",
+    "DML_ROI_ALIGN_GRAD_OPERATOR_DESC",
+    "DML_ROI_ALIGN_OPERATOR_DESC",
+    "DML_ROI_POOLING_OPERATOR_DESC",
+    "DML_ROUNDING_MODE",
+    "DML_ROUNDING_MODE_HALVES_TO_NEAREST_EVEN",
+    "DML_ROUNDING_MODE_TOWARD_INFINITY",
+    "DML_ROUNDING_MODE_TOWARD_ZERO",
+    "DML_SCATTER_ELEMENTS_OPERATOR_DESC",
+    "DML_SCATTER_ND_OPERATOR_DESC",
+    "DML_SCATTER_OPERATOR_DESC",
+    "DML_SLICE1_OPERATOR_DESC",
+    "DML_SLICE_GRAD_OPERATOR_DESC",
+    "DML_SLICE_OPERATOR_DESC",
+    "DML_SPACE_TO_DEPTH1_OPERATOR_DESC",
+    "DML_SPACE_TO_DEPTH_OPERATOR_DESC",
+    "DML_SPLIT_OPERATOR_DESC",
+    "DML_TILE_OPERATOR_DESC",
+    "DML_TOP_K1_OPERATOR_DESC",
+    "DML_TOP_K_OPERATOR_DESC",
+    "DML_UNFOLD_OPERATOR_DESC",
+    "DML_UPSAMPLE_2D_OPERATOR_DESC",
+    "DML_VALUE_SCALE_2D_OPERATOR_DESC",
+]

@@ -2,7 +2,9 @@
 
 An operator desc is a dataclass whose fields carry a :class:`FieldSpec` in their metadata. Binding
 order, validation and kernel arguments all come from that one table, so adding an operator means
-writing its desc (with these markers), its kernel and its reference function.
+writing its desc (with these markers), its kernel and its reference function. Every DirectML
+operator's desc is generated from DirectML's own schema into :mod:`dmlsim.api.directml_schema`
+(tools/gen_directml_schema.py), with the attribute kinds listed in :data:`ATTRIBUTE_KINDS`.
 """
 
 from __future__ import annotations
@@ -22,6 +24,17 @@ ATTRIBUTE = "attribute"
 _T = DML_TENSOR_DATA_TYPE
 FLOAT_TYPES = (_T.DML_TENSOR_DATA_TYPE_FLOAT32, _T.DML_TENSOR_DATA_TYPE_FLOAT16)
 FLOAT_TYPES_WITH_64 = (*FLOAT_TYPES, _T.DML_TENSOR_DATA_TYPE_FLOAT64)
+# What a tensor field of a generated desc accepts before an implementation narrows it: every data
+# type, 1 to DML_TENSOR_DIMENSION_COUNT_MAX1 (8) dimensions.
+ANY_DATA_TYPE = tuple(t for t in _T if t != _T.DML_TENSOR_DATA_TYPE_UNKNOWN)
+ANY_DIMENSION_COUNT = tuple(range(1, 9))
+
+# Attribute kinds (DirectML's DML_SCHEMA_FIELD_TYPE for attributes); an Enum class is a UINT enum.
+SCALAR_KINDS = ("FLOAT", "UINT", "UINT64", "INT", "INT64", "BOOL")
+ARRAY_KINDS = {"UINT_ARRAY": "UINT", "INT_ARRAY": "INT", "FLOAT_ARRAY": "FLOAT",
+               "OPERATOR_DESC_ARRAY": "OPERATOR_DESC"}
+STRUCT_KINDS = ("SCALE_BIAS", "SIZE_2D", "SCALAR_UNION", "OPERATOR_DESC")
+ATTRIBUTE_KINDS = (*SCALAR_KINDS, *ARRAY_KINDS, *STRUCT_KINDS)
 
 
 @dataclass(frozen=True)
@@ -31,7 +44,9 @@ class FieldSpec:
     ``array_count`` names the UINT field giving the length of a tensor-array field (DirectML's
     ``InputCount`` + ``const DML_TENSOR_DESC*`` pattern); such fields bind as BUFFER_ARRAY.
     ``aliases`` (outputs only) names the input this output may share memory with in place.
-    ``attr_type`` for attributes: "FLOAT", "UINT", "INT" or an Enum class.
+    ``attr_type`` for attributes: one of :data:`ATTRIBUTE_KINDS` or an Enum class; attribute arrays
+    (``UINT_ARRAY``... ``OPERATOR_DESC_ARRAY``) name their count field in ``array_count`` too.
+    ``data_type_field`` (``SCALAR_UNION`` only) names the DML_TENSOR_DATA_TYPE field it is read as.
     """
 
     role: str
@@ -42,6 +57,7 @@ class FieldSpec:
     inplace_eligible: bool = True
     aliases: str | None = None
     attr_type: Any = None
+    data_type_field: str | None = None
 
 
 def tensor_input(data_types: Sequence[int] = FLOAT_TYPES, *, dimension_counts: Sequence[int] = (4,),
@@ -59,9 +75,17 @@ def tensor_output(data_types: Sequence[int] = FLOAT_TYPES, *, dimension_counts: 
     return dataclasses.field(default=None, metadata={"dml": spec})
 
 
-def attribute(attr_type: Any = "FLOAT", default: Any = dataclasses.MISSING) -> Any:
-    """A scalar attribute field (``FLOAT``/``UINT``/``INT`` or an enum); None default means required."""
-    spec = FieldSpec(ATTRIBUTE, attr_type=attr_type)
+def attribute(attr_type: Any = "FLOAT", default: Any = dataclasses.MISSING, *, optional: bool = False,
+              array_count: str | None = None, data_type_field: str | None = None) -> Any:
+    """An attribute field of a kind in :data:`ATTRIBUTE_KINDS` or an enum; a None value is reported as
+    missing unless ``optional`` (a null ``DML_SCALE_BIAS*``, ``FusedActivation``...)."""
+    if not (isinstance(attr_type, type) and issubclass(attr_type, Enum)) and attr_type not in ATTRIBUTE_KINDS:
+        raise ValueError(f"unknown attribute kind {attr_type!r}")
+    if (array_count is not None) != (attr_type in ARRAY_KINDS):
+        raise ValueError(f"an attribute of kind {attr_type!r} {'needs' if array_count is None else 'has no'} "
+                         "array_count")
+    spec = FieldSpec(ATTRIBUTE, optional=optional, array_count=array_count, attr_type=attr_type,
+                     data_type_field=data_type_field)
     return dataclasses.field(default=None if default is dataclasses.MISSING else default,
                              metadata={"dml": spec})
 
@@ -79,7 +103,12 @@ class DescField:
 
     @property
     def is_array(self) -> bool:
+        """A tensor array or an attribute array (both sized by the field ``spec.array_count``)."""
         return self.spec.array_count is not None
+
+    @property
+    def is_tensor_array(self) -> bool:
+        return self.is_tensor and self.is_array
 
 
 def desc_fields(desc_cls: type) -> list[DescField]:
@@ -93,7 +122,7 @@ def desc_fields(desc_cls: type) -> list[DescField]:
 
 
 def count_fields(desc_cls: type) -> set[str]:
-    """Names of the UINT fields that give tensor-array lengths (``TensorCount``)."""
+    """Names of the UINT fields that give array lengths (``TensorCount``, ``DimensionCount``, ``AxisCount``)."""
     return {row.spec.array_count for row in desc_fields(desc_cls) if row.spec.array_count}
 
 
@@ -113,3 +142,20 @@ def attr_type_name(attr_type: Any) -> str:
     if isinstance(attr_type, type) and issubclass(attr_type, Enum):
         return attr_type.__name__
     return str(attr_type)
+
+
+class GeneratedDesc:
+    """Base of the generated DirectML descs: count fields left None are inferred after construction."""
+
+    def __post_init__(self) -> None:
+        infer_array_counts(self)
+
+
+@dataclass(frozen=True)
+class OperatorSchema:
+    """One DirectML operator: its DML_OPERATOR_TYPE, desc struct, feature level and in-place support."""
+
+    type: int
+    desc_cls: type
+    feature_level: int
+    supports_in_place: bool

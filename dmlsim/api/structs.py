@@ -46,6 +46,49 @@ class DML_OPERATOR_DESC:
 
 
 @dataclass
+class DML_SCALE_BIAS:
+    Scale: float
+    Bias: float
+
+
+@dataclass
+class DML_SIZE_2D:
+    Width: int
+    Height: int
+
+
+# DML_SCALAR_UNION's members in header order; the one a desc reads follows the data type its
+# ``*DataType`` field names (FLOAT16 is read from UInt16: the half's bits).
+SCALAR_UNION_MEMBERS = ("Bytes", "Int8", "UInt8", "Int16", "UInt16", "Int32", "UInt32", "Int64", "UInt64",
+                        "Float32", "Float64")
+
+
+@dataclass
+class DML_SCALAR_UNION:
+    """``union DML_SCALAR_UNION``: set exactly one member (``DML_SCALAR_UNION(Float32=0.5)``), or ``Bytes``.
+
+    A desc field of this type also accepts a plain number, read as the data type its ``*DataType``
+    field names (a FLOAT16 number is rounded to half precision), as DxDispatch's model files write it.
+    """
+
+    Bytes: Sequence[int] | None = None
+    Int8: int | None = None
+    UInt8: int | None = None
+    Int16: int | None = None
+    UInt16: int | None = None
+    Int32: int | None = None
+    UInt32: int | None = None
+    Int64: int | None = None
+    UInt64: int | None = None
+    Float32: float | None = None
+    Float64: float | None = None
+
+    def members(self) -> dict[str, Any]:
+        """The members that are set (not None), in header order."""
+        return {name: getattr(self, name) for name in SCALAR_UNION_MEMBERS if getattr(self, name) is not None}
+
+
+@dataclass
 class DML_BUFFER_BINDING:
     Buffer: Any  # dmlsim.runtime.device.Buffer (an ID3D12Resource stand-in)
     Offset: int = 0

@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import dmlsim as dml
-    from dmlsim.model import FAILED, INVALID, SKIPPED, ModelError, load_model, run_model
+    from dmlsim.model import FAILED, INVALID, NOT_IMPLEMENTED, SKIPPED, ModelError, load_model, run_model
 
     if args.iterations < 0 or args.warmup < 0:
         print("dmlsim run: -i and -w must not be negative", file=sys.stderr)
@@ -42,9 +42,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"Running on '{device.adapter.label}'")
     result = run_model(model, device, iterations=args.iterations, warmup=args.warmup,
                        output_dir=args.output_dir, echo=print)
-    shown = [o for o in result.outcomes.values() if args.verbose or o.status in (FAILED, INVALID)]
+    bad = (FAILED, INVALID, NOT_IMPLEMENTED)
+    shown = [o for o in result.outcomes.values() if args.verbose or o.status in bad]
     for outcome in shown:
-        print(outcome.describe(), file=sys.stderr if outcome.status in (FAILED, INVALID) else sys.stdout)
+        print(outcome.describe(), file=sys.stderr if outcome.status in bad else sys.stdout)
     skipped = next((o.message for o in result.outcomes.values() if o.status == SKIPPED), None)
     if skipped and not args.verbose:  # -v prints it with every outcome already
         print(skipped)

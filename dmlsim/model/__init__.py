@@ -10,9 +10,22 @@ from __future__ import annotations
 
 from dmlsim.model.errors import Location, ModelError
 from dmlsim.model.model import Model, load_model
-from dmlsim.model.runner import FAILED, INVALID, NOT_RUN, PASSED, SKIPPED, Outcome, Runner, RunResult, run_model
+from dmlsim.model.runner import (
+    FAILED,
+    INVALID,
+    NOT_IMPLEMENTED,
+    NOT_RUN,
+    PASSED,
+    SKIPPED,
+    Outcome,
+    Runner,
+    RunResult,
+    run_model,
+    worst_exit_status,
+)
 
 MODEL_SUFFIXES = (".json", ".yaml", ".yml")
 
-__all__ = ["FAILED", "INVALID", "MODEL_SUFFIXES", "NOT_RUN", "PASSED", "SKIPPED", "Location", "Model", "ModelError",
-           "Outcome", "RunResult", "Runner", "load_model", "run_model"]
+__all__ = ["FAILED", "INVALID", "MODEL_SUFFIXES", "NOT_IMPLEMENTED", "NOT_RUN", "PASSED", "SKIPPED", "Location",
+           "Model", "ModelError", "Outcome", "RunResult", "Runner", "load_model", "run_model",
+           "worst_exit_status"]

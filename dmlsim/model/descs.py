@@ -7,7 +7,10 @@ their prefix. Shapes and types are checked here only as far as the file's *synta
 where a number belongs, known enum names, known keys); whether the desc is acceptable is decided by
 CreateOperator, so a file can pin a refusal with ``expectError``. ``null`` is a null pointer (for
 optional tensors, or to pin the refusal of a missing one); a required field that is absent is a file
-error.
+error. Every attribute kind of DirectML's schema is read: numbers, enums (with or without prefix),
+booleans, ``{Scale, Bias}``, ``{Width, Height}``, scalar unions (a number, read as the desc's
+``*DataType``, or ``{"UInt16": 15360}``), arrays, and nested operator descs (fused activations,
+``ActivationDescs``) as ``{"Type": ..., "Desc": {...}}`` or with the fields beside ``Type``.
 """
 
 from __future__ import annotations
@@ -17,12 +20,29 @@ import difflib
 from enum import Enum
 from typing import Any
 
-from dmlsim.api.enums import DML_TENSOR_DATA_TYPE, DML_TENSOR_FLAGS, DML_TENSOR_TYPE, _common_prefix, enum_member
-from dmlsim.api.schema import ATTRIBUTE, count_fields, infer_array_counts
-from dmlsim.api.structs import DML_BUFFER_TENSOR_DESC, DML_TENSOR_DESC
+from dmlsim.api.enums import (
+    DML_OPERATOR_TYPE,
+    DML_TENSOR_DATA_TYPE,
+    DML_TENSOR_FLAGS,
+    DML_TENSOR_TYPE,
+    _common_prefix,
+    enum_member,
+)
+from dmlsim.api.errors import DMLError
+from dmlsim.api.schema import ARRAY_KINDS, ATTRIBUTE, attr_type_name, count_fields, infer_array_counts
+from dmlsim.api.structs import (
+    DML_BUFFER_TENSOR_DESC,
+    DML_OPERATOR_DESC,
+    DML_SCALAR_UNION,
+    DML_SCALE_BIAS,
+    DML_SIZE_2D,
+    DML_TENSOR_DESC,
+    SCALAR_UNION_MEMBERS,
+)
 from dmlsim.model.errors import Diagnostics
 from dmlsim.model.loader import Node
 from dmlsim.model.values import SPECIAL_FLOATS
+from dmlsim.operators import lookup_operator
 from dmlsim.operators.base import Operator
 
 BUFFER_DESC_KEYS = [f.name for f in dataclasses.fields(DML_BUFFER_TENSOR_DESC)]
@@ -60,6 +80,7 @@ def parse_flags(node: Node, enum_cls: type[Enum], problems: Diagnostics) -> int 
 
 
 def parse_uint(node: Node, problems: Diagnostics) -> int | None:
+    """An integer (its range is CreateOperator's to check)."""
     value = node.value
     if isinstance(value, bool) or not isinstance(value, int):
         problems.add(node.location, f"expected an integer, got {value!r}")
@@ -120,25 +141,136 @@ def parse_tensor_desc(node: Node, problems: Diagnostics) -> DML_TENSOR_DESC | No
     return DML_TENSOR_DESC(tensor_type, DML_BUFFER_TENSOR_DESC(**fields))
 
 
+def parse_number(node: Node, what: str, problems: Diagnostics) -> float | None:
+    """A FLOAT (also ``"nan"``, ``"inf"``, ``"-inf"``)."""
+    value = node.value
+    if isinstance(value, str) and value.strip().lower() in SPECIAL_FLOATS:
+        return SPECIAL_FLOATS[value.strip().lower()]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        problems.add(node.location, f"expected a number ({what}), got {value!r}")
+        return None
+    return float(value)
+
+
+def _parse_struct(node: Node, struct: type, kinds: dict[str, str], problems: Diagnostics) -> Any:
+    """A small header struct (DML_SCALE_BIAS, DML_SIZE_2D) from an object with every member."""
+    name = struct.__name__
+    if not node.is_map:
+        problems.add(node.location, f"expected a {name} object {{{', '.join(kinds)}}}, got {node.value!r}")
+        return None
+    before = len(problems.items)
+    values = {}
+    for key, child in node.items():
+        if key not in kinds:
+            unknown_key(node, key, list(kinds), f"a {name}", problems)
+        else:
+            values[key] = parse_attribute(child, kinds[key], problems)
+    for key in kinds:
+        if key not in node:
+            problems.add(node.location, f"missing required key '{key}' of {name}")
+    return struct(**values) if len(problems.items) == before else None
+
+
+def _parse_scalar_union(node: Node, problems: Diagnostics) -> Any:
+    """A number (read later as the desc's ``*DataType``) or ``{Member: value}`` (``{"UInt16": 15360}``)."""
+    if node.is_map:
+        keys = list(node.value)
+        if len(keys) != 1 or keys[0] not in SCALAR_UNION_MEMBERS:
+            for key in keys:
+                if key not in SCALAR_UNION_MEMBERS:
+                    unknown_key(node, key, list(SCALAR_UNION_MEMBERS), "a DML_SCALAR_UNION", problems)
+            if all(k in SCALAR_UNION_MEMBERS for k in keys):
+                problems.add(node.location, f"a DML_SCALAR_UNION sets one member, got {', '.join(keys) or 'none'}")
+            return None
+        member, child = next(node.items())
+        if member == "Bytes":
+            value = parse_uint_list(child, problems)
+        elif member.startswith("Float"):
+            value = parse_number(child, member, problems)
+        else:
+            value = parse_uint(child, problems)
+        return None if value is None else DML_SCALAR_UNION(**{member: value})
+    return parse_number(node, "DML_SCALAR_UNION: a number or {Member: value}", problems)
+
+
 def parse_attribute(node: Node, attr_type: Any, problems: Diagnostics) -> Any:
+    """One attribute value of any schema kind (dmlsim.api.schema.ATTRIBUTE_KINDS or an enum)."""
     value = node.value
     if isinstance(attr_type, type) and issubclass(attr_type, Enum):
         return parse_enum(node, attr_type, problems)
     if attr_type == "FLOAT":
-        if isinstance(value, str) and value.strip().lower() in SPECIAL_FLOATS:
-            return SPECIAL_FLOATS[value.strip().lower()]
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            problems.add(node.location, f"expected a number (FLOAT), got {value!r}")
+        return parse_number(node, "FLOAT", problems)
+    if attr_type == "BOOL":
+        if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
+            return bool(value)
+        problems.add(node.location, f"expected true or false (BOOL), got {value!r}")
+        return None
+    if attr_type == "SCALE_BIAS":
+        return _parse_struct(node, DML_SCALE_BIAS, {"Scale": "FLOAT", "Bias": "FLOAT"}, problems)
+    if attr_type == "SIZE_2D":
+        return _parse_struct(node, DML_SIZE_2D, {"Width": "UINT", "Height": "UINT"}, problems)
+    if attr_type == "SCALAR_UNION":
+        return _parse_scalar_union(node, problems)
+    if attr_type == "OPERATOR_DESC":
+        return parse_nested_operator_desc(node, problems)
+    if attr_type in ARRAY_KINDS:
+        element = ARRAY_KINDS[attr_type]
+        if not node.is_list:
+            what = "operator descs" if element == "OPERATOR_DESC" else f"{element} values"
+            problems.add(node.location, f"expected a list of {what}, got {value!r}")
             return None
-        return float(value)
+        items = [parse_attribute(child, element, problems) for child in node.elements()]
+        return None if any(item is None for item in items) else items
     if isinstance(value, bool) or not isinstance(value, int):
         problems.add(node.location, f"expected an integer ({attr_type}), got {value!r}")
         return None
     return value
 
 
-def parse_operator_desc(node: Node, op: Operator, problems: Diagnostics) -> Any:
-    """The operator's desc dataclass filled from the file (fields checked for syntax, not semantics)."""
+def parse_nested_operator_desc(node: Node, problems: Diagnostics) -> DML_OPERATOR_DESC | None:
+    """A fused activation as DxDispatch writes it: ``{"Type": "DML_OPERATOR_ACTIVATION_RELU", "Desc": {...}}``
+    or with the desc's fields beside ``Type`` (``{"Type": "ACTIVATION_ELU", "Alpha": 0.5}``); its tensors
+    are those of the operator it is fused into, so it has none."""
+    if not node.is_map:
+        problems.add(node.location, f"expected an operator desc object {{Type, Desc}}, got {node.value!r}")
+        return None
+    type_key = "Type" if "Type" in node else "type" if "type" in node else None
+    if type_key is None:
+        problems.add(node.location, "missing required key 'Type' of the operator desc")
+        return None
+    type_node = node.get(type_key)
+    assert type_node is not None
+    op = parse_operator_type(type_node, problems)
+    if op is None:
+        return None
+    desc_key = "Desc" if "Desc" in node else "desc" if "desc" in node else None
+    if desc_key is not None:
+        for key in node.value:
+            if key not in (type_key, desc_key):
+                unknown_key(node, key, [type_key, desc_key], "an operator desc", problems)
+        body = node.get(desc_key)
+    else:
+        body = node.without(type_key)
+    desc = parse_operator_desc(body, op, problems, fused=True)  # type: ignore[arg-type]
+    return None if desc is None else DML_OPERATOR_DESC(op.type, desc)
+
+
+def parse_operator_type(node: Node, problems: Diagnostics) -> Operator | None:
+    """The operator (implemented or not) a ``Type`` names: full name, without ``DML_OPERATOR_``, or number."""
+    try:
+        return lookup_operator(enum_member(DML_OPERATOR_TYPE, node.value))
+    except (KeyError, ValueError):
+        problems.add(node.location, f"unknown operator type {node.value!r}")
+    except DMLError as exc:
+        problems.add(node.location, str(exc))
+    return None
+
+
+def parse_operator_desc(node: Node, op: Operator, problems: Diagnostics, *, fused: bool = False) -> Any:
+    """The operator's desc dataclass filled from the file (fields checked for syntax, not semantics).
+
+    ``fused``: a fused activation, whose tensor fields are absent (DirectML wants them null).
+    """
     struct = op.desc_cls.__name__
     if not node.is_map:
         problems.add(node.location, f"expected a {struct} object, got {node.value!r}")
@@ -149,14 +281,16 @@ def parse_operator_desc(node: Node, op: Operator, problems: Diagnostics) -> Any:
     values: dict[str, Any] = {}
     before = len(problems.items)
     for key, child in node.items():
+        spec = specs.get(key)
         if key not in fields:
             unknown_key(node, key, list(fields), struct, problems)
-            continue
-        spec = specs.get(key)
-        if child.value is None:
+        elif child.value is None:
             values[key] = None
         elif spec is None:
             values[key] = parse_uint(child, problems) if key in counts else child.value
+        elif fused and spec.role != ATTRIBUTE:
+            problems.add(child.location, f"{key}: a fused activation has no tensors of its own (DirectML wants "
+                                         "them null; DxDispatch ignores them): leave it out")
         elif spec.role == ATTRIBUTE:
             values[key] = parse_attribute(child, spec.attr_type, problems)
         elif spec.array_count is not None:
@@ -167,13 +301,12 @@ def parse_operator_desc(node: Node, op: Operator, problems: Diagnostics) -> Any:
         else:
             values[key] = parse_tensor_desc(child, problems)
     for name, spec in specs.items():
-        if name in node:
+        if name in node or name in counts or spec.optional or (fused and spec.role != ATTRIBUTE):
             continue
-        required = not spec.optional if spec.role != ATTRIBUTE else fields[name].default is None
-        if required:
-            kind = "tensor desc" if spec.role != ATTRIBUTE else spec.attr_type if isinstance(
-                spec.attr_type, str) else spec.attr_type.__name__
-            problems.add(node.location, f"missing required field '{name}' ({kind}) of {struct}")
+        if spec.role == ATTRIBUTE and fields[name].default is not None:
+            continue
+        kind = "tensor desc" if spec.role != ATTRIBUTE else attr_type_name(spec.attr_type)
+        problems.add(node.location, f"missing required field '{name}' ({kind}) of {struct}")
     if len(problems.items) > before:
         return None
     desc = op.desc_cls(**values)

@@ -168,6 +168,13 @@ class Node:
         marks = getattr(self.value, "value_marks", {})
         return Node(self.value[key], self.file, marks.get(key, self.mark), self.child_path(key))
 
+    def without(self, *keys: str) -> Node:
+        """This mapping minus ``keys`` (same place and path; the other values keep theirs)."""
+        rest = LocatedDict((k, v) for k, v in self.value.items() if k not in keys)
+        rest.mark = getattr(self.value, "mark", self.mark)
+        rest.value_marks = {k: m for k, m in getattr(self.value, "value_marks", {}).items() if k not in keys}
+        return Node(rest, self.file, self.mark, self.path)
+
     def items(self) -> Iterator[tuple[str, Node]]:
         for key in self.value:
             node = self.get(key)
@@ -184,8 +191,16 @@ class Node:
         """The deepest existing node along ``dotted`` (for pointing at a problem the device reported)."""
         node = self
         for part in dotted:
+            if node.is_list and part.isdigit():
+                items = list(node.elements())
+                if int(part) >= len(items):
+                    break
+                node = items[int(part)]
+                continue
             child = node.get(part)
             if child is None:
+                if part == "Desc" and node.is_map:  # a nested desc written with its fields beside Type
+                    continue
                 break
             node = child
         return node

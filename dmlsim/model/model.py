@@ -7,6 +7,7 @@ the file position of whatever a device refuses.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,24 +18,22 @@ import numpy as np
 from dmlsim.api.enums import (
     DML_CREATE_DEVICE_FLAGS,
     DML_EXECUTION_FLAGS,
-    DML_OPERATOR_TYPE,
     DML_TENSOR_DATA_TYPE,
-    enum_member,
 )
 from dmlsim.api.errors import HRESULT_NAMES, DMLError, hresult_from_name
-from dmlsim.api.schema import ATTRIBUTE
+from dmlsim.api.schema import INPUT, OUTPUT
 from dmlsim.api.structs import DML_OPERATOR_DESC
 from dmlsim.api.tensor import NUMPY_DTYPE
-from dmlsim.model.descs import parse_flags, parse_operator_desc, unknown_key
+from dmlsim.model.descs import parse_flags, parse_operator_desc, parse_operator_type, unknown_key
 from dmlsim.model.errors import Diagnostics
 from dmlsim.model.loader import Node, root_node
 from dmlsim.model.values import FLOAT_TYPES, parse_data_type, parse_values, required, scalar
-from dmlsim.operators import operator_for
 from dmlsim.operators.base import Operator
 
 TOP_KEYS = ["$schema", "resources", "dispatchables", "commands", "createDeviceFlags", "requiredDataTypes"]
 RESOURCE_KEYS = ["type", "initialValuesDataType", "initialValues", "sizeInBytes", "initialValuesOffsetInBytes"]
 DISPATCHABLE_KEYS = ["type", "Type", "desc", "Desc", "executionFlags", "dmlCompileType", "bindings", "expectError"]
+COMPILE_TYPES = ("DmlCompileOp", "DmlCompileGraph")
 UNSUPPORTED_DISPATCHABLES = {"hlsl", "onnx", "dmlserializedgraph", "dml_graph_desc"}
 COMMAND_KEYS = {
     "dispatch": ["type", "dispatchable", "bindings", "threadGroupCount", "repeat", "increment", "expectError"],
@@ -99,6 +98,14 @@ class DispatchableSpec:
     expect_error: ExpectedError | None
     node: Node
     desc_node: Node
+    type_node: Node | None = None
+    compile_type: str = "DmlCompileOp"  # DmlCompileGraph: a one-node graph, which computes the same
+    # dispatchable-level ``bindings``: the operator initializer's inputs (OWNED_BY_DML tensors)
+    initializer_bindings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def implemented(self) -> bool:
+        return self.op is not None and self.op.implemented
 
 
 @dataclass
@@ -211,6 +218,9 @@ def load_model(path: str | Path, text: str | None = None) -> Model:
     dispatchables = {name: d for name, node in sections["dispatchables"].items()
                      if (d := _parse_dispatchable(name, node, problems)) is not None}
     model = Model(path, root, resources, dispatchables, [], flags, required)
+    for spec in dispatchables.values():
+        if (init_node := spec.node.get("bindings")) is not None:
+            spec.initializer_bindings = _parse_bindings(init_node, spec, model, sections, problems, inputs_only=True)
     for i, node in enumerate(sections["commands"].elements()):
         command = _parse_command(i, node, model, sections, problems)
         if command is not None:
@@ -291,6 +301,8 @@ def _parse_resource(name: str, node: Node, base_dir: Path, problems: Diagnostics
 
 
 def _parse_dispatchable(name: str, node: Node, problems: Diagnostics) -> DispatchableSpec | None:
+    """A DirectML operator dispatchable. Operators dmlsim does not implement are parsed and checked the
+    same way (their generated desc); CreateOperator refuses them with E_NOTIMPL only once all is valid."""
     if not node.is_map:
         problems.add(node.location, f"dispatchable '{name}' must be an object")
         return None
@@ -302,22 +314,13 @@ def _parse_dispatchable(name: str, node: Node, problems: Diagnostics) -> Dispatc
         problems.add(type_node.location, f"'{type_node.value}' dispatchables are not supported: dmlsim runs "
                                          "DirectML operators only")
         return None
-    try:
-        op_type = enum_member(DML_OPERATOR_TYPE, type_node.value)
-        op = operator_for(op_type)
-    except (KeyError, ValueError):
-        problems.add(type_node.location, f"unknown operator type {type_node.value!r}")
-        return None
-    except DMLError as exc:
-        problems.add(type_node.location, str(exc))
+    op = parse_operator_type(type_node, problems)
+    if op is None:
         return None
     desc_node = node.get("Desc") or node.get("desc")
     if desc_node is None:  # DxDispatch: the desc's fields may sit on the dispatchable itself
-        fields = [row.name for row in op.fields()]
-        inline = {k: v for k, v in node.value.items() if k not in DISPATCHABLE_KEYS}
-        desc_node = Node(type(node.value)(inline), node.file, node.mark, node.path)
-        desc_node.value.value_marks = getattr(node.value, "value_marks", {})
-        known = DISPATCHABLE_KEYS + fields
+        desc_node = node.without(*DISPATCHABLE_KEYS)
+        known = DISPATCHABLE_KEYS + [f.name for f in dataclasses.fields(op.desc_cls)]
     else:
         known = DISPATCHABLE_KEYS
     for key in node.value:
@@ -326,17 +329,45 @@ def _parse_dispatchable(name: str, node: Node, problems: Diagnostics) -> Dispatc
     flags = 0
     if (flags_node := node.get("executionFlags")) is not None:
         flags = parse_flags(flags_node, DML_EXECUTION_FLAGS, problems) or 0
-    if (compile_node := node.get("dmlCompileType")) is not None and compile_node.value not in (
-            "DmlCompileOp", "DmlCompileGraph"):
-        problems.add(compile_node.location, "dmlCompileType must be 'DmlCompileOp' or 'DmlCompileGraph'")
-    if (init_node := node.get("bindings")) is not None:
-        problems.add(init_node.location, "initialization bindings (for OWNED_BY_DML inputs) are not supported "
-                                         "by the model runner yet")
+    compile_type = "DmlCompileOp"
+    if (compile_node := node.get("dmlCompileType")) is not None:
+        if compile_node.value not in COMPILE_TYPES:
+            problems.add(compile_node.location, f"dmlCompileType must be one of {', '.join(COMPILE_TYPES)}, "
+                                                f"got {compile_node.value!r}")
+        else:
+            compile_type = compile_node.value
     expect = _parse_expected_error(node.get("expectError"), problems)
     desc = parse_operator_desc(desc_node, op, problems)
-    if desc is None:
-        return None
-    return DispatchableSpec(name, op, DML_OPERATOR_DESC(op.type, desc), flags, expect, node, desc_node)
+    return DispatchableSpec(name, op, None if desc is None else DML_OPERATOR_DESC(op.type, desc), flags, expect, node,
+                            desc_node, type_node, compile_type)
+
+
+def _parse_bindings(node: Node, spec: DispatchableSpec, model: Model, sections: dict[str, Node],
+                    problems: Diagnostics, *, inputs_only: bool = False) -> dict[str, BindingRef | list[BindingRef]]:
+    """``{bind point: resource}``: the dispatchable's tensor fields (inputs only for initializer bindings)."""
+    if not node.is_map:
+        problems.add(node.location, "bindings must be an object (bind point → resource)")
+        return {}
+    assert spec.op is not None
+    roles = (INPUT,) if inputs_only else (INPUT, OUTPUT)
+    rows = {row.name: row for row in spec.op.fields() if row.spec.role in roles}
+    what = f"the {'initializer (input) ' if inputs_only else ''}bind points of {spec.op.name}"
+    bindings: dict[str, BindingRef | list[BindingRef]] = {}
+    for point, child in node.items():
+        row = rows.get(point)
+        if row is None:
+            unknown_key(node, point, list(rows), what, problems)
+            continue
+        if child.is_list != row.is_array:
+            shape = "a tensor array: bind a list" if row.is_array else "one tensor: bind one resource"
+            problems.add(child.location, f"{point} is {shape}")
+            continue
+        items = child.elements() if child.is_list else [child]
+        refs = [_binding_ref(item, model, sections, problems) for item in items]
+        if any(r is None for r in refs):
+            continue
+        bindings[point] = refs if row.is_array else refs[0]  # type: ignore[assignment]
+    return bindings
 
 
 def _parse_command(index: int, node: Node, model: Model, sections: dict[str, Node], problems: Diagnostics
@@ -443,25 +474,7 @@ def _parse_dispatch(index: int, node: Node, expect_error: ExpectedError | None, 
             known = ", ".join(sections["dispatchables"].value) or "none"
             problems.add(name_node.location, f"unknown dispatchable {name_node.value!r} (dispatchables: {known})")
         return None
-    if not bindings_node.is_map:
-        problems.add(bindings_node.location, "bindings must be an object (bind point → resource)")
-        return None
-    rows = {row.name: row for row in spec.op.fields() if row.spec.role != ATTRIBUTE}  # type: ignore[union-attr]
-    bindings: dict[str, BindingRef | list[BindingRef]] = {}
-    for point, child in bindings_node.items():
-        row = rows.get(point)
-        if row is None:
-            unknown_key(bindings_node, point, list(rows), f"the bind points of {spec.op.name}", problems)  # type: ignore[union-attr]
-            continue
-        if child.is_list != row.is_array:
-            shape = "a tensor array: bind a list" if row.is_array else "one tensor: bind one resource"
-            problems.add(child.location, f"{point} is {shape}")
-            continue
-        items = child.elements() if child.is_list else [child]
-        refs = [_binding_ref(item, model, sections, problems) for item in items]
-        if any(r is None for r in refs):
-            continue
-        bindings[point] = refs if row.is_array else refs[0]  # type: ignore[assignment]
+    bindings = _parse_bindings(bindings_node, spec, model, sections, problems)
     repeat = 1
     if (repeat_node := node.get("repeat")) is not None:
         repeat = repeat_node.value

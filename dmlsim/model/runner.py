@@ -6,7 +6,10 @@ which is what ``dmlsim run`` prints and what each pytest item reports. Statuses:
 - ``passed``; ``failed`` (an expectation or an expected refusal did not hold: exit status 1);
 - ``invalid`` (the device refused something the file did not expect, or the file asks for something
   impossible: exit status 2) — after that, later commands are ``not run``, since resource contents
-  are no longer what the file describes.
+  are no longer what the file describes;
+- ``not implemented`` (a DirectML operator dmlsim has no kernel for, whose desc and bindings are
+  otherwise valid: exit status 3, reported at the dispatchable's ``type``); its dispatches are not
+  implemented either, and when executing, later commands are ``not run``.
 
 ``expect reference: true`` compares with a snapshot taken when the same model runs on the reference
 device (:func:`reference_snapshots`); on the reference device itself it is ``skipped`` (the snapshot
@@ -24,10 +27,13 @@ from typing import Any
 
 import numpy as np
 
-from dmlsim.api.enums import DML_FEATURE
-from dmlsim.api.errors import DMLError
+from dmlsim.api.enums import DML_BINDING_TYPE, DML_FEATURE
+from dmlsim.api.errors import E_INVALIDARG, E_NOTIMPL, DMLError
 from dmlsim.api.structs import (
+    DML_BINDING_DESC,
     DML_BINDING_TABLE_DESC,
+    DML_BUFFER_ARRAY_BINDING,
+    DML_BUFFER_BINDING,
     DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT,
     NO_BINDING,
     buffer_array_binding,
@@ -51,6 +57,7 @@ from dmlsim.model.model import (
 from dmlsim.runtime.device import Device
 
 PASSED, FAILED, INVALID, NOT_RUN, SKIPPED = "passed", "failed", "invalid", "not run", "skipped"
+NOT_IMPLEMENTED = "not implemented"
 # why an ``expect reference: true`` is skipped on the reference device: it would pass vacuously
 REFERENCE_ITSELF = "skipped: reference: true compares with the reference device itself"
 
@@ -76,12 +83,25 @@ class RunResult:
 
     @property
     def exit_status(self) -> int:
+        """0 passed, 1 an expectation failed, 2 invalid, 3 valid but an operator is not implemented."""
         statuses = {o.status for o in self.outcomes.values()}
-        return 2 if INVALID in statuses else 1 if FAILED in statuses else 0
+        return 2 if INVALID in statuses else 1 if FAILED in statuses else 3 if NOT_IMPLEMENTED in statuses else 0
+
+
+EXIT_SEVERITY = {0: 0, 3: 1, 1: 2, 2: 3}  # passed < not implemented < failed < invalid
+
+
+def worst_exit_status(*statuses: int) -> int:
+    """The most severe of several exit statuses (several files checked in one call)."""
+    return max(statuses, key=lambda status: EXIT_SEVERITY.get(status, 4), default=0)
 
 
 class _StopError(Exception):
-    """A command was refused unexpectedly: later commands cannot run meaningfully."""
+    """A command was refused unexpectedly (or could not run): later commands cannot run meaningfully."""
+
+    def __init__(self, reason: str = "was refused unexpectedly") -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 class Runner:
@@ -101,6 +121,7 @@ class Runner:
         self.result = RunResult()
         self.buffers: dict[str, Any] = {}
         self.compiled: dict[str, Any] = {}
+        self.persistent: dict[str, Any] = {}  # dispatchable → its persistent resource (OWNED_BY_DML inputs)
         self.queue = device.CreateCommandQueue()
 
     # --- driver ---------------------------------------------------------------------------------
@@ -127,12 +148,12 @@ class Runner:
             outcome = Outcome(command.key, _title(command), command.node.location)
             self.result.outcomes[command.key] = outcome
             if stopped is not None:
-                outcome.status, outcome.message = NOT_RUN, f"not run: {stopped} was refused unexpectedly"
+                outcome.status, outcome.message = NOT_RUN, f"not run: {stopped}"
                 continue
             try:
                 self._command(command, outcome)
-            except _StopError:
-                stopped = f"command {command.index}"
+            except _StopError as stop:
+                stopped = f"command {command.index} {stop.reason}"
         return self.result
 
     def _log(self, line: str) -> None:
@@ -155,9 +176,59 @@ class Runner:
                 outcome.status, outcome.message = FAILED, mismatch
             else:
                 outcome.message = f"refused as expected: {error}"
+        elif error is not None and error.hresult == E_NOTIMPL and not spec.implemented:
+            outcome.status = NOT_IMPLEMENTED
+            outcome.location = (spec.type_node or spec.node).location
+            outcome.message = f"operator not implemented (the desc was checked and is valid): {error}"
+            # compiled for checking only: its initializer and dispatch bindings are checked, then refused
+            self.compiled[spec.name] = self.device.CompileOperator(self.device.check_operator(spec.desc),
+                                                                   spec.execution_flags)
         elif error is not None:
             outcome.status = INVALID
             outcome.message = _locate(error, spec.desc_node, _desc_path(spec))
+        if spec.name in self.compiled:
+            self._initialize(spec, outcome)
+
+    def _initialize(self, spec: DispatchableSpec, outcome: Outcome) -> None:
+        """Run the operator initializer: the dispatchable-level ``bindings`` (OWNED_BY_DML inputs) are copied
+        into the operator's persistent resource, which its dispatches then bind."""
+        compiled = self.compiled[spec.name]
+        size = compiled.GetBindingProperties().PersistentResourceSize
+        if not size and not spec.initializer_bindings:
+            return
+        node = spec.node.get("bindings") or spec.node
+        try:
+            persistent = self.device.CreateBuffer(max(size, 4))
+            initializer = self.device.CreateOperatorInitializer([compiled])
+            table = self.device.CreateBindingTable(DML_BINDING_TABLE_DESC(
+                initializer, SizeInDescriptors=initializer.GetBindingProperties().RequiredDescriptorCount))
+            sources = [self._buffer_binding(spec.initializer_bindings.get(row.name))
+                       for row in compiled.operator.input_fields]
+            table.BindInputs([DML_BINDING_DESC(DML_BINDING_TYPE.DML_BINDING_TYPE_BUFFER_ARRAY,
+                                               DML_BUFFER_ARRAY_BINDING(len(sources), sources))])
+            table.BindOutputs([buffer_binding(persistent, 0, size) if size else NO_BINDING])
+            cmd = self.device.CreateCommandList()
+            self.device.CreateCommandRecorder().RecordDispatch(cmd, initializer, table)
+            cmd.Close()
+            if self.execute:
+                self.queue.ExecuteCommandLists([cmd])
+                self.queue.WaitForIdle()
+        except DMLError as exc:
+            del self.compiled[spec.name]
+            outcome.status = INVALID
+            outcome.message = "the operator initializer (dispatchable-level bindings) was refused:\n" + _locate(
+                exc, node, None)
+            return
+        self.persistent[spec.name] = persistent
+
+    def _buffer_binding(self, ref: BindingRef | list[BindingRef] | None) -> DML_BUFFER_BINDING:
+        """One initializer source: the bound range, or a null buffer for inputs that are not owned."""
+        if ref is None:
+            return DML_BUFFER_BINDING(None, 0, 0)
+        if isinstance(ref, list):
+            raise DMLError(E_INVALIDARG, "tensor arrays cannot be bound to the operator initializer")
+        buffer = self.buffers[ref.resource]
+        return DML_BUFFER_BINDING(buffer, ref.offset, buffer.size - ref.offset)
 
     # --- commands -------------------------------------------------------------------------------
     def _command(self, command: Command, outcome: Outcome) -> None:
@@ -292,8 +363,20 @@ class Runner:
         table.BindOutputs([self._binding(command.bindings.get(row.name)) for row in op.output_fields])
         if props.TemporaryResourceSize:
             table.BindTemporaryResource(buffer_binding(device.CreateBuffer(props.TemporaryResourceSize)))
+        if command.dispatchable in self.persistent:
+            table.BindPersistentResource(buffer_binding(self.persistent[command.dispatchable], 0,
+                                                        props.PersistentResourceSize))
         cmd = device.CreateCommandList()
-        device.CreateCommandRecorder().RecordDispatch(cmd, compiled, table)
+        try:
+            device.CreateCommandRecorder().RecordDispatch(cmd, compiled, table)
+        except DMLError as exc:
+            if exc.hresult != E_NOTIMPL or compiled.operator.implemented:
+                raise
+            outcome.status = NOT_IMPLEMENTED
+            outcome.message = f"not run: {exc}"
+            if self.execute:
+                raise _StopError(f"dispatches {compiled.operator.name}, which dmlsim does not implement") from None
+            return
         cmd.Close()
         if not self.execute:
             return

@@ -4,7 +4,9 @@ An operator's subpackage holds everything about it: the desc (schema) and its cr
 the launch plan (``__init__.py``), the float64 reference (``reference.py``), the OpenCL kernel
 (``kernel.cl``) and its bench case (``bench.py``, optional). :func:`load_all` imports each
 subpackage, whose :func:`dmlsim.operators.base.register` decorator adds it to the registry; no list
-elsewhere names them.
+elsewhere names them. Every other DirectML operator exists too, as an :class:`UnimplementedOperator`
+over its generated desc (dmlsim.api.directml_schema): CreateOperator validates its desc completely,
+then refuses it with E_NOTIMPL.
 """
 
 from __future__ import annotations
@@ -15,9 +17,24 @@ import pkgutil
 
 import numpy as np
 
-from dmlsim.api.enums import DML_OPERATOR_TYPE
+from dmlsim.api.directml_schema import OPERATOR_SCHEMAS
+from dmlsim.api.enums import DML_FEATURE_LEVEL, DML_OPERATOR_TYPE
 from dmlsim.api.errors import E_INVALIDARG, E_NOTIMPL, DMLError
+from dmlsim.api.schema import OperatorSchema
 from dmlsim.operators.base import OPERATORS, Operator
+
+SCHEMAS: dict[int, OperatorSchema] = {int(schema.type): schema for schema in OPERATOR_SCHEMAS}
+
+
+class UnimplementedOperator(Operator):
+    """A DirectML operator dmlsim has no kernel for: its desc is DirectML's generated one (any data type,
+    1 to 8 dimensions), fully validated; CreateOperator then refuses it with E_NOTIMPL."""
+
+    implemented = False
+
+    def __init__(self, schema: OperatorSchema) -> None:
+        self.type = schema.type
+        self.desc_cls = schema.desc_cls
 
 
 @functools.cache
@@ -31,13 +48,52 @@ def load_all() -> tuple[str, ...]:
     return tuple(names)
 
 
+def schema_for(op_type: int) -> OperatorSchema | None:
+    """DirectML's schema entry (desc, feature level, in-place support) for an operator type; None for
+    dmlsim's extension operators and unknown values."""
+    if isinstance(op_type, bool) or not isinstance(op_type, (int, np.integer)):
+        return None
+    return SCHEMAS.get(int(op_type))
+
+
+@functools.cache
+def _unimplemented(op_type: int) -> UnimplementedOperator:
+    return UnimplementedOperator(SCHEMAS[op_type])
+
+
+def lookup_operator(op_type: int) -> Operator:
+    """The registered operator, else the :class:`UnimplementedOperator` of a DirectML operator (whose desc
+    can be checked); a DMLError for DML_OPERATOR_INVALID and values that are no operator."""
+    load_all()
+    if isinstance(op_type, (int, np.integer)) and not isinstance(op_type, bool):
+        op = OPERATORS.get(int(op_type))
+        if op is not None:
+            return op
+        if int(op_type) in SCHEMAS:
+            return _unimplemented(int(op_type))
+    return operator_for(op_type)
+
+
+def implemented_names() -> list[str]:
+    """The names of the operators dmlsim runs."""
+    load_all()
+    return [o.name for o in OPERATORS.values()]
+
+
+def implemented_feature_level() -> DML_FEATURE_LEVEL:
+    """The feature level dmlsim reaches: the newest level among the DirectML operators it implements."""
+    load_all()
+    levels = [SCHEMAS[t].feature_level for t in OPERATORS if t in SCHEMAS]
+    return DML_FEATURE_LEVEL(max(levels, default=DML_FEATURE_LEVEL.DML_FEATURE_LEVEL_1_0))
+
+
 def operator_for(op_type: int) -> Operator:
     """The registered operator for a DML_OPERATOR_TYPE value, or a DMLError naming what exists."""
     load_all()
     op = OPERATORS.get(int(op_type)) if isinstance(op_type, (int, np.integer)) else None
     if op is not None:
         return op
-    implemented = ", ".join(o.name for o in OPERATORS.values())
+    implemented = ", ".join(implemented_names())
     try:
         name = DML_OPERATOR_TYPE(op_type).name
     except (ValueError, TypeError):

@@ -49,6 +49,7 @@ class Operator:
     desc_cls: type
     kernel_file: str = "kernel.cl"
     scalar_fields: frozenset[str] = frozenset()
+    implemented: bool = True  # False: a DirectML operator validated from its generated desc, then refused
 
     # --- validation -------------------------------------------------------------------------------
     def check(self, v: ValidatedDesc, problems: Problems) -> None:

@@ -21,7 +21,7 @@ from dmlsim.api.enums import (
     DML_FEATURE_LEVEL,
     DML_TENSOR_DATA_TYPE,
 )
-from dmlsim.api.errors import DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, DMLError, Problems
+from dmlsim.api.errors import DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOTIMPL, DMLError, Problems
 from dmlsim.api.structs import (
     DML_BINDING_TABLE_DESC,
     DML_FEATURE_DATA_FEATURE_LEVELS,
@@ -31,6 +31,7 @@ from dmlsim.api.structs import (
     DML_OPERATOR_DESC,
 )
 from dmlsim.api.tensor import FLOAT64_TYPES, strided_array
+from dmlsim.operators import implemented_feature_level
 from dmlsim.operators.validation import validate_operator_desc
 from dmlsim.runtime.binding import BindingTable
 from dmlsim.runtime.buffer import Buffer
@@ -72,6 +73,11 @@ class CommandRecorder:
         if dispatchable is not bindings.dispatchable:
             raise DMLError(E_INVALIDARG, "RecordDispatch: the binding table was created (or Reset) for another "
                                          "dispatchable")
+        operator = getattr(dispatchable, "operator", None)
+        if operator is not None and not operator.implemented:
+            dispatchable.resolve(bindings)  # the bindings are checked all the same
+            raise DMLError(E_NOTIMPL, f"RecordDispatch: {operator.name} is not implemented by dmlsim (the "
+                                      "bindings were checked and are valid)")
         commandList.items.append(bindings.resolved(self.device.backend))
 
 
@@ -132,6 +138,14 @@ class Device:
     def CreateOperator(self, desc: DML_OPERATOR_DESC) -> OperatorObject:
         return OperatorObject(self, validate_operator_desc(desc))
 
+    def check_operator(self, desc: DML_OPERATOR_DESC) -> OperatorObject:
+        """dmlsim extension: CreateOperator's checks, also for DirectML operators dmlsim does not implement.
+
+        The result can be compiled and bound like any operator, so a tool can check a whole dispatch;
+        RecordDispatch of an unimplemented operator checks its bindings, then raises E_NOTIMPL.
+        """
+        return OperatorObject(self, validate_operator_desc(desc, allow_unimplemented=True))
+
     def CompileOperator(self, op: OperatorObject, flags: int = 0) -> CompiledOperator:
         if not isinstance(op, OperatorObject) or op.device is not self:
             raise DMLError(E_INVALIDARG, "CompileOperator: op must be an operator created by this device")
@@ -158,8 +172,8 @@ class Device:
         return CommandQueue(self)
 
     def GetFeatureLevel(self) -> DML_FEATURE_LEVEL:
-        """The feature level dmlsim emulates (the level of the newest operator it implements)."""
-        return DML_FEATURE_LEVEL.DML_FEATURE_LEVEL_3_0
+        """The feature level dmlsim emulates (the level of the newest DirectML operator it implements)."""
+        return implemented_feature_level()
 
     def CheckFeatureSupport(self, feature: DML_FEATURE | int, query: Any
                             ) -> DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT | DML_FEATURE_DATA_FEATURE_LEVELS:
