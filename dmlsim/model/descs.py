@@ -56,6 +56,14 @@ def unknown_key(node: Node, key: str, known: list[str], what: str, problems: Dia
     problems.add(child.location if child else node.location, f"unknown key '{key}' in {what}{hint}")
 
 
+def missing_type(node: Node, key: str, what: str, problems: Diagnostics) -> None:
+    """Report a missing ``type`` key, and any key that looks like a misspelling of it, where it is."""
+    problems.add(node.location, f"missing required key '{key}' of {what}")
+    for other in node.value:
+        if other != key and difflib.get_close_matches(other.lower(), [key.lower()], n=1, cutoff=0.6):
+            unknown_key(node, other, [key], what, problems)
+
+
 def parse_enum(node: Node, enum_cls: type[Enum], problems: Diagnostics) -> Any:
     """An enum member from its full or prefix-less header name (or its number)."""
     try:
@@ -236,7 +244,7 @@ def parse_nested_operator_desc(node: Node, problems: Diagnostics) -> DML_OPERATO
         return None
     type_key = "Type" if "Type" in node else "type" if "type" in node else None
     if type_key is None:
-        problems.add(node.location, "missing required key 'Type' of the operator desc")
+        missing_type(node, "Type", "the operator desc", problems)
         return None
     type_node = node.get(type_key)
     assert type_node is not None

@@ -24,7 +24,7 @@ from dmlsim.api.errors import HRESULT_NAMES, DMLError, hresult_from_name
 from dmlsim.api.schema import INPUT, OUTPUT
 from dmlsim.api.structs import DML_OPERATOR_DESC
 from dmlsim.api.tensor import NUMPY_DTYPE
-from dmlsim.model.descs import parse_flags, parse_operator_desc, parse_operator_type, unknown_key
+from dmlsim.model.descs import missing_type, parse_flags, parse_operator_desc, parse_operator_type, unknown_key
 from dmlsim.model.errors import Diagnostics
 from dmlsim.model.loader import Node, root_node
 from dmlsim.model.values import FLOAT_TYPES, parse_data_type, parse_values, required, scalar
@@ -308,7 +308,7 @@ def _parse_dispatchable(name: str, node: Node, problems: Diagnostics) -> Dispatc
         return None
     type_node = node.get("Type") or node.get("type")
     if type_node is None:
-        problems.add(node.location, f"missing required key 'type' of dispatchable '{name}'")
+        missing_type(node, "type", f"dispatchable '{name}'", problems)
         return None
     if isinstance(type_node.value, str) and type_node.value.lower() in UNSUPPORTED_DISPATCHABLES:
         problems.add(type_node.location, f"'{type_node.value}' dispatchables are not supported: dmlsim runs "

@@ -24,7 +24,7 @@ import numpy as np
 from dmlsim.api.directml_schema import FUSED_ACTIVATION_TYPES
 from dmlsim.api.enums import DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE
 from dmlsim.api.errors import E_INVALIDARG, E_NOTIMPL, DMLError, Problems
-from dmlsim.api.schema import ARRAY_KINDS, ATTRIBUTE, OUTPUT, DescField, attr_type_name
+from dmlsim.api.schema import ARRAY_KINDS, ATTRIBUTE, OUTPUT, DescField, attr_type_name, desc_fields
 from dmlsim.api.structs import DML_OPERATOR_DESC, DML_SCALAR_UNION, DML_SCALE_BIAS, DML_SIZE_2D
 from dmlsim.api.tensor import UINT32_MAX, TensorLayout, data_type_name, validate_tensor_desc
 from dmlsim.operators import implemented_names, lookup_operator
@@ -124,10 +124,19 @@ def _check_fused_output_types(v: ValidatedDesc, struct: str, problems: Problems)
                          f".DataType is {data_type_name(layout.data_type)}")
 
 
-def _count(desc: Any, row: DescField, struct: str, problems: Problems, minimum: int) -> int | None:
-    """The value of the count field sizing array ``row``; None (and a problem) when it is unusable."""
+def _count(desc: Any, row: DescField, where: str, problems: Problems, minimum: int) -> int | None:
+    """The value of the count field sizing array ``row``; None (and a problem) when it is unusable.
+
+    A count left None that is an attribute of the schema is reported as missing by its own check; the
+    array is then reported only if it is missing too.
+    """
     count_name = row.spec.array_count
+    struct = type(desc).__name__
     count = getattr(desc, count_name, None)
+    if count is None and any(r.name == count_name for r in desc_fields(type(desc))):
+        if getattr(desc, row.name) is None and not row.spec.optional:
+            problems.add(f"{where} must not be null (an array of {count_name} elements)")
+        return None
     if not isinstance(count, (int, np.integer)) or isinstance(count, bool) or not minimum <= count <= UINT32_MAX:
         problems.add(f"{struct}.{count_name} must be a UINT ≥ {minimum}, got {count!r}")
         return None
@@ -136,8 +145,7 @@ def _count(desc: Any, row: DescField, struct: str, problems: Problems, minimum: 
 
 def _validate_tensor_array(desc: Any, row: DescField, where: str, problems: Problems) -> list[TensorLayout]:
     count_name = row.spec.array_count
-    struct = type(desc).__name__
-    count = _count(desc, row, struct, problems, 1)
+    count = _count(desc, row, where, problems, 1)
     items = getattr(desc, row.name)
     if count is None:
         return []
@@ -220,7 +228,7 @@ def _check_array(desc: Any, row: DescField, where: str, struct: str, problems: P
     kind = row.spec.attr_type
     element = ARRAY_KINDS[kind]
     count_name = row.spec.array_count
-    count = _count(desc, row, struct, problems, 1 if element == "OPERATOR_DESC" else 0)
+    count = _count(desc, row, where, problems, 1 if element == "OPERATOR_DESC" else 0)
     items = getattr(desc, row.name)
     if count is None:
         return None
