@@ -99,9 +99,10 @@ def worst_exit_status(*statuses: int) -> int:
 class _StopError(Exception):
     """A command was refused unexpectedly (or could not run): later commands cannot run meaningfully."""
 
-    def __init__(self, reason: str = "was refused unexpectedly") -> None:
+    def __init__(self, reason: str = "was refused unexpectedly", status: str = NOT_RUN) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.status = status  # what later commands become
 
 
 class Runner:
@@ -143,17 +144,18 @@ class Runner:
             self.buffers[name] = buffer
         for spec in self.model.dispatchables.values():
             self._create(spec)
-        stopped: str | None = None
+        stopped: _StopError | None = None
         for command in self.model.commands:
             outcome = Outcome(command.key, _title(command), command.node.location)
             self.result.outcomes[command.key] = outcome
             if stopped is not None:
-                outcome.status, outcome.message = NOT_RUN, f"not run: {stopped}"
+                outcome.status, outcome.message = stopped.status, f"not run: {stopped.reason}"
                 continue
             try:
                 self._command(command, outcome)
             except _StopError as stop:
-                stopped = f"command {command.index} {stop.reason}"
+                stop.reason = f"command {command.index} {stop.reason}"
+                stopped = stop
         return self.result
 
     def _log(self, line: str) -> None:
@@ -375,7 +377,8 @@ class Runner:
             outcome.status = NOT_IMPLEMENTED
             outcome.message = f"not run: {exc}"
             if self.execute:
-                raise _StopError(f"dispatches {compiled.operator.name}, which dmlsim does not implement") from None
+                raise _StopError(f"dispatches {compiled.operator.name}, which dmlsim does not implement",
+                                 NOT_IMPLEMENTED) from None
             return
         cmd.Close()
         if not self.execute:
