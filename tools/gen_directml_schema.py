@@ -332,6 +332,14 @@ def _feature_level(value: int, blocks: tuple[tuple[int, int, int], ...]) -> int:
     raise SystemExit(f"operator value {value} is in no feature-level block")
 
 
+# The Python annotation of each attribute kind (the C struct's type, as dmlsim's structs mirror it).
+ANNOTATIONS = {"UINT": "int | None", "UINT64": "int | None", "INT": "int | None", "FLOAT": "float | None",
+               "BOOL": "bool | None", "SCALE_BIAS": "DML_SCALE_BIAS | None", "SIZE_2D": "DML_SIZE_2D | None",
+               "SCALAR_UNION": "DML_SCALAR_UNION | float | None", "OPERATOR_DESC": "DML_OPERATOR_DESC | None",
+               "UINT_ARRAY": "list[int] | None", "INT_ARRAY": "list[int] | None", "FLOAT_ARRAY": "list[float] | None",
+               "OPERATOR_DESC_ARRAY": "list[DML_OPERATOR_DESC] | None"}
+
+
 def _field_line(f: Field, in_place: bool) -> str:
     opt = ", optional=True" if f.optional else ""
     count = f', array_count="{f.count}"' if f.count else ""
@@ -340,14 +348,14 @@ def _field_line(f: Field, in_place: bool) -> str:
         # an operator without DirectML's in-place support flag: no output may alias any of its inputs
         eligible = ", inplace_eligible=False" if f.kind == "input" and not in_place else ""
         args = f"ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT{opt}{count}{eligible}"
-        return f"    {f.name}: Any = {marker}({args})"
+        annotation = "list[DML_TENSOR_DESC] | None" if f.count else "DML_TENSOR_DESC | None"
+        return f"    {f.name}: {annotation} = {marker}({args})"
     if f.enum:
-        return f"    {f.name}: int | None = attribute({f.enum}{opt})"
+        return f"    {f.name}: {f.enum} | int | None = attribute({f.enum}{opt})"
     if f.type == "SCALAR_UNION":
-        return f'    {f.name}: Any = attribute("SCALAR_UNION", data_type_field="{f.data_type_field}"{opt})'
-    py = {"UINT": "int | None", "UINT64": "int | None", "INT": "int | None", "FLOAT": "float | None",
-          "BOOL": "bool | None"}.get(f.type, "Any")
-    return f'    {f.name}: {py} = attribute("{f.type}"{opt}{count})'
+        return (f"    {f.name}: {ANNOTATIONS[f.type]} = attribute(\"SCALAR_UNION\", "
+                f"data_type_field=\"{f.data_type_field}\"{opt})")
+    return f'    {f.name}: {ANNOTATIONS[f.type]} = attribute("{f.type}"{opt}{count})'
 
 
 def _wrap(line: str, width: int = 120) -> str:
@@ -388,7 +396,6 @@ def render(operators: list[Operator], enums: dict[str, list[str]], op_values: di
         "",
         "from dataclasses import dataclass",
         "from enum import IntEnum",
-        "from typing import Any",
         "",
         "from dmlsim.api.enums import DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE",
         "from dmlsim.api.schema import (",
@@ -399,6 +406,13 @@ def render(operators: list[Operator], enums: dict[str, list[str]], op_values: di
         "    attribute,",
         "    tensor_input,",
         "    tensor_output,",
+        ")",
+        "from dmlsim.api.structs import (",
+        "    DML_OPERATOR_DESC,",
+        "    DML_SCALAR_UNION,",
+        "    DML_SCALE_BIAS,",
+        "    DML_SIZE_2D,",
+        "    DML_TENSOR_DESC,",
         ")",
         "",
         "_OP = DML_OPERATOR_TYPE",

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any
 
 from dmlsim.api.enums import DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE
 from dmlsim.api.schema import (
@@ -27,6 +26,13 @@ from dmlsim.api.schema import (
     attribute,
     tensor_input,
     tensor_output,
+)
+from dmlsim.api.structs import (
+    DML_OPERATOR_DESC,
+    DML_SCALAR_UNION,
+    DML_SCALE_BIAS,
+    DML_SIZE_2D,
+    DML_TENSOR_DESC,
 )
 
 _OP = DML_OPERATOR_TYPE
@@ -190,591 +196,634 @@ DML_ROUNDING_MODE_TOWARD_INFINITY = DML_ROUNDING_MODE.DML_ROUNDING_MODE_TOWARD_I
 
 @dataclass
 class DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
 
 
 @dataclass
 class DML_ELEMENT_WISE_ABS_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
 
 
 @dataclass
 class DML_ELEMENT_WISE_ACOS_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
 
 
 @dataclass
 class DML_ELEMENT_WISE_ADD_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_ASIN_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
 
 
 @dataclass
 class DML_ELEMENT_WISE_ATAN_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
 
 
 @dataclass
 class DML_ELEMENT_WISE_CEIL_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
 
 
 @dataclass
 class DML_ELEMENT_WISE_CLIP_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
     Min: float | None = attribute("FLOAT")
     Max: float | None = attribute("FLOAT")
 
 
 @dataclass
 class DML_ELEMENT_WISE_COS_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
 
 
 @dataclass
 class DML_ELEMENT_WISE_DIVIDE_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_EXP_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
 
 
 @dataclass
 class DML_ELEMENT_WISE_FLOOR_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
 
 
 @dataclass
 class DML_ELEMENT_WISE_LOG_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
 
 
 @dataclass
 class DML_ELEMENT_WISE_LOGICAL_AND_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_LOGICAL_EQUALS_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                   inplace_eligible=False)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                   inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_LOGICAL_GREATER_THAN_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                   inplace_eligible=False)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                   inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_LOGICAL_LESS_THAN_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                   inplace_eligible=False)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                   inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_LOGICAL_NOT_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_LOGICAL_OR_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_LOGICAL_XOR_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_MAX_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_MEAN_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_MIN_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_MULTIPLY_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_POW_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ExponentTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ExponentTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
 
 
 @dataclass
 class DML_ELEMENT_WISE_CONSTANT_POW_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
     Exponent: float | None = attribute("FLOAT")
 
 
 @dataclass
 class DML_ELEMENT_WISE_RECIP_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
 
 
 @dataclass
 class DML_ELEMENT_WISE_SIN_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
 
 
 @dataclass
 class DML_ELEMENT_WISE_SQRT_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
 
 
 @dataclass
 class DML_ELEMENT_WISE_SUBTRACT_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_TAN_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
 
 
 @dataclass
 class DML_ELEMENT_WISE_THRESHOLD_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
     Min: float | None = attribute("FLOAT")
 
 
 @dataclass
 class DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    ZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                        inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    ScaleTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    ZeroPointTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                           optional=True, inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    ZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                        inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    ScaleTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    ZeroPointTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                           optional=True, inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ACTIVATION_ELU_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Alpha: float | None = attribute("FLOAT")
 
 
 @dataclass
 class DML_ACTIVATION_HARDMAX_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ACTIVATION_HARD_SIGMOID_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Alpha: float | None = attribute("FLOAT")
     Beta: float | None = attribute("FLOAT")
 
 
 @dataclass
 class DML_ACTIVATION_IDENTITY_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ACTIVATION_LEAKY_RELU_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Alpha: float | None = attribute("FLOAT")
 
 
 @dataclass
 class DML_ACTIVATION_LINEAR_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Alpha: float | None = attribute("FLOAT")
     Beta: float | None = attribute("FLOAT")
 
 
 @dataclass
 class DML_ACTIVATION_LOG_SOFTMAX_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ACTIVATION_PARAMETERIZED_RELU_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    SlopeTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    SlopeTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ACTIVATION_PARAMETRIC_SOFTPLUS_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Alpha: float | None = attribute("FLOAT")
     Beta: float | None = attribute("FLOAT")
 
 
 @dataclass
 class DML_ACTIVATION_RELU_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ACTIVATION_SCALED_ELU_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Alpha: float | None = attribute("FLOAT")
     Gamma: float | None = attribute("FLOAT")
 
 
 @dataclass
 class DML_ACTIVATION_SCALED_TANH_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Alpha: float | None = attribute("FLOAT")
     Beta: float | None = attribute("FLOAT")
 
 
 @dataclass
 class DML_ACTIVATION_SIGMOID_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ACTIVATION_SOFTMAX_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ACTIVATION_SOFTPLUS_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Steepness: float | None = attribute("FLOAT")
 
 
 @dataclass
 class DML_ACTIVATION_SOFTSIGN_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ACTIVATION_TANH_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ACTIVATION_THRESHOLDED_RELU_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Alpha: float | None = attribute("FLOAT")
 
 
 @dataclass
 class DML_CONVOLUTION_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    FilterTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                   inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    Mode: int | None = attribute(DML_CONVOLUTION_MODE)
-    Direction: int | None = attribute(DML_CONVOLUTION_DIRECTION)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    FilterTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                        inplace_eligible=False)
+    BiasTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                      optional=True, inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    Mode: DML_CONVOLUTION_MODE | int | None = attribute(DML_CONVOLUTION_MODE)
+    Direction: DML_CONVOLUTION_DIRECTION | int | None = attribute(DML_CONVOLUTION_DIRECTION)
     DimensionCount: int | None = attribute("UINT")
-    Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    Dilations: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    StartPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    EndPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    OutputPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Strides: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Dilations: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    StartPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    EndPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    OutputPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
     GroupCount: int | None = attribute("UINT")
-    FusedActivation: Any = attribute("OPERATOR_DESC", optional=True)
+    FusedActivation: DML_OPERATOR_DESC | None = attribute("OPERATOR_DESC", optional=True)
 
 
 @dataclass
 class DML_GEMM_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    CTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    TransA: int | None = attribute(DML_MATRIX_TRANSFORM)
-    TransB: int | None = attribute(DML_MATRIX_TRANSFORM)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                   inplace_eligible=False)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                   inplace_eligible=False)
+    CTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                                   inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    TransA: DML_MATRIX_TRANSFORM | int | None = attribute(DML_MATRIX_TRANSFORM)
+    TransB: DML_MATRIX_TRANSFORM | int | None = attribute(DML_MATRIX_TRANSFORM)
     Alpha: float | None = attribute("FLOAT")
     Beta: float | None = attribute("FLOAT")
-    FusedActivation: Any = attribute("OPERATOR_DESC", optional=True)
+    FusedActivation: DML_OPERATOR_DESC | None = attribute("OPERATOR_DESC", optional=True)
 
 
 @dataclass
 class DML_REDUCE_OPERATOR_DESC(GeneratedDesc):
-    Function: int | None = attribute(DML_REDUCE_FUNCTION)
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    Function: DML_REDUCE_FUNCTION | int | None = attribute(DML_REDUCE_FUNCTION)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     AxisCount: int | None = attribute("UINT")
-    Axes: Any = attribute("UINT_ARRAY", array_count="AxisCount")
+    Axes: list[int] | None = attribute("UINT_ARRAY", array_count="AxisCount")
 
 
 @dataclass
 class DML_AVERAGE_POOLING_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
-    Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    WindowSize: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    StartPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    EndPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Strides: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    WindowSize: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    StartPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    EndPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
     IncludePadding: bool | None = attribute("BOOL")
 
 
 @dataclass
 class DML_LP_POOLING_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
-    Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    WindowSize: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    StartPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    EndPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Strides: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    WindowSize: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    StartPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    EndPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
     P: int | None = attribute("UINT")
 
 
 @dataclass
 class DML_MAX_POOLING_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
-    Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    WindowSize: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    StartPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    EndPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Strides: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    WindowSize: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    StartPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    EndPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
 
 
 @dataclass
 class DML_ROI_POOLING_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    ROITensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    ROITensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                     inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     SpatialScale: float | None = attribute("FLOAT")
-    PooledSize: Any = attribute("SIZE_2D")
+    PooledSize: DML_SIZE_2D | None = attribute("SIZE_2D")
 
 
 @dataclass
 class DML_SLICE_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
-    Offsets: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    Sizes: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Offsets: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Sizes: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Strides: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
 
 
 @dataclass
 class DML_CAST_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_SPLIT_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
     OutputCount: int | None = attribute("UINT")
-    OutputTensors: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, array_count="OutputCount")
+    OutputTensors: list[DML_TENSOR_DESC] | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                array_count="OutputCount")
     Axis: int | None = attribute("UINT")
 
 
 @dataclass
 class DML_JOIN_OPERATOR_DESC(GeneratedDesc):
     InputCount: int | None = attribute("UINT")
-    InputTensors: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, array_count="InputCount",
-                                     inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensors: list[DML_TENSOR_DESC] | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                              array_count="InputCount", inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Axis: int | None = attribute("UINT")
 
 
 @dataclass
 class DML_PADDING_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    PaddingMode: int | None = attribute(DML_PADDING_MODE)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    PaddingMode: DML_PADDING_MODE | int | None = attribute(DML_PADDING_MODE)
     PaddingValue: float | None = attribute("FLOAT")
     DimensionCount: int | None = attribute("UINT")
-    StartPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    EndPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
+    StartPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    EndPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
 
 
 @dataclass
 class DML_VALUE_SCALE_2D_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Scale: float | None = attribute("FLOAT")
     ChannelCount: int | None = attribute("UINT")
-    Bias: Any = attribute("FLOAT_ARRAY", array_count="ChannelCount")
+    Bias: list[float] | None = attribute("FLOAT_ARRAY", array_count="ChannelCount")
 
 
 @dataclass
 class DML_UPSAMPLE_2D_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleSize: Any = attribute("SIZE_2D")
-    InterpolationMode: int | None = attribute(DML_INTERPOLATION_MODE)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleSize: DML_SIZE_2D | None = attribute("SIZE_2D")
+    InterpolationMode: DML_INTERPOLATION_MODE | int | None = attribute(DML_INTERPOLATION_MODE)
 
 
 @dataclass
 class DML_GATHER_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    IndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    IndicesTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                         inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Axis: int | None = attribute("UINT")
     IndexDimensions: int | None = attribute("UINT")
 
 
 @dataclass
 class DML_SPACE_TO_DEPTH_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     BlockSize: int | None = attribute("UINT")
 
 
 @dataclass
 class DML_DEPTH_TO_SPACE_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     BlockSize: int | None = attribute("UINT")
 
 
 @dataclass
 class DML_TILE_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     RepeatsCount: int | None = attribute("UINT")
-    Repeats: Any = attribute("UINT_ARRAY", array_count="RepeatsCount")
+    Repeats: list[int] | None = attribute("UINT_ARRAY", array_count="RepeatsCount")
 
 
 @dataclass
 class DML_TOP_K_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputValueTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputIndexTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputValueTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputIndexTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Axis: int | None = attribute("UINT")
     K: int | None = attribute("UINT")
 
 
 @dataclass
 class DML_BATCH_NORMALIZATION_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    MeanTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    VarianceTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    MeanTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                      inplace_eligible=False)
+    VarianceTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                          inplace_eligible=False)
+    ScaleTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    BiasTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                      inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Spatial: bool | None = attribute("BOOL")
     Epsilon: float | None = attribute("FLOAT")
-    FusedActivation: Any = attribute("OPERATOR_DESC", optional=True)
+    FusedActivation: DML_OPERATOR_DESC | None = attribute("OPERATOR_DESC", optional=True)
 
 
 @dataclass
 class DML_MEAN_VARIANCE_NORMALIZATION_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                    inplace_eligible=False)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                   inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    ScaleTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       optional=True, inplace_eligible=False)
+    BiasTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                      optional=True, inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     CrossChannel: bool | None = attribute("BOOL")
     NormalizeVariance: bool | None = attribute("BOOL")
     Epsilon: float | None = attribute("FLOAT")
-    FusedActivation: Any = attribute("OPERATOR_DESC", optional=True)
+    FusedActivation: DML_OPERATOR_DESC | None = attribute("OPERATOR_DESC", optional=True)
 
 
 @dataclass
 class DML_LOCAL_RESPONSE_NORMALIZATION_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     CrossChannel: bool | None = attribute("BOOL")
     LocalSize: int | None = attribute("UINT")
     Alpha: float | None = attribute("FLOAT")
@@ -784,8 +833,9 @@ class DML_LOCAL_RESPONSE_NORMALIZATION_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_LP_NORMALIZATION_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Axis: int | None = attribute("UINT")
     Epsilon: float | None = attribute("FLOAT")
     P: int | None = attribute("UINT")
@@ -793,43 +843,56 @@ class DML_LP_NORMALIZATION_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_RNN_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    WeightTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    RecurrenceTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                   inplace_eligible=False)
-    HiddenInitTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                         inplace_eligible=False)
-    SequenceLengthsTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                              inplace_eligible=False)
-    OutputSequenceTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    OutputSingleTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    WeightTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                        inplace_eligible=False)
+    RecurrenceTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                            inplace_eligible=False)
+    BiasTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                      optional=True, inplace_eligible=False)
+    HiddenInitTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                            optional=True, inplace_eligible=False)
+    SequenceLengthsTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                 optional=True, inplace_eligible=False)
+    OutputSequenceTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                 optional=True)
+    OutputSingleTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                               optional=True)
     ActivationDescCount: int | None = attribute("UINT")
-    ActivationDescs: Any = attribute("OPERATOR_DESC_ARRAY", array_count="ActivationDescCount")
-    Direction: int | None = attribute(DML_RECURRENT_NETWORK_DIRECTION)
+    ActivationDescs: list[DML_OPERATOR_DESC] | None = attribute("OPERATOR_DESC_ARRAY",
+                                                                array_count="ActivationDescCount")
+    Direction: DML_RECURRENT_NETWORK_DIRECTION | int | None = attribute(DML_RECURRENT_NETWORK_DIRECTION)
 
 
 @dataclass
 class DML_LSTM_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    WeightTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    RecurrenceTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                   inplace_eligible=False)
-    HiddenInitTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                         inplace_eligible=False)
-    CellMemInitTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                          inplace_eligible=False)
-    SequenceLengthsTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                              inplace_eligible=False)
-    PeepholeTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                       inplace_eligible=False)
-    OutputSequenceTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    OutputSingleTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    OutputCellSingleTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    WeightTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                        inplace_eligible=False)
+    RecurrenceTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                            inplace_eligible=False)
+    BiasTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                      optional=True, inplace_eligible=False)
+    HiddenInitTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                            optional=True, inplace_eligible=False)
+    CellMemInitTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                             optional=True, inplace_eligible=False)
+    SequenceLengthsTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                 optional=True, inplace_eligible=False)
+    PeepholeTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                          optional=True, inplace_eligible=False)
+    OutputSequenceTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                 optional=True)
+    OutputSingleTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                               optional=True)
+    OutputCellSingleTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                   optional=True)
     ActivationDescCount: int | None = attribute("UINT")
-    ActivationDescs: Any = attribute("OPERATOR_DESC_ARRAY", array_count="ActivationDescCount")
-    Direction: int | None = attribute(DML_RECURRENT_NETWORK_DIRECTION)
+    ActivationDescs: list[DML_OPERATOR_DESC] | None = attribute("OPERATOR_DESC_ARRAY",
+                                                                array_count="ActivationDescCount")
+    Direction: DML_RECURRENT_NETWORK_DIRECTION | int | None = attribute(DML_RECURRENT_NETWORK_DIRECTION)
     ClipThreshold: float | None = attribute("FLOAT")
     UseClipThreshold: bool | None = attribute("BOOL")
     CoupleInputForget: bool | None = attribute("BOOL")
@@ -837,537 +900,603 @@ class DML_LSTM_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_GRU_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    WeightTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    RecurrenceTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                   inplace_eligible=False)
-    HiddenInitTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                         inplace_eligible=False)
-    SequenceLengthsTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                              inplace_eligible=False)
-    OutputSequenceTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    OutputSingleTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    WeightTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                        inplace_eligible=False)
+    RecurrenceTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                            inplace_eligible=False)
+    BiasTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                      optional=True, inplace_eligible=False)
+    HiddenInitTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                            optional=True, inplace_eligible=False)
+    SequenceLengthsTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                 optional=True, inplace_eligible=False)
+    OutputSequenceTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                 optional=True)
+    OutputSingleTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                               optional=True)
     ActivationDescCount: int | None = attribute("UINT")
-    ActivationDescs: Any = attribute("OPERATOR_DESC_ARRAY", array_count="ActivationDescCount")
-    Direction: int | None = attribute(DML_RECURRENT_NETWORK_DIRECTION)
+    ActivationDescs: list[DML_OPERATOR_DESC] | None = attribute("OPERATOR_DESC_ARRAY",
+                                                                array_count="ActivationDescCount")
+    Direction: DML_RECURRENT_NETWORK_DIRECTION | int | None = attribute(DML_RECURRENT_NETWORK_DIRECTION)
     LinearBeforeReset: bool | None = attribute("BOOL")
 
 
 @dataclass
 class DML_ELEMENT_WISE_SIGN_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_IS_NAN_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_ERF_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
 
 
 @dataclass
 class DML_ELEMENT_WISE_SINH_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
 
 
 @dataclass
 class DML_ELEMENT_WISE_COSH_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
 
 
 @dataclass
 class DML_ELEMENT_WISE_TANH_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
 
 
 @dataclass
 class DML_ELEMENT_WISE_ASINH_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
 
 
 @dataclass
 class DML_ELEMENT_WISE_ACOSH_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
 
 
 @dataclass
 class DML_ELEMENT_WISE_ATANH_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
 
 
 @dataclass
 class DML_ELEMENT_WISE_IF_OPERATOR_DESC(GeneratedDesc):
-    ConditionTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ConditionTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                           inplace_eligible=False)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                   inplace_eligible=False)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                   inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_ADD1_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    FusedActivation: Any = attribute("OPERATOR_DESC", optional=True)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    FusedActivation: DML_OPERATOR_DESC | None = attribute("OPERATOR_DESC", optional=True)
 
 
 @dataclass
 class DML_ACTIVATION_SHRINK_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Bias: float | None = attribute("FLOAT")
     Threshold: float | None = attribute("FLOAT")
 
 
 @dataclass
 class DML_MAX_POOLING1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputIndicesTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputIndicesTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                optional=True)
     DimensionCount: int | None = attribute("UINT")
-    Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    WindowSize: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    StartPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    EndPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Strides: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    WindowSize: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    StartPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    EndPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
 
 
 @dataclass
 class DML_MAX_UNPOOLING_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    IndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    IndicesTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                         inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_DIAGONAL_MATRIX_OPERATOR_DESC(GeneratedDesc):
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Offset: int | None = attribute("INT")
     Value: float | None = attribute("FLOAT")
 
 
 @dataclass
 class DML_SCATTER_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    IndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    UpdatesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    IndicesTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                         inplace_eligible=False)
+    UpdatesTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                         inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Axis: int | None = attribute("UINT")
 
 
 @dataclass
 class DML_ONE_HOT_OPERATOR_DESC(GeneratedDesc):
-    IndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    ValuesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    IndicesTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                         inplace_eligible=False)
+    ValuesTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                        inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Axis: int | None = attribute("UINT")
 
 
 @dataclass
 class DML_RESAMPLE_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    InterpolationMode: int | None = attribute(DML_INTERPOLATION_MODE)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InterpolationMode: DML_INTERPOLATION_MODE | int | None = attribute(DML_INTERPOLATION_MODE)
     ScaleCount: int | None = attribute("UINT")
-    Scales: Any = attribute("FLOAT_ARRAY", array_count="ScaleCount")
+    Scales: list[float] | None = attribute("FLOAT_ARRAY", array_count="ScaleCount")
 
 
 @dataclass
 class DML_ELEMENT_WISE_BIT_SHIFT_LEFT_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_BIT_SHIFT_RIGHT_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_ROUND_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    RoundingMode: int | None = attribute(DML_ROUNDING_MODE)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    RoundingMode: DML_ROUNDING_MODE | int | None = attribute(DML_ROUNDING_MODE)
 
 
 @dataclass
 class DML_ELEMENT_WISE_IS_INFINITY_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    InfinityMode: int | None = attribute(DML_IS_INFINITY_MODE)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InfinityMode: DML_IS_INFINITY_MODE | int | None = attribute(DML_IS_INFINITY_MODE)
 
 
 @dataclass
 class DML_ELEMENT_WISE_MODULUS_TRUNCATE_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_MODULUS_FLOOR_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_FILL_VALUE_CONSTANT_OPERATOR_DESC(GeneratedDesc):
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ValueDataType: int | None = attribute(DML_TENSOR_DATA_TYPE)
-    Value: Any = attribute("SCALAR_UNION", data_type_field="ValueDataType")
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ValueDataType: DML_TENSOR_DATA_TYPE | int | None = attribute(DML_TENSOR_DATA_TYPE)
+    Value: DML_SCALAR_UNION | float | None = attribute("SCALAR_UNION", data_type_field="ValueDataType")
 
 
 @dataclass
 class DML_FILL_VALUE_SEQUENCE_OPERATOR_DESC(GeneratedDesc):
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ValueDataType: int | None = attribute(DML_TENSOR_DATA_TYPE)
-    ValueStart: Any = attribute("SCALAR_UNION", data_type_field="ValueDataType")
-    ValueDelta: Any = attribute("SCALAR_UNION", data_type_field="ValueDataType")
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ValueDataType: DML_TENSOR_DATA_TYPE | int | None = attribute(DML_TENSOR_DATA_TYPE)
+    ValueStart: DML_SCALAR_UNION | float | None = attribute("SCALAR_UNION", data_type_field="ValueDataType")
+    ValueDelta: DML_SCALAR_UNION | float | None = attribute("SCALAR_UNION", data_type_field="ValueDataType")
 
 
 @dataclass
 class DML_CUMULATIVE_SUMMATION_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Axis: int | None = attribute("UINT")
-    AxisDirection: int | None = attribute(DML_AXIS_DIRECTION)
+    AxisDirection: DML_AXIS_DIRECTION | int | None = attribute(DML_AXIS_DIRECTION)
     HasExclusiveSum: bool | None = attribute("BOOL")
 
 
 @dataclass
 class DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    SequenceLengthsTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
-                                              inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    SequenceLengthsTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                 inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Axis: int | None = attribute("UINT")
 
 
 @dataclass
 class DML_GATHER_ELEMENTS_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    IndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    IndicesTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                         inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Axis: int | None = attribute("UINT")
 
 
 @dataclass
 class DML_GATHER_ND_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    IndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    IndicesTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                         inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     InputDimensionCount: int | None = attribute("UINT")
     IndicesDimensionCount: int | None = attribute("UINT")
 
 
 @dataclass
 class DML_SCATTER_ND_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    IndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    UpdatesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    IndicesTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                         inplace_eligible=False)
+    UpdatesTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                         inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     InputDimensionCount: int | None = attribute("UINT")
     IndicesDimensionCount: int | None = attribute("UINT")
 
 
 @dataclass
 class DML_MAX_POOLING2_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputIndicesTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputIndicesTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                optional=True)
     DimensionCount: int | None = attribute("UINT")
-    Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    WindowSize: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    StartPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    EndPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    Dilations: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Strides: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    WindowSize: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    StartPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    EndPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Dilations: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
 
 
 @dataclass
 class DML_SLICE1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
-    InputWindowOffsets: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    InputWindowSizes: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    InputWindowStrides: Any = attribute("INT_ARRAY", array_count="DimensionCount")
+    InputWindowOffsets: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    InputWindowSizes: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    InputWindowStrides: list[int] | None = attribute("INT_ARRAY", array_count="DimensionCount")
 
 
 @dataclass
 class DML_TOP_K1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputValueTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputIndexTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputValueTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputIndexTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Axis: int | None = attribute("UINT")
     K: int | None = attribute("UINT")
-    AxisDirection: int | None = attribute(DML_AXIS_DIRECTION)
+    AxisDirection: DML_AXIS_DIRECTION | int | None = attribute(DML_AXIS_DIRECTION)
 
 
 @dataclass
 class DML_DEPTH_TO_SPACE1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     BlockSize: int | None = attribute("UINT")
-    Order: int | None = attribute(DML_DEPTH_SPACE_ORDER)
+    Order: DML_DEPTH_SPACE_ORDER | int | None = attribute(DML_DEPTH_SPACE_ORDER)
 
 
 @dataclass
 class DML_SPACE_TO_DEPTH1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     BlockSize: int | None = attribute("UINT")
-    Order: int | None = attribute(DML_DEPTH_SPACE_ORDER)
+    Order: DML_DEPTH_SPACE_ORDER | int | None = attribute(DML_DEPTH_SPACE_ORDER)
 
 
 @dataclass
 class DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                    inplace_eligible=False)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                   inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    ScaleTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       optional=True, inplace_eligible=False)
+    BiasTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                      optional=True, inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     AxisCount: int | None = attribute("UINT")
-    Axes: Any = attribute("UINT_ARRAY", array_count="AxisCount")
+    Axes: list[int] | None = attribute("UINT_ARRAY", array_count="AxisCount")
     NormalizeVariance: bool | None = attribute("BOOL")
     Epsilon: float | None = attribute("FLOAT")
-    FusedActivation: Any = attribute("OPERATOR_DESC", optional=True)
+    FusedActivation: DML_OPERATOR_DESC | None = attribute("OPERATOR_DESC", optional=True)
 
 
 @dataclass
 class DML_RESAMPLE1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    InterpolationMode: int | None = attribute(DML_INTERPOLATION_MODE)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InterpolationMode: DML_INTERPOLATION_MODE | int | None = attribute(DML_INTERPOLATION_MODE)
     DimensionCount: int | None = attribute("UINT")
-    Scales: Any = attribute("FLOAT_ARRAY", array_count="DimensionCount")
-    InputPixelOffsets: Any = attribute("FLOAT_ARRAY", array_count="DimensionCount")
-    OutputPixelOffsets: Any = attribute("FLOAT_ARRAY", array_count="DimensionCount")
+    Scales: list[float] | None = attribute("FLOAT_ARRAY", array_count="DimensionCount")
+    InputPixelOffsets: list[float] | None = attribute("FLOAT_ARRAY", array_count="DimensionCount")
+    OutputPixelOffsets: list[float] | None = attribute("FLOAT_ARRAY", array_count="DimensionCount")
 
 
 @dataclass
 class DML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    AZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                         inplace_eligible=False)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    BZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                         inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                   inplace_eligible=False)
+    AZeroPointTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                            optional=True, inplace_eligible=False)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                   inplace_eligible=False)
+    BZeroPointTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                            optional=True, inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    AScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    AZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                         inplace_eligible=False)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    BScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    BZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                         inplace_eligible=False)
-    OutputScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                              inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                   inplace_eligible=False)
+    AScaleTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                        inplace_eligible=False)
+    AZeroPointTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                            optional=True, inplace_eligible=False)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                   inplace_eligible=False)
+    BScaleTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                        inplace_eligible=False)
+    BZeroPointTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                            optional=True, inplace_eligible=False)
+    OutputScaleTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                             inplace_eligible=False)
+    OutputZeroPointTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                 optional=True, inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_CONVOLUTION_INTEGER_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    InputZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                             inplace_eligible=False)
-    FilterTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    FilterZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                              inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    InputZeroPointTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                optional=True, inplace_eligible=False)
+    FilterTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                        inplace_eligible=False)
+    FilterZeroPointTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                 optional=True, inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
-    Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    Dilations: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    StartPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    EndPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Strides: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Dilations: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    StartPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    EndPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
     GroupCount: int | None = attribute("UINT")
 
 
 @dataclass
 class DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    InputScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    InputZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                             inplace_eligible=False)
-    FilterTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    FilterScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    FilterZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                              inplace_eligible=False)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                   inplace_eligible=False)
-    OutputScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                              inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    InputScaleTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                            inplace_eligible=False)
+    InputZeroPointTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                optional=True, inplace_eligible=False)
+    FilterTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                        inplace_eligible=False)
+    FilterScaleTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                             inplace_eligible=False)
+    FilterZeroPointTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                 optional=True, inplace_eligible=False)
+    BiasTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                      optional=True, inplace_eligible=False)
+    OutputScaleTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                             inplace_eligible=False)
+    OutputZeroPointTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                 optional=True, inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
-    Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    Dilations: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    StartPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    EndPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Strides: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Dilations: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    StartPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    EndPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
     GroupCount: int | None = attribute("UINT")
 
 
 @dataclass
 class DML_ELEMENT_WISE_BIT_AND_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_BIT_OR_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_BIT_XOR_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_BIT_NOT_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_BIT_COUNT_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                   inplace_eligible=False)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                   inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_LOGICAL_LESS_THAN_OR_EQUAL_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                   inplace_eligible=False)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                   inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ACTIVATION_CELU_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Alpha: float | None = attribute("FLOAT")
 
 
 @dataclass
 class DML_ACTIVATION_RELU_GRAD_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    InputGradientTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                               inplace_eligible=False)
+    OutputGradientTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_AVERAGE_POOLING_GRAD_OPERATOR_DESC(GeneratedDesc):
-    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputGradientTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                               inplace_eligible=False)
+    OutputGradientTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
-    Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    WindowSize: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    StartPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    EndPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Strides: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    WindowSize: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    StartPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    EndPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
     IncludePadding: bool | None = attribute("BOOL")
 
 
 @dataclass
 class DML_MAX_POOLING_GRAD_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    InputGradientTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                               inplace_eligible=False)
+    OutputGradientTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
-    Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    WindowSize: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    StartPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    EndPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    Dilations: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Strides: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    WindowSize: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    StartPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    EndPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Dilations: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
 
 
 @dataclass
 class DML_RANDOM_GENERATOR_OPERATOR_DESC(GeneratedDesc):
-    InputStateTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputStateTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    Type: int | None = attribute(DML_RANDOM_GENERATOR_TYPE)
+    InputStateTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                            inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputStateTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                              optional=True)
+    Type: DML_RANDOM_GENERATOR_TYPE | int | None = attribute(DML_RANDOM_GENERATOR_TYPE)
 
 
 @dataclass
 class DML_NONZERO_COORDINATES_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputCountTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputCoordinatesTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputCountTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputCoordinatesTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_RESAMPLE_GRAD_OPERATOR_DESC(GeneratedDesc):
-    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    InterpolationMode: int | None = attribute(DML_INTERPOLATION_MODE)
+    InputGradientTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                               inplace_eligible=False)
+    OutputGradientTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InterpolationMode: DML_INTERPOLATION_MODE | int | None = attribute(DML_INTERPOLATION_MODE)
     DimensionCount: int | None = attribute("UINT")
-    Scales: Any = attribute("FLOAT_ARRAY", array_count="DimensionCount")
-    InputPixelOffsets: Any = attribute("FLOAT_ARRAY", array_count="DimensionCount")
-    OutputPixelOffsets: Any = attribute("FLOAT_ARRAY", array_count="DimensionCount")
+    Scales: list[float] | None = attribute("FLOAT_ARRAY", array_count="DimensionCount")
+    InputPixelOffsets: list[float] | None = attribute("FLOAT_ARRAY", array_count="DimensionCount")
+    OutputPixelOffsets: list[float] | None = attribute("FLOAT_ARRAY", array_count="DimensionCount")
 
 
 @dataclass
 class DML_SLICE_GRAD_OPERATOR_DESC(GeneratedDesc):
-    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputGradientTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                               inplace_eligible=False)
+    OutputGradientTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
-    InputWindowOffsets: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    InputWindowSizes: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    InputWindowStrides: Any = attribute("INT_ARRAY", array_count="DimensionCount")
+    InputWindowOffsets: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    InputWindowSizes: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    InputWindowStrides: list[int] | None = attribute("INT_ARRAY", array_count="DimensionCount")
 
 
 @dataclass
 class DML_ADAM_OPTIMIZER_OPERATOR_DESC(GeneratedDesc):
-    InputParametersTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    InputFirstMomentTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    InputSecondMomentTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    GradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    TrainingStepTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputParametersTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputFirstMomentTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputSecondMomentTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputParametersTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputFirstMomentTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputSecondMomentTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    GradientTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    TrainingStepTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputParametersTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputFirstMomentTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputSecondMomentTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE,
+                                                                     dimension_counts=ANY_DIMENSION_COUNT)
     LearningRate: float | None = attribute("FLOAT")
     Beta1: float | None = attribute("FLOAT")
     Beta2: float | None = attribute("FLOAT")
@@ -1376,30 +1505,35 @@ class DML_ADAM_OPTIMIZER_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_ARGMIN_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     AxisCount: int | None = attribute("UINT")
-    Axes: Any = attribute("UINT_ARRAY", array_count="AxisCount")
-    AxisDirection: int | None = attribute(DML_AXIS_DIRECTION)
+    Axes: list[int] | None = attribute("UINT_ARRAY", array_count="AxisCount")
+    AxisDirection: DML_AXIS_DIRECTION | int | None = attribute(DML_AXIS_DIRECTION)
 
 
 @dataclass
 class DML_ARGMAX_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     AxisCount: int | None = attribute("UINT")
-    Axes: Any = attribute("UINT_ARRAY", array_count="AxisCount")
-    AxisDirection: int | None = attribute(DML_AXIS_DIRECTION)
+    Axes: list[int] | None = attribute("UINT_ARRAY", array_count="AxisCount")
+    AxisDirection: DML_AXIS_DIRECTION | int | None = attribute(DML_AXIS_DIRECTION)
 
 
 @dataclass
 class DML_ROI_ALIGN_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    ROITensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    BatchIndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ReductionFunction: int | None = attribute(DML_REDUCE_FUNCTION)
-    InterpolationMode: int | None = attribute(DML_INTERPOLATION_MODE)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    ROITensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                     inplace_eligible=False)
+    BatchIndicesTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                              inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ReductionFunction: DML_REDUCE_FUNCTION | int | None = attribute(DML_REDUCE_FUNCTION)
+    InterpolationMode: DML_INTERPOLATION_MODE | int | None = attribute(DML_INTERPOLATION_MODE)
     SpatialScaleX: float | None = attribute("FLOAT")
     SpatialScaleY: float | None = attribute("FLOAT")
     OutOfBoundsInputValue: float | None = attribute("FLOAT")
@@ -1409,9 +1543,11 @@ class DML_ROI_ALIGN_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_GATHER_ND1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    IndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    IndicesTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                         inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     InputDimensionCount: int | None = attribute("UINT")
     IndicesDimensionCount: int | None = attribute("UINT")
     BatchDimensionCount: int | None = attribute("UINT")
@@ -1419,32 +1555,34 @@ class DML_GATHER_ND1_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_ELEMENT_WISE_ATAN_YX_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ELEMENT_WISE_CLIP_GRAD_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputGradientTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputGradientTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Min: float | None = attribute("FLOAT")
     Max: float | None = attribute("FLOAT")
 
 
 @dataclass
 class DML_ELEMENT_WISE_DIFFERENCE_SQUARE_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_LOCAL_RESPONSE_NORMALIZATION_GRAD_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    InputGradientTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                               inplace_eligible=False)
+    OutputGradientTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     CrossChannel: bool | None = attribute("BOOL")
     LocalSize: int | None = attribute("UINT")
     Alpha: float | None = attribute("FLOAT")
@@ -1454,58 +1592,74 @@ class DML_LOCAL_RESPONSE_NORMALIZATION_GRAD_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_CUMULATIVE_PRODUCT_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Axis: int | None = attribute("UINT")
-    AxisDirection: int | None = attribute(DML_AXIS_DIRECTION)
+    AxisDirection: DML_AXIS_DIRECTION | int | None = attribute(DML_AXIS_DIRECTION)
     HasExclusiveProduct: bool | None = attribute("BOOL")
 
 
 @dataclass
 class DML_BATCH_NORMALIZATION_GRAD_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    MeanTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    VarianceTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputScaleGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputBiasGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    InputGradientTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                               inplace_eligible=False)
+    MeanTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                      inplace_eligible=False)
+    VarianceTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                          inplace_eligible=False)
+    ScaleTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputGradientTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputScaleGradientTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE,
+                                                                      dimension_counts=ANY_DIMENSION_COUNT)
+    OutputBiasGradientTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE,
+                                                                     dimension_counts=ANY_DIMENSION_COUNT)
     Epsilon: float | None = attribute("FLOAT", optional=True)
 
 
 @dataclass
 class DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    AScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    AZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                         inplace_eligible=False)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    BScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    BZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                         inplace_eligible=False)
-    OutputScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                              inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                   inplace_eligible=False)
+    AScaleTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                        inplace_eligible=False)
+    AZeroPointTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                            optional=True, inplace_eligible=False)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                   inplace_eligible=False)
+    BScaleTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                        inplace_eligible=False)
+    BZeroPointTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                            optional=True, inplace_eligible=False)
+    OutputScaleTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                             inplace_eligible=False)
+    OutputZeroPointTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                 optional=True, inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputScaleTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputZeroPointTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputScaleTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputZeroPointTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ROI_ALIGN1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    ROITensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    BatchIndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ReductionFunction: int | None = attribute(DML_REDUCE_FUNCTION)
-    InterpolationMode: int | None = attribute(DML_INTERPOLATION_MODE)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    ROITensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                     inplace_eligible=False)
+    BatchIndicesTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                              inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ReductionFunction: DML_REDUCE_FUNCTION | int | None = attribute(DML_REDUCE_FUNCTION)
+    InterpolationMode: DML_INTERPOLATION_MODE | int | None = attribute(DML_INTERPOLATION_MODE)
     SpatialScaleX: float | None = attribute("FLOAT")
     SpatialScaleY: float | None = attribute("FLOAT")
     InputPixelOffset: float | None = attribute("FLOAT")
@@ -1518,15 +1672,20 @@ class DML_ROI_ALIGN1_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_ROI_ALIGN_GRAD_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                    inplace_eligible=False)
-    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    ROITensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    BatchIndicesTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    OutputROIGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    ReductionFunction: int | None = attribute(DML_REDUCE_FUNCTION)
-    InterpolationMode: int | None = attribute(DML_INTERPOLATION_MODE)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       optional=True, inplace_eligible=False)
+    InputGradientTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                               inplace_eligible=False)
+    ROITensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                     inplace_eligible=False)
+    BatchIndicesTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                              inplace_eligible=False)
+    OutputGradientTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                 optional=True)
+    OutputROIGradientTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                    optional=True)
+    ReductionFunction: DML_REDUCE_FUNCTION | int | None = attribute(DML_REDUCE_FUNCTION)
+    InterpolationMode: DML_INTERPOLATION_MODE | int | None = attribute(DML_INTERPOLATION_MODE)
     SpatialScaleX: float | None = attribute("FLOAT")
     SpatialScaleY: float | None = attribute("FLOAT")
     InputPixelOffset: float | None = attribute("FLOAT")
@@ -1538,349 +1697,397 @@ class DML_ROI_ALIGN_GRAD_OPERATOR_DESC(GeneratedDesc):
 
 @dataclass
 class DML_BATCH_NORMALIZATION_TRAINING_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    FusedAddTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                       inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputMeanTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputVarianceTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    ScaleTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    BiasTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                      inplace_eligible=False)
+    FusedAddTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                          optional=True, inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputMeanTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputVarianceTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Epsilon: float | None = attribute("FLOAT")
-    FusedActivation: Any = attribute("OPERATOR_DESC", optional=True)
+    FusedActivation: DML_OPERATOR_DESC | None = attribute("OPERATOR_DESC", optional=True)
 
 
 @dataclass
 class DML_BATCH_NORMALIZATION_TRAINING_GRAD_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    MeanTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    VarianceTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputScaleGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputBiasGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    InputGradientTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                               inplace_eligible=False)
+    MeanTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                      inplace_eligible=False)
+    VarianceTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                          inplace_eligible=False)
+    ScaleTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputGradientTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputScaleGradientTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE,
+                                                                      dimension_counts=ANY_DIMENSION_COUNT)
+    OutputBiasGradientTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE,
+                                                                     dimension_counts=ANY_DIMENSION_COUNT)
     Epsilon: float | None = attribute("FLOAT")
 
 
 @dataclass
 class DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ScaleBias: Any = attribute("SCALE_BIAS", optional=True)
-    MinMaxDataType: int | None = attribute(DML_TENSOR_DATA_TYPE)
-    Min: Any = attribute("SCALAR_UNION", data_type_field="MinMaxDataType")
-    Max: Any = attribute("SCALAR_UNION", data_type_field="MinMaxDataType")
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ScaleBias: DML_SCALE_BIAS | None = attribute("SCALE_BIAS", optional=True)
+    MinMaxDataType: DML_TENSOR_DATA_TYPE | int | None = attribute(DML_TENSOR_DATA_TYPE)
+    Min: DML_SCALAR_UNION | float | None = attribute("SCALAR_UNION", data_type_field="MinMaxDataType")
+    Max: DML_SCALAR_UNION | float | None = attribute("SCALAR_UNION", data_type_field="MinMaxDataType")
 
 
 @dataclass
 class DML_ELEMENT_WISE_CLIP_GRAD1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    MinMaxDataType: int | None = attribute(DML_TENSOR_DATA_TYPE)
-    Min: Any = attribute("SCALAR_UNION", data_type_field="MinMaxDataType")
-    Max: Any = attribute("SCALAR_UNION", data_type_field="MinMaxDataType")
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputGradientTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputGradientTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    MinMaxDataType: DML_TENSOR_DATA_TYPE | int | None = attribute(DML_TENSOR_DATA_TYPE)
+    Min: DML_SCALAR_UNION | float | None = attribute("SCALAR_UNION", data_type_field="MinMaxDataType")
+    Max: DML_SCALAR_UNION | float | None = attribute("SCALAR_UNION", data_type_field="MinMaxDataType")
 
 
 @dataclass
 class DML_PADDING1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    PaddingMode: int | None = attribute(DML_PADDING_MODE)
-    PaddingValueDataType: int | None = attribute(DML_TENSOR_DATA_TYPE)
-    PaddingValue: Any = attribute("SCALAR_UNION", data_type_field="PaddingValueDataType")
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    PaddingMode: DML_PADDING_MODE | int | None = attribute(DML_PADDING_MODE)
+    PaddingValueDataType: DML_TENSOR_DATA_TYPE | int | None = attribute(DML_TENSOR_DATA_TYPE)
+    PaddingValue: DML_SCALAR_UNION | float | None = attribute("SCALAR_UNION", data_type_field="PaddingValueDataType")
     DimensionCount: int | None = attribute("UINT")
-    StartPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    EndPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
+    StartPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    EndPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
 
 
 @dataclass
 class DML_ELEMENT_WISE_NEGATE_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ACTIVATION_GELU_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     AxisCount: int | None = attribute("UINT")
-    Axes: Any = attribute("UINT_ARRAY", array_count="AxisCount")
+    Axes: list[int] | None = attribute("UINT_ARRAY", array_count="AxisCount")
 
 
 @dataclass
 class DML_ACTIVATION_LOG_SOFTMAX1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     AxisCount: int | None = attribute("UINT")
-    Axes: Any = attribute("UINT_ARRAY", array_count="AxisCount")
+    Axes: list[int] | None = attribute("UINT_ARRAY", array_count="AxisCount")
 
 
 @dataclass
 class DML_ACTIVATION_HARDMAX1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     AxisCount: int | None = attribute("UINT")
-    Axes: Any = attribute("UINT_ARRAY", array_count="AxisCount")
+    Axes: list[int] | None = attribute("UINT_ARRAY", array_count="AxisCount")
 
 
 @dataclass
 class DML_RESAMPLE2_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    InterpolationMode: int | None = attribute(DML_INTERPOLATION_MODE)
-    RoundingDirection: int | None = attribute(DML_AXIS_DIRECTION)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InterpolationMode: DML_INTERPOLATION_MODE | int | None = attribute(DML_INTERPOLATION_MODE)
+    RoundingDirection: DML_AXIS_DIRECTION | int | None = attribute(DML_AXIS_DIRECTION)
     DimensionCount: int | None = attribute("UINT")
-    Scales: Any = attribute("FLOAT_ARRAY", array_count="DimensionCount")
-    InputPixelOffsets: Any = attribute("FLOAT_ARRAY", array_count="DimensionCount")
-    OutputPixelOffsets: Any = attribute("FLOAT_ARRAY", array_count="DimensionCount")
+    Scales: list[float] | None = attribute("FLOAT_ARRAY", array_count="DimensionCount")
+    InputPixelOffsets: list[float] | None = attribute("FLOAT_ARRAY", array_count="DimensionCount")
+    OutputPixelOffsets: list[float] | None = attribute("FLOAT_ARRAY", array_count="DimensionCount")
 
 
 @dataclass
 class DML_RESAMPLE_GRAD1_OPERATOR_DESC(GeneratedDesc):
-    InputGradientTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputGradientTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    InterpolationMode: int | None = attribute(DML_INTERPOLATION_MODE)
-    RoundingDirection: int | None = attribute(DML_AXIS_DIRECTION)
+    InputGradientTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                               inplace_eligible=False)
+    OutputGradientTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InterpolationMode: DML_INTERPOLATION_MODE | int | None = attribute(DML_INTERPOLATION_MODE)
+    RoundingDirection: DML_AXIS_DIRECTION | int | None = attribute(DML_AXIS_DIRECTION)
     DimensionCount: int | None = attribute("UINT")
-    Scales: Any = attribute("FLOAT_ARRAY", array_count="DimensionCount")
-    InputPixelOffsets: Any = attribute("FLOAT_ARRAY", array_count="DimensionCount")
-    OutputPixelOffsets: Any = attribute("FLOAT_ARRAY", array_count="DimensionCount")
+    Scales: list[float] | None = attribute("FLOAT_ARRAY", array_count="DimensionCount")
+    InputPixelOffsets: list[float] | None = attribute("FLOAT_ARRAY", array_count="DimensionCount")
+    OutputPixelOffsets: list[float] | None = attribute("FLOAT_ARRAY", array_count="DimensionCount")
 
 
 @dataclass
 class DML_DIAGONAL_MATRIX1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                    inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    ValueDataType: int | None = attribute(DML_TENSOR_DATA_TYPE)
-    Value: Any = attribute("SCALAR_UNION", data_type_field="ValueDataType")
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       optional=True, inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ValueDataType: DML_TENSOR_DATA_TYPE | int | None = attribute(DML_TENSOR_DATA_TYPE)
+    Value: DML_SCALAR_UNION | float | None = attribute("SCALAR_UNION", data_type_field="ValueDataType")
     DiagonalFillBegin: int | None = attribute("INT")
     DiagonalFillEnd: int | None = attribute("INT")
 
 
 @dataclass
 class DML_MULTIHEAD_ATTENTION_OPERATOR_DESC(GeneratedDesc):
-    QueryTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                    inplace_eligible=False)
-    KeyTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                  inplace_eligible=False)
-    ValueTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                    inplace_eligible=False)
-    StackedQueryKeyTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                              inplace_eligible=False)
-    StackedKeyValueTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                              inplace_eligible=False)
-    StackedQueryKeyValueTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                                   inplace_eligible=False)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                   inplace_eligible=False)
-    MaskTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                   inplace_eligible=False)
-    RelativePositionBiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                                   inplace_eligible=False)
-    PastKeyTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                      inplace_eligible=False)
-    PastValueTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                        inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputPresentKeyTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    OutputPresentValueTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    QueryTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       optional=True, inplace_eligible=False)
+    KeyTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                                     inplace_eligible=False)
+    ValueTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       optional=True, inplace_eligible=False)
+    StackedQueryKeyTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                 optional=True, inplace_eligible=False)
+    StackedKeyValueTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                 optional=True, inplace_eligible=False)
+    StackedQueryKeyValueTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE,
+                                                                      dimension_counts=ANY_DIMENSION_COUNT,
+                                                                      optional=True, inplace_eligible=False)
+    BiasTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                      optional=True, inplace_eligible=False)
+    MaskTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                      optional=True, inplace_eligible=False)
+    RelativePositionBiasTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE,
+                                                                      dimension_counts=ANY_DIMENSION_COUNT,
+                                                                      optional=True, inplace_eligible=False)
+    PastKeyTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                         optional=True, inplace_eligible=False)
+    PastValueTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                           optional=True, inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputPresentKeyTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                   optional=True)
+    OutputPresentValueTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE,
+                                                                     dimension_counts=ANY_DIMENSION_COUNT,
+                                                                     optional=True)
     Scale: float | None = attribute("FLOAT")
     MaskFilterValue: float | None = attribute("FLOAT")
     HeadCount: int | None = attribute("UINT")
-    MaskType: int | None = attribute(DML_MULTIHEAD_ATTENTION_MASK_TYPE)
+    MaskType: DML_MULTIHEAD_ATTENTION_MASK_TYPE | int | None = attribute(DML_MULTIHEAD_ATTENTION_MASK_TYPE)
 
 
 @dataclass
 class DML_LP_POOLING1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
-    Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    WindowSize: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    StartPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    EndPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    Dilations: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Strides: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    WindowSize: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    StartPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    EndPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Dilations: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
     P: int | None = attribute("UINT")
 
 
 @dataclass
 class DML_AVERAGE_POOLING1_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
-    Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    WindowSize: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    StartPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    EndPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    Dilations: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Strides: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    WindowSize: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    StartPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    EndPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Dilations: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
     IncludePadding: bool | None = attribute("BOOL")
 
 
 @dataclass
 class DML_ACTIVATION_SWISH_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     SigmoidInputScale: float | None = attribute("FLOAT")
 
 
 @dataclass
 class DML_ACTIVATION_HARD_SWISH_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     Alpha: float | None = attribute("FLOAT")
     Beta: float | None = attribute("FLOAT")
 
 
 @dataclass
 class DML_QUANTIZED_LINEAR_AVERAGE_POOLING_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    InputScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    InputZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                             inplace_eligible=False)
-    OutputScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                              inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    InputScaleTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                            inplace_eligible=False)
+    InputZeroPointTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                optional=True, inplace_eligible=False)
+    OutputScaleTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                             inplace_eligible=False)
+    OutputZeroPointTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                 optional=True, inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
-    Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    WindowSize: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    StartPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    EndPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    Dilations: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Strides: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    WindowSize: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    StartPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    EndPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Dilations: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
     IncludePadding: bool | None = attribute("BOOL")
 
 
 @dataclass
 class DML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC(GeneratedDesc):
-    ATensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    AScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    AZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                         inplace_eligible=False)
-    BTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    BScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    BZeroPointTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                         inplace_eligible=False)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                   inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    ATensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                   inplace_eligible=False)
+    AScaleTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                        inplace_eligible=False)
+    AZeroPointTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                            optional=True, inplace_eligible=False)
+    BTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                   inplace_eligible=False)
+    BScaleTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                        inplace_eligible=False)
+    BZeroPointTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                            optional=True, inplace_eligible=False)
+    BiasTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                      optional=True, inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_MEAN_VARIANCE_NORMALIZATION2_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    ScaleTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                    inplace_eligible=False)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                   inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    ScaleTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       optional=True, inplace_eligible=False)
+    BiasTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                      optional=True, inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     AxisCount: int | None = attribute("UINT")
-    Axes: Any = attribute("UINT_ARRAY", array_count="AxisCount")
+    Axes: list[int] | None = attribute("UINT_ARRAY", array_count="AxisCount")
     UseMean: bool | None = attribute("BOOL")
     UseVariance: bool | None = attribute("BOOL")
     Epsilon: float | None = attribute("FLOAT")
-    FusedActivation: Any = attribute("OPERATOR_DESC", optional=True)
+    FusedActivation: DML_OPERATOR_DESC | None = attribute("OPERATOR_DESC", optional=True)
 
 
 @dataclass
 class DML_MULTIHEAD_ATTENTION1_OPERATOR_DESC(GeneratedDesc):
-    QueryTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                    inplace_eligible=False)
-    KeyTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                  inplace_eligible=False)
-    ValueTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                    inplace_eligible=False)
-    StackedQueryKeyTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                              inplace_eligible=False)
-    StackedKeyValueTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                              inplace_eligible=False)
-    StackedQueryKeyValueTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                                   inplace_eligible=False)
-    BiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                   inplace_eligible=False)
-    MaskTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                   inplace_eligible=False)
-    RelativePositionBiasTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                                   inplace_eligible=False)
-    PastKeyTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                      inplace_eligible=False)
-    PastValueTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                        inplace_eligible=False)
-    PastSequenceLengthsTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
-                                                  inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    OutputPresentKeyTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
-    OutputPresentValueTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True)
+    QueryTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       optional=True, inplace_eligible=False)
+    KeyTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, optional=True,
+                                                     inplace_eligible=False)
+    ValueTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       optional=True, inplace_eligible=False)
+    StackedQueryKeyTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                 optional=True, inplace_eligible=False)
+    StackedKeyValueTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                 optional=True, inplace_eligible=False)
+    StackedQueryKeyValueTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE,
+                                                                      dimension_counts=ANY_DIMENSION_COUNT,
+                                                                      optional=True, inplace_eligible=False)
+    BiasTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                      optional=True, inplace_eligible=False)
+    MaskTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                      optional=True, inplace_eligible=False)
+    RelativePositionBiasTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE,
+                                                                      dimension_counts=ANY_DIMENSION_COUNT,
+                                                                      optional=True, inplace_eligible=False)
+    PastKeyTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                         optional=True, inplace_eligible=False)
+    PastValueTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                           optional=True, inplace_eligible=False)
+    PastSequenceLengthsTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE,
+                                                                     dimension_counts=ANY_DIMENSION_COUNT,
+                                                                     optional=True, inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    OutputPresentKeyTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                                   optional=True)
+    OutputPresentValueTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE,
+                                                                     dimension_counts=ANY_DIMENSION_COUNT,
+                                                                     optional=True)
     Scale: float | None = attribute("FLOAT")
     MaskFilterValue: float | None = attribute("FLOAT")
     QueryHeadCount: int | None = attribute("UINT")
     KeyValueHeadCount: int | None = attribute("UINT")
-    MaskType: int | None = attribute(DML_MULTIHEAD_ATTENTION_MASK_TYPE)
+    MaskType: DML_MULTIHEAD_ATTENTION_MASK_TYPE | int | None = attribute(DML_MULTIHEAD_ATTENTION_MASK_TYPE)
 
 
 @dataclass
 class DML_QUANTIZE_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    QuantizationType: int | None = attribute(DML_QUANTIZATION_TYPE)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    QuantizationType: DML_QUANTIZATION_TYPE | int | None = attribute(DML_QUANTIZATION_TYPE)
     QuantizationTensorCount: int | None = attribute("UINT")
-    QuantizationTensors: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
-                                            array_count="QuantizationTensorCount", inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    QuantizationTensors: list[DML_TENSOR_DESC] | None = tensor_input(ANY_DATA_TYPE,
+                                                                     dimension_counts=ANY_DIMENSION_COUNT,
+                                                                     array_count="QuantizationTensorCount",
+                                                                     inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_DEQUANTIZE_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    QuantizationType: int | None = attribute(DML_QUANTIZATION_TYPE)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    QuantizationType: DML_QUANTIZATION_TYPE | int | None = attribute(DML_QUANTIZATION_TYPE)
     QuantizationTensorCount: int | None = attribute("UINT")
-    QuantizationTensors: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
-                                            array_count="QuantizationTensorCount", inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    QuantizationTensors: list[DML_TENSOR_DESC] | None = tensor_input(ANY_DATA_TYPE,
+                                                                     dimension_counts=ANY_DIMENSION_COUNT,
+                                                                     array_count="QuantizationTensorCount",
+                                                                     inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
 
 
 @dataclass
 class DML_RESAMPLE3_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
-    InterpolationMode: int | None = attribute(DML_INTERPOLATION_MODE)
-    RoundingDirection: int | None = attribute(DML_AXIS_DIRECTION)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InterpolationMode: DML_INTERPOLATION_MODE | int | None = attribute(DML_INTERPOLATION_MODE)
+    RoundingDirection: DML_AXIS_DIRECTION | int | None = attribute(DML_AXIS_DIRECTION)
     DimensionCount: int | None = attribute("UINT")
-    Scales: Any = attribute("FLOAT_ARRAY", array_count="DimensionCount")
-    InputPixelOffsets: Any = attribute("FLOAT_ARRAY", array_count="DimensionCount")
-    OutputPixelOffsets: Any = attribute("FLOAT_ARRAY", array_count="DimensionCount")
+    Scales: list[float] | None = attribute("FLOAT_ARRAY", array_count="DimensionCount")
+    InputPixelOffsets: list[float] | None = attribute("FLOAT_ARRAY", array_count="DimensionCount")
+    OutputPixelOffsets: list[float] | None = attribute("FLOAT_ARRAY", array_count="DimensionCount")
     Antialiased: bool | None = attribute("BOOL")
 
 
 @dataclass
 class DML_FOLD_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
-    WindowSizes: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    Dilations: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    StartPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    EndPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
+    WindowSizes: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Strides: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Dilations: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    StartPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    EndPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
 
 
 @dataclass
 class DML_UNFOLD_OPERATOR_DESC(GeneratedDesc):
-    InputTensor: Any = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT, inplace_eligible=False)
-    OutputTensor: Any = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
+    InputTensor: DML_TENSOR_DESC | None = tensor_input(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT,
+                                                       inplace_eligible=False)
+    OutputTensor: DML_TENSOR_DESC | None = tensor_output(ANY_DATA_TYPE, dimension_counts=ANY_DIMENSION_COUNT)
     DimensionCount: int | None = attribute("UINT")
-    WindowSizes: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    Strides: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    Dilations: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    StartPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
-    EndPadding: Any = attribute("UINT_ARRAY", array_count="DimensionCount")
+    WindowSizes: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Strides: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    Dilations: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    StartPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
+    EndPadding: list[int] | None = attribute("UINT_ARRAY", array_count="DimensionCount")
 
 DML_SCATTER_ELEMENTS_OPERATOR_DESC = DML_SCATTER_OPERATOR_DESC
 
