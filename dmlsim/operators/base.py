@@ -100,8 +100,14 @@ OPERATORS: dict[int, Operator] = {}
 
 def register(cls: type[Operator]) -> type[Operator]:
     """Class decorator: make an operator available to CreateOperator under its ``type`` value."""
-    OPERATORS[int(cls.type)] = cls()
+    add_operator(cls())
     return cls
+
+
+def add_operator(operator: Operator) -> Operator:
+    """Make an operator instance available under its ``type`` value (a family registers one per member)."""
+    OPERATORS[int(operator.type)] = operator
+    return operator
 
 
 def require_same(v: ValidatedDesc, problems: Problems, reference: str, names: Sequence[str],

@@ -10,9 +10,11 @@ Arguments. With ``args=None`` the backend marshals the desc in schema order: eve
 field in struct order (a null optional tensor is left out), then every attribute, then ``extra``.
 A tensor is passed as ``name__base, name__offset, name__strides`` (``TENSOR_IN``/``TENSOR_OUT`` of
 ``cl_kernels/dmlsim.h``), or as ``name__base, name__offset`` for the fields an operator lists in
-``scalar_fields``. Unlike pyopencl's ``VectorArg(with_offset=True)``, whose offset is in bytes, the
+``scalar_fields``; the strides are a ``ulong4``, or a ``ulong8`` when the launch's ``rank`` is 8
+(``TENSOR_IN8``/``TENSOR_OUT8``). Unlike pyopencl's ``VectorArg(with_offset=True)``, whose offset is in bytes, the
 offset here is in *elements* (DirectML binding offsets are multiples of 16 bytes, so it is exact).
-Attributes go as FLOAT → float, UINT and enums → uint, INT → int, UINT64 → ulong.
+Attributes go as FLOAT → float, UINT and enums → uint, INT → int, UINT64 → ulong, and a
+DML_SCALE_BIAS as two floats ``scale, bias`` (1 and 0 when the optional struct is null).
 """
 
 from __future__ import annotations
@@ -129,7 +131,8 @@ class LaunchTarget:
 
 @dataclass
 class KernelLaunch:
-    """One kernel launch of a dispatch. ``args=None``: schema order plus ``extra`` (module docstring)."""
+    """One kernel launch of a dispatch. ``args=None``: schema order plus ``extra`` (module docstring),
+    with tensor strides padded to ``rank`` (4 or 8)."""
 
     source: KernelSource
     entry: str
@@ -137,3 +140,4 @@ class KernelLaunch:
     geometry: Geometry
     args: Sequence[Argument] | None = None
     extra: Sequence[Argument] = field(default_factory=tuple)
+    rank: int = 4

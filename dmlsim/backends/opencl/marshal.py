@@ -37,12 +37,15 @@ def schema_arguments(dispatch: ResolvedDispatch, launch: KernelLaunch) -> list[A
         if row.spec.role == ATTRIBUTE:
             kind = row.spec.attr_type
             value = validated.attrs[row.name]
+            if kind == "SCALE_BIAS":
+                args += [np.float32(1), np.float32(0)] if value is None else [value.Scale, value.Bias]
+                continue
             to = np.uint32 if isinstance(kind, type) and issubclass(kind, Enum) else ATTRIBUTE_TYPES[kind]
             args.append(to(value))
         elif row.is_array:
             raise TypeError(f"{operator.name}: tensor arrays have no schema-order form; list the arguments")
         elif dispatch.bound.get(row.name) is not None:
-            args.append(TensorArg(row.name, scalar=row.name in operator.scalar_fields))
+            args.append(TensorArg(row.name, scalar=row.name in operator.scalar_fields, rank=launch.rank))
     return [*args, *launch.extra]
 
 
