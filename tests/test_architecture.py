@@ -143,12 +143,23 @@ def test_operators_are_found_by_discovery_not_by_lists():
         assert (PACKAGE / "operators" / folder / "reference.py").is_file()
 
 
-def test_every_package_is_installed():
-    """pyproject lists packages by hand (cl_kernels/ maps to dmlsim.cl_kernels): none may be missing."""
+def test_every_package_is_found_and_carries_its_kernels():
+    """setuptools finds every package under dmlsim/ (pyproject lists none by hand), and every kernel and
+    shared header is package data of the package whose folder holds it."""
+    import setuptools
+
     tomllib = pytest.importorskip("tomllib", reason="tomllib is in the standard library from Python 3.11 on")
-    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert "packages" not in config
+    include = config["packages"]["find"]["include"]
+    found = set(setuptools.find_packages(str(ROOT), include=include))
     packages = {module_name(p.parent / "__init__.py") for p in PACKAGE.rglob("__init__.py")}
-    assert packages | {"dmlsim.cl_kernels"} == listed
+    assert packages == found
+    patterns = config["package-data"]["*"]
+    for kernel in [*PACKAGE.rglob("*.cl"), *PACKAGE.rglob("*.h")]:
+        assert (kernel.parent / "__init__.py").is_file(), kernel
+        assert any(kernel.match(pattern) for pattern in patterns), kernel
 
 
 def test_no_temporary_magic_strings_and_no_private_opencl_error_parsing():
@@ -160,7 +171,7 @@ def test_no_temporary_magic_strings_and_no_private_opencl_error_parsing():
 
 def test_one_minus_pow_is_written_once():
     """1 − b^t (the expm1 form) has one definition, for float and double, in the shared header."""
-    kernels = [*PACKAGE.rglob("*.cl"), *(ROOT / "cl_kernels").glob("*.[ch]*")]
+    kernels = [*PACKAGE.rglob("*.cl"), *PACKAGE.rglob("*.h")]
     uses = {k.name: k.read_text().count("expm1(") for k in kernels if "expm1(" in k.read_text()}
     assert uses == {"dmlsim.h": 1}
 

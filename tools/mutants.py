@@ -7,7 +7,7 @@ git-tracked files into a scratch folder, applies the edits there and runs the se
 scratch copy (``-x -q -p no:cacheprovider``, ``PYTHONPATH`` = the scratch copy). The child process
 checks, before and after pytest, that every ``dmlsim`` module and the kernel folder it loaded came
 from the scratch copy: an editable install elsewhere could otherwise supply the unmutated code (the
-kernel headers, mapped as ``dmlsim.cl_kernels``, in particular) and every mutant would survive.
+kernel headers of ``dmlsim.cl_kernels`` in particular) and every mutant would survive.
 
 Outcomes: ``killed`` (pytest failed), ``survived`` (it passed), ``stale`` (a snippet no longer
 matches exactly once), ``timeout``, ``error`` (pytest could not run: collection error, no tests, the
@@ -147,16 +147,7 @@ def make_base(root: Path, scratch: Path) -> Path:
             target = base / name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
-    link_kernels(base)
     return base
-
-
-def link_kernels(copy: Path) -> None:
-    """The shared kernel headers (``cl_kernels/``) are the package ``dmlsim.cl_kernels``, mapped by the
-    install; inside the copy they must resolve to the copy's own folder, found before any install."""
-    link = copy / "dmlsim" / "cl_kernels"
-    if not link.exists():
-        link.symlink_to(Path("..") / "cl_kernels", target_is_directory=True)
 
 
 def stale_reason(base: Path, mutant: Mutant) -> str | None:

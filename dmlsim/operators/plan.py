@@ -9,7 +9,7 @@ builds the program. Nothing here imports a backend.
 Arguments. With ``args=None`` the backend marshals the desc in schema order: every bound tensor
 field in struct order (a null optional tensor is left out), then every attribute, then ``extra``.
 A tensor is passed as ``name__base, name__offset, name__strides`` (``TENSOR_IN``/``TENSOR_OUT`` of
-``cl_kernels/dmlsim.h``), or as ``name__base, name__offset`` for the fields an operator lists in
+``dmlsim/cl_kernels/dmlsim.h``), or as ``name__base, name__offset`` for the fields an operator lists in
 ``scalar_fields``; the strides are a ``ulong4``, or a ``ulong8`` when the launch's ``rank`` is 8
 (``TENSOR_IN8``/``TENSOR_OUT8``). Unlike pyopencl's ``VectorArg(with_offset=True)``, whose offset is in bytes, the
 offset here is in *elements* (DirectML binding offsets are multiples of 16 bytes, so it is exact).

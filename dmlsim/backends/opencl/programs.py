@@ -2,7 +2,7 @@
 
 An operator's kernels live beside it (``dmlsim/operators/<name>/kernel.cl``, package data); a
 :class:`~dmlsim.operators.plan.KernelSource` names the package and file. ``#include "name.h"`` lines
-naming a shared header of ``cl_kernels/`` (installed as ``dmlsim.cl_kernels``) are inlined here, so
+naming a shared header of the package ``dmlsim.cl_kernels`` are inlined here, so
 the build needs no include path and pyopencl's binary cache sees every byte that goes into a build.
 Build variants are chosen with ``-D`` defines.
 """
@@ -23,7 +23,7 @@ _INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_.-]+)"\s*$', re.MULTILINE
 
 
 def kernel_dir() -> Path:
-    """The folder holding the .cl files (the repo's ``cl_kernels/``, installed as ``dmlsim.cl_kernels``)."""
+    """The folder holding the .cl files (the package ``dmlsim.cl_kernels``)."""
     return Path(str(resources.files("dmlsim.cl_kernels")))
 
 
@@ -34,7 +34,7 @@ def source_label(source: KernelSource) -> str:
 
 @functools.cache
 def kernel_source(source: KernelSource) -> str:
-    """The full source of a kernel file with shared ``cl_kernels/`` includes inlined (each at most once)."""
+    """The full source of a kernel file with shared ``dmlsim/cl_kernels/`` includes inlined (each at most once)."""
     folder = kernel_dir()
     path = Path(str(resources.files(source.package))) / source.filename
     if not path.is_file():

@@ -1,4 +1,4 @@
-"""The roofline: a plain OpenCL copy (cl_kernels/copy.cl, a shared kernel) moving the same bytes on the same device.
+"""The roofline: a plain OpenCL copy (dmlsim/cl_kernels/copy.cl) moving the same bytes on the same device.
 
 A copy of B/2 bytes reads B/2 and writes B/2: B bytes moved, the same count as the operator's point.
 Several copy variants are tried (vector width, chunked vs grid-stride work-items) and the fastest is

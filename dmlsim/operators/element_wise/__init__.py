@@ -33,7 +33,7 @@ INTEGERS = (_T.DML_TENSOR_DATA_TYPE_INT64, _T.DML_TENSOR_DATA_TYPE_INT32, _T.DML
             _T.DML_TENSOR_DATA_TYPE_INT8, _T.DML_TENSOR_DATA_TYPE_UINT64, _T.DML_TENSOR_DATA_TYPE_UINT32,
             _T.DML_TENSOR_DATA_TYPE_UINT16, _T.DML_TENSOR_DATA_TYPE_UINT8)
 EVERY_TYPE = (_T.DML_TENSOR_DATA_TYPE_FLOAT64, *FLOATS, *INTEGERS)
-# How each data type is stored in a kernel (cl_kernels/dmlsim.h): its build define.
+# How each data type is stored in a kernel (dmlsim/cl_kernels/dmlsim.h): its build define.
 STORAGE = {_T.DML_TENSOR_DATA_TYPE_FLOAT32: {}, _T.DML_TENSOR_DATA_TYPE_FLOAT16: {"STORE_HALF": True},
            _T.DML_TENSOR_DATA_TYPE_FLOAT64: {"STORE_DOUBLE": True},
            **{t: {"STORE_INTEGER": name} for t, name in zip(

@@ -1,1 +1,0 @@
-"""OpenCL C kernels of dmlsim, installed as the package data ``dmlsim.cl_kernels``."""
