@@ -6,7 +6,8 @@
  *                  float compute, round to nearest even on store
  *   -DSTORE_DOUBLE double storage and compute (needs cl_khr_fp64)
  *   -DSTORE_INTEGER=t  integer storage and compute in the OpenCL type t (char, uchar, ... ulong)
- * -DVEC=n (2, 4, 8) is the vector width of packed fast paths.
+ * -DVEC=n (2, 4, 8) is the vector width of packed fast paths. A kernel whose tensors have different
+ * storage types defines DMLSIM_CUSTOM_STORAGE before including this header and declares its own.
  *
  * Contraction into fma is off so that every layout path (vector, scalar, strided) rounds the same
  * way: in-place and out-of-place, packed and padded results are bitwise identical.
@@ -23,6 +24,7 @@
 #define VEC 8
 #endif
 
+#ifndef DMLSIM_CUSTOM_STORAGE  /* a kernel with several storage types declares its own */
 #if defined(STORE_HALF)
 typedef half store_t;
 typedef float real_t;
@@ -56,6 +58,7 @@ typedef float real_t;
 #define STORE(x, p, i) ((p)[i] = (x))
 #define LOADV(p, i) DMLSIM_CAT(vload, VEC)((i), (p))
 #define STOREV(x, p, i) DMLSIM_CAT(vstore, VEC)((x), (i), (p))
+#endif
 #endif
 
 /* Kernel arguments of one bound tensor: its buffer, its binding offset in elements and its DML strides

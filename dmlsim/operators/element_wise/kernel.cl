@@ -1,19 +1,34 @@
-/* DirectML's unary element-wise operators, one build per member: -DFUNC_<NAME> selects f, and
- *   OutputTensor[i] = f(g(InputTensor[i])),   g(x) = x * scale + bias  (-DSCALE_BIAS), else g(x) = x
- * computed in real_t (float for FLOAT32/FLOAT16 storage, double for FLOAT64, the integer type itself for
- * integer storage: cl_kernels/dmlsim.h). Build variants: -DPACKED (both tensors packed: VEC-wide vector
- * loads over this work-item's vectors, FOR_EACH_VECTOR; the remainder of fewer than VEC elements done by
- * work-item 0) or the strided path (one element per work-item, any DML strides of up to 8 dimensions,
- * stride 0 broadcasting on the input). Each element is read before it is written and no pointer is
- * restrict: the output may alias the input in place.
+/* DirectML's element-wise operators, one build per member (-DFUNC_<NAME>):
+ *   OutputTensor[i] = F   with a = g(A[i]) (InputTensor/ATensor), b = B[i], cond = ConditionTensor[i]
+ * g(x) = x * scale + bias with -DSCALE_BIAS, else g(x) = x; p0, p1 are the member's attributes.
+ * Types: IN_T stores the data inputs and OUT_T the output (OpenCL names; -DIN_HALF / -DOUT_HALF for
+ * FLOAT16, loaded with vload_half and stored with vstore_half_rte); real_t computes (float for FLOAT16,
+ * else IN_T: integers compute in their own type and wrap). INPUTS = 1 or 2 data inputs; -DCONDITION adds
+ * IF's uchar condition first. Paths: -DPACKED (every tensor packed: this work-item's VEC-element runs,
+ * FOR_EACH_VECTOR, the remainder of fewer than VEC elements done by work-item 0) or strided (one element
+ * per work-item, any DML strides of up to 8 dimensions, stride 0 broadcasting an input). Each element is
+ * read before it is written and no pointer is restrict: the output may alias an input in place.
  */
+#define DMLSIM_CUSTOM_STORAGE
 #include "dmlsim.h"
 
-#if defined(FUNC_IDENTITY)
-#define F(x) (x)
+#if defined(IN_HALF)
+typedef half in_t;
+typedef float real_t;
+#define LOAD_IN(p, i) vload_half((i), (p))
 #else
-#error "no element-wise function selected (-DFUNC_<NAME>)"
+typedef IN_T in_t;
+typedef IN_T real_t;
+#define LOAD_IN(p, i) ((p)[i])
 #endif
+#if defined(OUT_HALF)
+typedef half out_t;
+#define STORE_OUT(x, p, i) vstore_half_rte((float)(x), (i), (p))
+#else
+typedef OUT_T out_t;
+#define STORE_OUT(x, p, i) ((p)[i] = (out_t)(x))
+#endif
+typedef PARAM_T param_t;
 
 #ifdef SCALE_BIAS
 #define G(x) ((x) * (real_t)scale + (real_t)bias)
@@ -21,26 +36,230 @@
 #define G(x) (x)
 #endif
 
-__kernel void element_wise_unary(TENSOR_IN8(x), TENSOR_OUT8(y), float scale, float bias, ulong8 sizes, uint n)
+#ifdef IS_FLOAT
+#define MAXV(x, y) fmax((x), (y))
+#define MINV(x, y) fmin((x), (y))
+#define ABSV(x) fabs(x)
+#else
+#define MAXV(x, y) max((x), (y))
+#define MINV(x, y) min((x), (y))
+#define ABSV(x) abs(x)
+#endif
+
+/* Integer division and remainder: a zero divisor gives 0 (DirectML leaves it unspecified), and the
+ * signed MIN / -1 case, which traps on x86, wraps as the other overflows do. */
+inline real_t divide(real_t a, real_t b)
+{
+#ifdef IS_FLOAT
+    return a / b;
+#else
+    if (b == 0)
+        return 0;
+#ifdef IS_SIGNED
+    if (b == (real_t)-1)
+        return (real_t)(-(long)a);
+#endif
+    return a / b;
+#endif
+}
+
+inline real_t remainder_truncated(real_t a, real_t b)
+{
+#ifdef IS_FLOAT
+    return fmod(a, b);
+#else
+    if (b == 0)
+        return 0;
+#ifdef IS_SIGNED
+    if (b == (real_t)-1)
+        return 0;
+#endif
+    return a % b;
+#endif
+}
+
+inline real_t remainder_floored(real_t a, real_t b)
+{
+    real_t r = remainder_truncated(a, b);
+    return (r != 0 && ((r < 0) != (b < 0))) ? (real_t)(r + b) : r;
+}
+
+#if defined(FUNC_IDENTITY)
+#define F (a)
+#elif defined(FUNC_ABS)
+#define F ABSV(a)
+#elif defined(FUNC_NEGATE)
+#define F (-(a))
+#elif defined(FUNC_SIGN)
+#define F ((real_t)((a > 0) - (a < 0)))
+#elif defined(FUNC_ACOS)
+#define F acos(a)
+#elif defined(FUNC_ASIN)
+#define F asin(a)
+#elif defined(FUNC_ATAN)
+#define F atan(a)
+#elif defined(FUNC_COS)
+#define F cos(a)
+#elif defined(FUNC_SIN)
+#define F sin(a)
+#elif defined(FUNC_TAN)
+#define F tan(a)
+#elif defined(FUNC_EXP)
+#define F exp(a)
+#elif defined(FUNC_LOG)
+#define F log(a)
+#elif defined(FUNC_SQRT)
+#define F sqrt(a)
+#elif defined(FUNC_RECIP)
+#define F ((real_t)1 / (a))
+#elif defined(FUNC_CEIL)
+#define F ceil(a)
+#elif defined(FUNC_FLOOR)
+#define F floor(a)
+#elif defined(FUNC_ERF)
+#define F erf(a)
+#elif defined(FUNC_SINH)
+#define F sinh(a)
+#elif defined(FUNC_COSH)
+#define F cosh(a)
+#elif defined(FUNC_TANH)
+#define F tanh(a)
+#elif defined(FUNC_ASINH)
+#define F asinh(a)
+#elif defined(FUNC_ACOSH)
+#define F acosh(a)
+#elif defined(FUNC_ATANH)
+#define F atanh(a)
+#elif defined(FUNC_ROUND) && MODE_RoundingMode == 0
+#define F rint(a)
+#elif defined(FUNC_ROUND) && MODE_RoundingMode == 1
+#define F trunc(a)
+#elif defined(FUNC_ROUND)
+#define F round(a)
+#elif defined(FUNC_IS_NAN)
+#define F isnan(a)
+#elif defined(FUNC_IS_INFINITY) && MODE_InfinityMode == 0
+#define F isinf(a)
+#elif defined(FUNC_IS_INFINITY) && MODE_InfinityMode == 1
+#define F (a == INFINITY)
+#elif defined(FUNC_IS_INFINITY)
+#define F (a == -INFINITY)
+#elif defined(FUNC_CONSTANT_POW)
+#define F pow(a, (real_t)p0)
+#elif defined(FUNC_THRESHOLD)
+#define F fmax(a, (real_t)p0)
+#elif defined(FUNC_CLIP) || defined(FUNC_CLIP1)
+#define F MINV(MAXV(a, (real_t)p0), (real_t)p1)
+#elif defined(FUNC_CLIP_GRAD) || defined(FUNC_CLIP_GRAD1)
+#define F (((param_t)a <= p0 || (param_t)a >= p1) ? (real_t)0 : b)
+#elif defined(FUNC_ADD)
+#define F (a + b)
+#elif defined(FUNC_SUBTRACT)
+#define F (a - b)
+#elif defined(FUNC_MULTIPLY)
+#define F (a * b)
+#elif defined(FUNC_DIVIDE)
+#define F divide(a, b)
+#elif defined(FUNC_MAX)
+#define F MAXV(a, b)
+#elif defined(FUNC_MIN)
+#define F MINV(a, b)
+#elif defined(FUNC_MEAN)
+#define F ((a + b) * (real_t)0.5)
+#elif defined(FUNC_POW)
+#define F pow(a, b)
+#elif defined(FUNC_ATAN_YX)
+#define F atan2(a, b)
+#elif defined(FUNC_DIFFERENCE_SQUARE)
+#define F ((a - b) * (a - b))
+#elif defined(FUNC_MODULUS_TRUNCATE)
+#define F remainder_truncated(a, b)
+#elif defined(FUNC_MODULUS_FLOOR)
+#define F remainder_floored(a, b)
+#elif defined(FUNC_LOGICAL_EQUALS)
+#define F (a == b)
+#elif defined(FUNC_LOGICAL_GREATER_THAN)
+#define F (a > b)
+#elif defined(FUNC_LOGICAL_LESS_THAN)
+#define F (a < b)
+#elif defined(FUNC_LOGICAL_GREATER_THAN_OR_EQUAL)
+#define F (a >= b)
+#elif defined(FUNC_LOGICAL_LESS_THAN_OR_EQUAL)
+#define F (a <= b)
+#elif defined(FUNC_LOGICAL_AND)
+#define F (a != 0 && b != 0)
+#elif defined(FUNC_LOGICAL_OR)
+#define F (a != 0 || b != 0)
+#elif defined(FUNC_LOGICAL_XOR)
+#define F ((a != 0) != (b != 0))
+#elif defined(FUNC_LOGICAL_NOT)
+#define F (a == 0)
+#elif defined(FUNC_BIT_AND)
+#define F (a & b)
+#elif defined(FUNC_BIT_OR)
+#define F (a | b)
+#elif defined(FUNC_BIT_XOR)
+#define F (a ^ b)
+#elif defined(FUNC_BIT_NOT)
+#define F (~a)
+#elif defined(FUNC_BIT_COUNT)
+#define F popcount(a)
+#elif defined(FUNC_BIT_SHIFT_LEFT)
+#define F (a << (b & (BITS - 1)))
+#elif defined(FUNC_BIT_SHIFT_RIGHT)
+#define F (a >> (b & (BITS - 1)))
+#elif defined(FUNC_IF)
+#define F (cond != 0 ? a : b)
+#else
+#error "no element-wise function selected (-DFUNC_<NAME>)"
+#endif
+
+/* One element: read the inputs at their element offsets, compute F, store at the output's. */
+#if INPUTS == 2
+#define READ_B(ib) const real_t b = LOAD_IN(b__base + b__offset, (ib));
+#else
+#define READ_B(ib)
+#endif
+#ifdef CONDITION
+#define READ_COND(ic) const uchar cond = c__base[c__offset + (ic)];
+#else
+#define READ_COND(ic)
+#endif
+#define ELEMENT(ic, ia, ib, iy)                                    \
+    {                                                              \
+        READ_COND(ic)                                              \
+        const real_t a = G(LOAD_IN(a__base + a__offset, (ia)));    \
+        READ_B(ib)                                                 \
+        STORE_OUT(F, y__base + y__offset, (iy));                   \
+    }
+
+__kernel void element_wise(
+#ifdef CONDITION
+    __global const uchar *c__base, ulong c__offset, ulong8 c__strides,
+#endif
+    __global const in_t *a__base, ulong a__offset, ulong8 a__strides,
+#if INPUTS == 2
+    __global const in_t *b__base, ulong b__offset, ulong8 b__strides,
+#endif
+    __global out_t *y__base, ulong y__offset, ulong8 y__strides,
+    float scale, float bias, param_t p0, param_t p1, ulong8 sizes, uint n)
 {
 #ifdef PACKED
     const uint nvec = n / VEC;
-    FOR_EACH_VECTOR(i, nvec) {
-        REALV v = LOADV(TENSOR_PTR(x), i);
-        STOREV(F(G(v)), TENSOR_PTR(y), i);
+    FOR_EACH_VECTOR(v, nvec) {
+        for (uint k = v * VEC; k < v * VEC + VEC; ++k)
+            ELEMENT(k, k, k, k)
     }
     if (get_global_id(0) == 0) {
-        for (uint i = nvec * VEC; i < n; ++i) {
-            real_t v = LOAD(TENSOR_PTR(x), i);
-            STORE(F(G(v)), TENSOR_PTR(y), i);
-        }
+        for (uint k = nvec * VEC; k < n; ++k)
+            ELEMENT(k, k, k, k)
     }
 #else
     const uint gid = get_global_id(0);
     if (gid >= n)
         return;
     COORDS8(c, gid, sizes)
-    real_t v = LOAD(TENSOR_PTR(x), OFFSET8(c, x__strides));
-    STORE(F(G(v)), TENSOR_PTR(y), OFFSET8(c, y__strides));
+    /* an argument whose READ_ macro expands to nothing is never evaluated */
+    ELEMENT(OFFSET8(c, c__strides), OFFSET8(c, a__strides), OFFSET8(c, b__strides), OFFSET8(c, y__strides))
 #endif
 }

@@ -1,16 +1,22 @@
 """Float64 references of the element-wise operators, transcribed from their DirectML doc pages.
 
-Floating-point inputs arrive as float64 after the optional scale and bias; integer inputs keep their
-own dtype (a scale and bias is refused for them), so integer results are exact.
+Each formula takes the data inputs in desc order (IF: the condition first) and the validated attributes.
+Floating-point inputs arrive as float64 (InputTensor after the optional scale and bias); integer inputs
+keep their own dtype, so integer results are exact and wrap as the kernels' do. Where a doc page is
+silent, the choice is stated beside the formula (and in the README's decisions).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from dmlsim.api.structs import DML_SCALE_BIAS
+
+Formula = Callable[[Sequence[np.ndarray], dict[str, Any]], np.ndarray]
 
 
 def apply_scale_bias(x: np.ndarray, scale_bias: DML_SCALE_BIAS | None) -> np.ndarray:
@@ -20,7 +26,142 @@ def apply_scale_bias(x: np.ndarray, scale_bias: DML_SCALE_BIAS | None) -> np.nda
     return x * np.float64(scale_bias.Scale) + np.float64(scale_bias.Bias)
 
 
-# f(x) of each unary member, keyed by its name after DML_OPERATOR_ELEMENT_WISE_.
-UNARY_FORMULAS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "IDENTITY": lambda x: x,  # f(x) = x
+def _is_float(x: np.ndarray) -> bool:
+    return np.issubdtype(x.dtype, np.floating)
+
+
+def _unary(f: Callable[[np.ndarray], np.ndarray]) -> Formula:
+    return lambda xs, attrs: f(xs[0])
+
+
+def _binary(f: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Formula:
+    return lambda xs, attrs: f(xs[0], xs[1])
+
+
+def _sign(x: np.ndarray) -> np.ndarray:
+    # (x > 0) - (x < 0): NaN gives 0 (dmlsim's reading; the doc defines only -1, 0, 1)
+    return ((x > 0).astype(np.int8) - (x < 0).astype(np.int8)).astype(x.dtype)
+
+
+def _round(xs: Sequence[np.ndarray], attrs: dict[str, Any]) -> np.ndarray:
+    x, mode = xs[0], int(attrs["RoundingMode"])
+    if mode == 0:  # halves to nearest even
+        return np.rint(x)
+    if mode == 1:  # toward zero
+        return np.trunc(x)
+    return np.where(x < 0, -np.floor(-x + 0.5), np.floor(x + 0.5))  # halves away from zero
+
+
+def _is_infinity(xs: Sequence[np.ndarray], attrs: dict[str, Any]) -> np.ndarray:
+    x, mode = xs[0], int(attrs["InfinityMode"])
+    hit = {0: np.isinf(x), 1: x == math.inf, 2: x == -math.inf}[mode]
+    return hit.astype(np.uint8)
+
+
+def _clip(xs: Sequence[np.ndarray], attrs: dict[str, Any]) -> np.ndarray:
+    # min(max(x, Min), Max); NaN becomes Min then stays (fmax/fmin ignore NaN: HLSL max/min, maxNum)
+    x = xs[0]
+    low, high = (np.asarray(attrs[name]).astype(np.float64 if _is_float(x) else x.dtype) for name in ("Min", "Max"))
+    return np.fmin(np.fmax(x, low), high) if _is_float(x) else np.minimum(np.maximum(x, low), high)
+
+
+def _clip_grad(xs: Sequence[np.ndarray], attrs: dict[str, Any]) -> np.ndarray:
+    # "if x <= Min then 0; if x >= Max then 0; else gradient", compared as real numbers
+    x, gradient = xs
+    low, high = (float(attrs[name]) for name in ("Min", "Max"))
+    exact = x.astype(np.float64) if _is_float(x) else x.astype(object)
+    blocked = np.asarray((exact <= low) | (exact >= high), bool)
+    return np.where(blocked, np.zeros((), gradient.dtype), gradient)
+
+
+def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if _is_float(a):
+        with np.errstate(all="ignore"):
+            return a / b
+    # integers: the quotient truncated toward zero (C, HLSL); a zero divisor gives 0 here (DirectML
+    # leaves it unspecified)
+    safe = np.where(b == 0, np.ones((), b.dtype), b)
+    with np.errstate(all="ignore"):
+        quotient = (a - np.fmod(a, safe)) // safe
+    return np.where(b == 0, np.zeros((), a.dtype), quotient)
+
+
+def _modulus_truncate(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # a - b * trunc(a / b): the sign of the dividend (C fmod, %)
+    safe = b if _is_float(a) else np.where(b == 0, np.ones((), b.dtype), b)
+    with np.errstate(all="ignore"):
+        result = np.fmod(a, safe)
+    return result if _is_float(a) else np.where(b == 0, np.zeros((), a.dtype), result)
+
+
+def _modulus_floor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # a - b * floor(a / b): the sign of the divisor
+    remainder = _modulus_truncate(a, b)
+    adjust = (remainder != 0) & ((remainder < 0) != (b < 0))
+    with np.errstate(all="ignore"):
+        return np.where(adjust, remainder + b, remainder).astype(remainder.dtype)
+
+
+def _shift(a: np.ndarray, b: np.ndarray, left: bool) -> np.ndarray:
+    # the shift amount is taken modulo the bit width (as OpenCL and HLSL shifts do); the doc is silent
+    bits = 8 * a.dtype.itemsize
+    amount = (b.astype(np.uint64) % bits).astype(a.dtype)
+    return (np.left_shift(a, amount) if left else np.right_shift(a, amount)).astype(a.dtype)
+
+
+def _bit_count(x: np.ndarray) -> np.ndarray:
+    unsigned = x.view(x.dtype.newbyteorder("=").str.replace("i", "u"))
+    return np.vectorize(lambda v: int(v).bit_count(), otypes=[np.uint8])(unsigned) if x.size else x.astype(np.uint8)
+
+
+def _truth(x: np.ndarray) -> np.ndarray:
+    return np.asarray(x) != 0
+
+
+FORMULAS: dict[str, Formula] = {
+    "IDENTITY": _unary(lambda x: x),                                      # f(x) = x
+    "ABS": _unary(np.abs),                                                # |x|
+    "NEGATE": _unary(np.negative),                                        # -x
+    "SIGN": _unary(_sign),
+    "ACOS": _unary(np.arccos), "ASIN": _unary(np.arcsin), "ATAN": _unary(np.arctan),
+    "COS": _unary(np.cos), "SIN": _unary(np.sin), "TAN": _unary(np.tan),
+    "EXP": _unary(np.exp), "LOG": _unary(np.log), "SQRT": _unary(np.sqrt),
+    "RECIP": _unary(lambda x: 1.0 / x),                                   # 1 / x
+    "CEIL": _unary(np.ceil), "FLOOR": _unary(np.floor),
+    "ERF": _unary(np.vectorize(math.erf, otypes=[np.float64])),
+    "SINH": _unary(np.sinh), "COSH": _unary(np.cosh), "TANH": _unary(np.tanh),
+    "ASINH": _unary(np.arcsinh), "ACOSH": _unary(np.arccosh), "ATANH": _unary(np.arctanh),
+    "ROUND": _round,
+    "IS_NAN": _unary(lambda x: np.isnan(x).astype(np.uint8)),
+    "IS_INFINITY": _is_infinity,
+    "CONSTANT_POW": lambda xs, attrs: np.power(xs[0], np.float64(attrs["Exponent"])),   # x ^ Exponent
+    "THRESHOLD": lambda xs, attrs: np.fmax(xs[0], np.float64(attrs["Min"])),            # max(x, Min)
+    "CLIP": _clip, "CLIP1": _clip,
+    "CLIP_GRAD": _clip_grad, "CLIP_GRAD1": _clip_grad,
+    "ADD": _binary(np.add), "SUBTRACT": _binary(np.subtract), "MULTIPLY": _binary(np.multiply),
+    "DIVIDE": _binary(_divide),
+    # max/min ignore a NaN operand (fmax/fmin: HLSL's max/min on D3D hardware); integers exact
+    "MAX": _binary(lambda a, b: np.fmax(a, b) if _is_float(a) else np.maximum(a, b)),
+    "MIN": _binary(lambda a, b: np.fmin(a, b) if _is_float(a) else np.minimum(a, b)),
+    "MEAN": _binary(lambda a, b: (a + b) / 2),                            # (a + b) / 2
+    "POW": _binary(np.power),                                             # x ^ exponent
+    "ATAN_YX": _binary(np.arctan2),                                       # atan2(y = a, x = b)
+    "DIFFERENCE_SQUARE": _binary(lambda a, b: (a - b) * (a - b)),         # (a - b)^2
+    "MODULUS_TRUNCATE": _binary(_modulus_truncate),
+    "MODULUS_FLOOR": _binary(_modulus_floor),
+    "LOGICAL_EQUALS": _binary(lambda a, b: (a == b).astype(np.uint8)),
+    "LOGICAL_GREATER_THAN": _binary(lambda a, b: (a > b).astype(np.uint8)),
+    "LOGICAL_LESS_THAN": _binary(lambda a, b: (a < b).astype(np.uint8)),
+    "LOGICAL_GREATER_THAN_OR_EQUAL": _binary(lambda a, b: (a >= b).astype(np.uint8)),
+    "LOGICAL_LESS_THAN_OR_EQUAL": _binary(lambda a, b: (a <= b).astype(np.uint8)),
+    "LOGICAL_AND": _binary(lambda a, b: (_truth(a) & _truth(b)).astype(np.uint8)),
+    "LOGICAL_OR": _binary(lambda a, b: (_truth(a) | _truth(b)).astype(np.uint8)),
+    "LOGICAL_XOR": _binary(lambda a, b: (_truth(a) ^ _truth(b)).astype(np.uint8)),
+    "LOGICAL_NOT": _unary(lambda x: (~_truth(x)).astype(np.uint8)),
+    "BIT_AND": _binary(np.bitwise_and), "BIT_OR": _binary(np.bitwise_or), "BIT_XOR": _binary(np.bitwise_xor),
+    "BIT_NOT": _unary(np.invert),
+    "BIT_COUNT": _unary(_bit_count),
+    "BIT_SHIFT_LEFT": _binary(lambda a, b: _shift(a, b, True)),
+    "BIT_SHIFT_RIGHT": _binary(lambda a, b: _shift(a, b, False)),
+    "IF": lambda xs, attrs: np.where(_truth(xs[0]), xs[1], xs[2]),       # condition ? a : b
 }
