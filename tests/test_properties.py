@@ -39,13 +39,13 @@ from adam_support import (
     padded_strides,
     random_state,
 )
+from dispatch import run
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
-from test_onnx_training import DTYPES, F64, OPS, R_FIELD, T_FIELD, check_outputs, make_desc, make_inputs
+from onnx_support import DTYPES, F64, OPS, R_FIELD, T_FIELD, check_outputs, make_desc, make_inputs
 
 import dmlsim as dml
 from dmlsim.api.tensor import strided_array
-from dmlsim.quick import run_operator
 
 SETTINGS = settings(max_examples=150, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -225,7 +225,7 @@ def test_adam_matches_the_reference_across_size_boundaries(device, count, rows, 
     strides = {name: padded_strides(sizes) for name in TENSORS if name != T} if strided else None
     state = random_state(np.random.default_rng(seed), sizes, NP[data_type])
     inputs = {**state, T: np.uint32(step)}
-    got = run_operator(device, adam_desc(data_type, sizes, strides=strides), inputs, inplace=inplace)
+    got = run(device, adam_desc(data_type, sizes, strides=strides), inputs, inplace=inplace)
     event(f"compared: Adam {'strided' if strided else 'packed'} {int(np.prod(sizes))} elements")
     assert_matches_reference(got, inputs, step, data_type, 8 if data_type == FLOAT32 else 1)
 
@@ -244,6 +244,6 @@ def test_onnx_optimizers_match_the_reference_across_chunk_boundaries(device, op,
     inputs = make_inputs(op, shapes, DTYPES[data_type], np.random.default_rng(seed), t=t)
     inputs[R_FIELD] = np.float32(0.05)
     inputs[T_FIELD] = np.int64(t)
-    got = run_operator(device, make_desc(op, shapes, data_type), inputs, inplace=inplace)
+    got = run(device, make_desc(op, shapes, data_type), inputs, inplace=inplace)
     event(f"compared: ONNX {op} {sum(counts)} elements in {len(counts)} tensor(s)")
     check_outputs(op, got, inputs, None, data_type)
