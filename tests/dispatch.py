@@ -50,39 +50,47 @@ class Dispatch:
         tensors = self.compiled.validated.tensors
         self.layouts: dict[str, TensorLayout | list[TensorLayout]] = {
             row.name: tensors[row.name] for row in rows if tensors.get(row.name) is not None}
-        self.placement: dict[str, Any] = {}
-        for name, place in (placement or {}).items():
-            self.placement[name] = [self._place(p) for p in place] if name in self._arrays else self._place(place)
-        over = _aliases(rows, inplace)
-        for name in [*self.input_fields, *self.output_fields]:
-            if name in self.placement or name not in self.layouts:
-                continue
-            if name in over:
-                self.placement[name] = self.placement[over[name]]
-            elif name in self._arrays:
-                self.placement[name] = [(device.CreateBuffer(layout.total_bytes), 0, None)
-                                        for layout in self.layouts[name]]
-            else:
-                self.placement[name] = (device.CreateBuffer(self.layouts[name].total_bytes), 0, None)
+        self.placement = self._places(placement or {}, _aliases(rows, inplace))
         self.owned = [name for name in self.input_fields
                       if isinstance(self.layouts.get(name), TensorLayout) and self.layouts[name].owned_by_dml]
         self.props = self.compiled.GetBindingProperties()
-        self.table = device.CreateBindingTable(dml.DML_BINDING_TABLE_DESC(
-            self.compiled, SizeInDescriptors=self.props.RequiredDescriptorCount))
-        self.table.BindInputs([NONE if name in self.owned else self.binding(name)
-                               for name in self.input_fields])
-        self.table.BindOutputs([self.binding(name) for name in self.output_fields])
-        if self.props.TemporaryResourceSize:
-            self.table.BindTemporaryResource(dml.buffer_binding(device.CreateBuffer(self.props.TemporaryResourceSize)))
-        self.persistent = None
-        if self.props.PersistentResourceSize:
-            self.persistent = device.CreateBuffer(self.props.PersistentResourceSize)
-            self.table.BindPersistentResource(dml.buffer_binding(self.persistent, 0, self.props.PersistentResourceSize))
+        self.persistent = (device.CreateBuffer(self.props.PersistentResourceSize)
+                           if self.props.PersistentResourceSize else None)
+        self.table = self._bind()
         self.cmd = device.CreateCommandList()
         device.CreateCommandRecorder().RecordDispatch(self.cmd, self.compiled, self.table)
         self.cmd.Close()
         self.queue = device.CreateCommandQueue()
         self.initialized = not self.owned
+
+    def _places(self, placement: Placement, over: Mapping[str, str]) -> dict[str, Any]:
+        """Every bound field's (buffer, offset, size), or a list of them for a tensor array."""
+        places: dict[str, Any] = {}
+        for name, place in placement.items():
+            places[name] = [self._place(p) for p in place] if name in self._arrays else self._place(place)
+        for name in [*self.input_fields, *self.output_fields]:
+            if name in places or name not in self.layouts:
+                continue
+            if name in over:
+                places[name] = places[over[name]]
+            elif name in self._arrays:
+                places[name] = [(self.device.CreateBuffer(layout.total_bytes), 0, None)
+                                for layout in self.layouts[name]]
+            else:
+                places[name] = (self.device.CreateBuffer(self.layouts[name].total_bytes), 0, None)
+        return places
+
+    def _bind(self) -> Any:
+        """A binding table with every field at its place, plus the temporary/persistent resources needed."""
+        table = self.device.CreateBindingTable(dml.DML_BINDING_TABLE_DESC(
+            self.compiled, SizeInDescriptors=self.props.RequiredDescriptorCount))
+        table.BindInputs([NONE if name in self.owned else self.binding(name) for name in self.input_fields])
+        table.BindOutputs([self.binding(name) for name in self.output_fields])
+        if self.props.TemporaryResourceSize:
+            table.BindTemporaryResource(dml.buffer_binding(self.device.CreateBuffer(self.props.TemporaryResourceSize)))
+        if self.persistent is not None:
+            table.BindPersistentResource(dml.buffer_binding(self.persistent, 0, self.props.PersistentResourceSize))
+        return table
 
     @staticmethod
     def _place(place: Place) -> tuple[Any, int, int | None]:
