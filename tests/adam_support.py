@@ -1,9 +1,8 @@
-"""Builders shared by the Adam tests: descs in the full C shape, tensors placed at chosen offsets.
+"""Builders shared by the Adam tests: descs in the full C shape, a training step over tests/dispatch.py.
 
-Everything here goes through the public C-shaped API (DML_TENSOR_DESC/DML_BUFFER_TENSOR_DESC with every
-field given, binding tables, command lists), so the tests exercise what a DirectML user would write.
-Expected values always come from :func:`dmlsim.operators.adam_optimizer.reference.adam_optimizer`; this module
-only decides where the bytes go.
+Descs are written as C code writes them (DML_TENSOR_DESC/DML_BUFFER_TENSOR_DESC with every field given);
+where the bytes go is :class:`dispatch.Dispatch`'s job (the public C-shaped flow). Expected values come
+from :func:`dmlsim.operators.adam_optimizer.reference.adam_optimizer`, never from the dispatch.
 """
 
 from __future__ import annotations
@@ -12,10 +11,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from dispatch import Dispatch
 
 import dmlsim as dml
 from dmlsim.api.numerics import compare_ulps
-from dmlsim.api.tensor import strided_array
 from dmlsim.operators.adam_optimizer.reference import adam_optimizer
 
 FLOAT32 = dml.DML_TENSOR_DATA_TYPE_FLOAT32
@@ -71,62 +70,19 @@ def padded_strides(sizes: Sequence[int], pad: int = 3) -> list[int]:
     return strides
 
 
-class AdamDispatch:
-    """One Adam dispatch with each tensor at a chosen (buffer, offset), recorded once, executable repeatedly.
+class AdamDispatch(Dispatch):
+    """A :class:`dispatch.Dispatch` of an Adam desc, with a training step on top.
 
-    ``placement`` maps a field to ``(buffer, offset)``; fields left out get their own zero-filled
-    buffer, or (``inplace``: True for every output, or the outputs to alias) the buffer of the input
-    they alias.
+    ``inplace``: True binds every output over the input it updates (X, M, V), a sequence of outputs
+    does so for those; the pairs are this module's ALIAS, not read back from dmlsim's schema.
     """
 
     def __init__(self, device: dml.Device, op_desc: dml.DML_OPERATOR_DESC, *,
                  placement: Mapping[str, tuple[Any, int]] | None = None, inplace: bool | Sequence[str] = False,
                  flags: int = 0) -> None:
-        self.device = device
-        self.compiled = device.CompileOperator(device.CreateOperator(op_desc), flags)
-        self.layouts = {name: self.compiled.validated.layout(name) for name in TENSORS}
-        self.placement: dict[str, tuple[Any, int]] = dict(placement or {})
-        aliased = set(ALIAS) if inplace is True else set(inplace or ())
-        for name in TENSORS:
-            if name in self.placement:
-                continue
-            if name in aliased:
-                self.placement[name] = self.placement[ALIAS[name]]
-            else:
-                self.placement[name] = (device.CreateBuffer(self.layouts[name].total_bytes), 0)
-        props = self.compiled.GetBindingProperties()
-        self.table = device.CreateBindingTable(dml.DML_BINDING_TABLE_DESC(
-            self.compiled, None, None, props.RequiredDescriptorCount))
-        self.table.BindInputs([self.binding(name) for name in INPUTS])
-        self.table.BindOutputs([self.binding(name) for name in OUTPUTS])
-        self.cmd = device.CreateCommandList()
-        device.CreateCommandRecorder().RecordDispatch(self.cmd, self.compiled, self.table)
-        self.cmd.Close()
-        self.queue = device.CreateCommandQueue()
-
-    def binding(self, name: str) -> dml.DML_BINDING_DESC:
-        buffer, offset = self.placement[name]
-        return dml.DML_BINDING_DESC(dml.DML_BINDING_TYPE_BUFFER,
-                                    dml.DML_BUFFER_BINDING(buffer, offset, self.layouts[name].total_bytes))
-
-    def write(self, name: str, values: Any) -> np.ndarray:
-        """Store ``values`` into the tensor's elements (other bytes kept); return what the tensor now holds."""
-        buffer, offset = self.placement[name]
-        layout = self.layouts[name]
-        raw = bytearray(buffer.Read(offset, layout.span_bytes))
-        view = strided_array(raw, layout)
-        view[...] = np.broadcast_to(np.asarray(values, layout.dtype), layout.sizes)
-        buffer.Write(bytes(raw), offset)
-        return self.read(name)
-
-    def read(self, name: str) -> np.ndarray:
-        buffer, offset = self.placement[name]
-        layout = self.layouts[name]
-        return np.array(strided_array(buffer.Read(offset, layout.span_bytes), layout))
-
-    def execute(self) -> None:
-        self.queue.ExecuteCommandLists([self.cmd])
-        self.queue.WaitForIdle()
+        aliased = OUTPUTS if inplace is True else tuple(inplace or ())
+        super().__init__(device, op_desc, placement=placement, inplace={name: ALIAS[name] for name in aliased},
+                         flags=flags)
 
     def step(self, state: Mapping[str, Any], t: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         """Write X, M, V, G and T, execute; return (the inputs as the device saw them, the outputs)."""

@@ -10,10 +10,10 @@ are packed, writes the wrong elements.
 from __future__ import annotations
 
 import numpy as np
+from dispatch import run
 from oracles import adagrad_decay_dense, assert_close, dml_adam, onnx_adagrad, onnx_adam, onnx_momentum
 
 import dmlsim as dml
-from dmlsim.quick import run_operator
 
 F16, F32 = dml.DML_TENSOR_DATA_TYPE_FLOAT16, dml.DML_TENSOR_DATA_TYPE_FLOAT32
 NP = {F16: np.float16, F32: np.float32}
@@ -67,7 +67,7 @@ def check_onnx(device, op, shapes, strides=None, *, data_type=F32, t=3, r=0.05, 
         data["H"] = [np.abs(h) for h in data["H"]]
     inputs = {"LearningRateTensor": np.float32(r), "UpdateCountTensor": np.int64(t),
               **{fields[role]: arrays for role, arrays in data.items()}}
-    got = run_operator(device, dml.DML_OPERATOR_DESC(op_type, desc), inputs, inplace=inplace)
+    got = run(device, dml.DML_OPERATOR_DESC(op_type, desc), inputs, inplace=inplace)
     a = ONNX_ATTRS[op]
     for i in range(len(shapes)):
         x, g = data["X"][i], data["G"][i]
@@ -106,7 +106,7 @@ def check_adam(device, sizes, strides=None, *, data_type=F32, t=7, seed=0, inpla
     v = broadcast_like(np.abs(rng.standard_normal(sizes)).astype(dtype), strides.get("V"))
     inputs = {ADAM_FIELDS["X"]: x, ADAM_FIELDS["M"]: m, ADAM_FIELDS["V"]: v, ADAM_FIELDS["G"]: g,
               "TrainingStepTensor": np.uint32(t)}
-    got = run_operator(device, dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ADAM_OPTIMIZER, desc), inputs,
+    got = run(device, dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ADAM_OPTIMIZER, desc), inputs,
                        inplace=inplace)
     expected = dml_adam(x, m, v, g, t, lr=ADAM_HP["LearningRate"], beta1=ADAM_HP["Beta1"],
                         beta2=ADAM_HP["Beta2"], eps=ADAM_HP["Epsilon"])
@@ -138,7 +138,7 @@ def check_adagrad_decay_dense(device, rows, row_length, strides=None, *, data_ty
     acc = rng.uniform(0.01, 0.5, shape).astype(dtype)  # a·0.7 falls below the 0.1 baseline for some
     inputs = {"InputParametersTensor": x, "InputAccumulatorTensor": acc, "InputDecayPowerTensor": np.uint32(power),
               "GradientTensor": g, "GlobalStepTensor": np.uint32(step)}
-    got = run_operator(device, dml.DML_OPERATOR_DESC(dml.DMLSIM_OPERATOR_ADAGRAD_DECAY, desc), inputs)
+    got = run(device, dml.DML_OPERATOR_DESC(dml.DMLSIM_OPERATOR_ADAGRAD_DECAY, desc), inputs)
     expected, new_power = adagrad_decay_dense(x, acc, power, g, step, **DECAY_HP)
     assert_close(got["OutputParametersTensor"], *expected["X"], dtype, ULPS[data_type], what="AdagradDecay var")
     assert_close(got["OutputAccumulatorTensor"], *expected["A"], dtype, ULPS[data_type], what="AdagradDecay accum")

@@ -21,73 +21,39 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from adagrad_decay_support import (
+    F16,
+    F32,
+    F64,
+    FIELDS_IN,
+    I64,
+    NP,
+    OP,
+    STATE,
+    U32,
+    make_desc,
+    skip_without_fp64,
+    sparse_inputs,
+)
+from dispatch import Dispatch, run
 
 import dmlsim as dml
 from dmlsim.api.numerics import compare_ulps
 from dmlsim.operators.adagrad_decay.reference import adagrad_decay
-from dmlsim.quick import read_tensor, run_operator
 
-F32, F16, F64 = dml.DML_TENSOR_DATA_TYPE_FLOAT32, dml.DML_TENSOR_DATA_TYPE_FLOAT16, dml.DML_TENSOR_DATA_TYPE_FLOAT64
-U32, I64 = dml.DML_TENSOR_DATA_TYPE_UINT32, dml.DML_TENSOR_DATA_TYPE_INT64
-NP = {F32: np.float32, F16: np.float16, F64: np.float64, U32: np.uint32, I64: np.int64}
 BASE_ULPS = {F32: 8, F16: 1, F64: 4}
 ACC_ULPS = {F32: 2, F16: 1, F64: 4}
-OP = dml.DMLSIM_OPERATOR_ADAGRAD_DECAY
-FIELDS_IN = ("InputParametersTensor", "InputAccumulatorTensor", "InputDecayPowerTensor", "GradientTensor",
-             "IndicesTensor", "GlobalStepTensor")
 
 
-def make_desc(dtype, rows, row_length, *, step_type=U32, index_type=None, count=None, lr=0.05, decay_step=3,
-              rate=0.7, baseline=0.1, var_strides=None):
-    var = dml.buffer_tensor(dtype, [1, 1, rows, row_length], var_strides)
-    sparse = index_type is not None
-    grad = dml.buffer_tensor(dtype, [1, 1, count, row_length]) if sparse else dml.buffer_tensor(
-        dtype, [1, 1, rows, row_length])
-    power = dml.buffer_tensor(step_type, [1, 1, rows, 1] if sparse else [1, 1, 1, 1])
-    indices = dml.buffer_tensor(index_type, [1, 1, 1, count]) if sparse else None
-    step = dml.buffer_tensor(step_type, [1, 1, 1, 1])
-    return dml.DMLSIM_ADAGRAD_DECAY_OPERATOR_DESC(var, var, power, grad, indices, step, var, var, power,
-                                                  lr, decay_step, rate, baseline)
-
-
-def skip_without_fp64(device, dtype):
-    if dtype == F64 and not device.backend.has_fp64:
-        pytest.skip(f"{device.adapter.label} has no cl_khr_fp64: FLOAT64 is refused there (tested separately)")
-
-
-class Session:
+class Session(Dispatch):
     """A compiled operator whose state buffers live on the device and are updated in place, step by step."""
 
     def __init__(self, device, desc, var, accum, power):
-        self.device, self.desc = device, desc
-        self.compiled = device.CompileOperator(device.CreateOperator(dml.DML_OPERATOR_DESC(OP, desc)))
-        self.v = self.compiled.validated
-        self.buffers = {name: device.CreateBuffer(self.v.layout(name).total_bytes)
-                        for name in FIELDS_IN if self.v.tensors.get(name) is not None}
+        super().__init__(device, dml.DML_OPERATOR_DESC(OP, desc), inplace=STATE)
+        self.desc = desc
         self.write("InputParametersTensor", var)
         self.write("InputAccumulatorTensor", accum)
         self.write("InputDecayPowerTensor", power)
-        props = self.compiled.GetBindingProperties()
-        self.table = device.CreateBindingTable(dml.DML_BINDING_TABLE_DESC(self.compiled,
-                                                                          SizeInDescriptors=props.RequiredDescriptorCount))
-        self.table.BindInputs([dml.buffer_binding(self.buffers[n]) if n in self.buffers else None for n in FIELDS_IN])
-        self.table.BindOutputs([dml.buffer_binding(self.buffers[n]) for n in FIELDS_IN[:3]])
-        if props.TemporaryResourceSize:
-            self.table.BindTemporaryResource(dml.buffer_binding(device.CreateBuffer(props.TemporaryResourceSize)))
-        self.cmd = device.CreateCommandList()
-        device.CreateCommandRecorder().RecordDispatch(self.cmd, self.compiled, self.table)
-        self.queue = device.CreateCommandQueue()
-
-    def write(self, name, values):
-        layout = self.v.layout(name)  # packed layouts only
-        array = np.asarray(values, layout.dtype)
-        if array.size == layout.element_count:
-            array = array.reshape(layout.sizes)
-        array = np.broadcast_to(array, layout.sizes)
-        self.buffers[name].Write(np.ascontiguousarray(array))
-
-    def read(self, name):
-        return read_tensor(self.buffers[name], self.v.layout(name))
 
     def state(self):
         return tuple(self.read(n) for n in FIELDS_IN[:3])
@@ -97,8 +63,7 @@ class Session:
         if indices is not None:
             self.write("IndicesTensor", indices)
         self.write("GlobalStepTensor", global_step)
-        self.queue.ExecuteCommandLists([self.cmd])
-        self.queue.WaitForIdle()
+        self.execute()
 
 
 def hyper(desc):
@@ -114,7 +79,7 @@ def check_step(session, before, grad, global_step, indices=None, extra_ulps=0):
     ref_var, ref_acc, ref_pow = adagrad_decay(var.reshape(rows, row_length), acc.reshape(rows, row_length),
                                               power.reshape(-1), g, global_step, indices=indices, **hyper(session.desc))
     got_var, got_acc, got_pow = session.state()
-    dtype = session.v.layout("InputParametersTensor").data_type
+    dtype = session.layouts["InputParametersTensor"].data_type
     np_type = NP[dtype]
     assert np.array_equal(got_pow.reshape(-1), ref_pow.reshape(-1)), \
         f"step {global_step}: decay power {got_pow.ravel()} != {ref_pow.ravel()}"
@@ -187,7 +152,7 @@ def test_dense_strided_tensors(device):
     var, grad = rng.standard_normal((2, 1, 1, rows, row_length))
     inputs = {"InputParametersTensor": var, "InputAccumulatorTensor": np.full(var.shape, 0.2, np.float32),
               "InputDecayPowerTensor": np.uint32(0), "GradientTensor": grad, "GlobalStepTensor": np.uint32(6)}
-    out = run_operator(device, dml.DML_OPERATOR_DESC(OP, desc), inputs)
+    out = run(device, dml.DML_OPERATOR_DESC(OP, desc), inputs)
     ref_var, ref_acc, _ = adagrad_decay(var.astype(np.float32), np.full(var.shape, 0.2, np.float32), [0],
                                               grad.astype(np.float32), 6, **hyper(desc))
     assert int(out["OutputDecayPowerTensor"].ravel()[0]) == 1
@@ -239,9 +204,9 @@ def test_sparse_row_listed_many_times_is_deterministic(device):
     inputs = {"InputParametersTensor": var, "InputAccumulatorTensor": np.full(var.shape, 0.1, np.float32),
               "InputDecayPowerTensor": np.zeros(rows, np.uint32), "GradientTensor": grad, "IndicesTensor": indices,
               "GlobalStepTensor": np.uint32(1)}
-    first = run_operator(device, dml.DML_OPERATOR_DESC(OP, desc), inputs)
+    first = run(device, dml.DML_OPERATOR_DESC(OP, desc), inputs)
     for _ in range(2):
-        again = run_operator(device, dml.DML_OPERATOR_DESC(OP, desc), inputs)
+        again = run(device, dml.DML_OPERATOR_DESC(OP, desc), inputs)
         for name, value in first.items():
             assert np.array_equal(value.view(np.uint8), again[name].view(np.uint8)), f"{name} differs between runs"
     ref_var, ref_acc, _ = adagrad_decay(var.reshape(rows, -1), np.full((rows, row_length), 0.1, np.float32),
@@ -272,27 +237,17 @@ def test_sparse_duplicates_are_summed_in_index_order(device):
               "InputDecayPowerTensor": np.zeros(2, np.uint32),
               "GradientTensor": np.array([0.0, 1.0, 1e8, 0.0, -1e8], np.float32),
               "IndicesTensor": np.array([0, 1, 1, 0, 1], np.uint32), "GlobalStepTensor": np.uint32(1)}
-    out = run_operator(device, dml.DML_OPERATOR_DESC(OP, desc), inputs, inplace=True)
+    out = run(device, dml.DML_OPERATOR_DESC(OP, desc), inputs, inplace=True)
     np.testing.assert_array_equal(out["OutputParametersTensor"].ravel(), [5.0, 7.0])
     np.testing.assert_array_equal(out["OutputAccumulatorTensor"].ravel(), [0.5, 0.5])
-
-
-def sparse_inputs(rows=6, row_length=3, indices=(4, 0, 4), seed=2, index_dtype=np.uint32):
-    rng = np.random.default_rng(seed)
-    count = len(indices)
-    return {"InputParametersTensor": rng.standard_normal((1, 1, rows, row_length)).astype(np.float32),
-            "InputAccumulatorTensor": np.full((1, 1, rows, row_length), 0.3, np.float32),
-            "InputDecayPowerTensor": np.arange(rows, dtype=np.uint32) % 2,
-            "GradientTensor": rng.standard_normal((1, 1, count, row_length)).astype(np.float32),
-            "IndicesTensor": np.array(indices, index_dtype), "GlobalStepTensor": np.uint32(3)}
 
 
 def test_sparse_out_of_place_outputs_are_complete_and_equal_in_place(device):
     inputs = sparse_inputs()
     desc = make_desc(F32, 6, 3, index_type=U32, count=3, decay_step=3)
     op_desc = dml.DML_OPERATOR_DESC(OP, desc)
-    out = run_operator(device, op_desc, inputs)
-    inplace = run_operator(device, op_desc, inputs, inplace=True)
+    out = run(device, op_desc, inputs)
+    inplace = run(device, op_desc, inputs, inplace=True)
     for name in out:
         assert np.array_equal(out[name].view(np.uint8), inplace[name].view(np.uint8)), name
     untouched = [1, 2, 3, 5]
@@ -310,45 +265,24 @@ def test_sparse_mixed_in_place_and_out_of_place(device):
     """Parameters in place, accumulator and power out of place: each output is complete."""
     inputs = sparse_inputs(rows=5, row_length=4, indices=(2, 2, 0))
     desc = make_desc(F32, 5, 4, index_type=U32, count=3, decay_step=3)
-    compiled = device.CompileOperator(device.CreateOperator(dml.DML_OPERATOR_DESC(OP, desc)))
-    v = compiled.validated
-    bufs = {}
-    for name in FIELDS_IN:
-        layout = v.layout(name)
-        bufs[name] = device.CreateBuffer(layout.total_bytes)
-        bufs[name].Write(np.ascontiguousarray(np.asarray(inputs[name], layout.dtype)))
-    out_acc = device.CreateBuffer(v.layout("InputAccumulatorTensor").total_bytes)
-    out_pow = device.CreateBuffer(v.layout("InputDecayPowerTensor").total_bytes)
-    props = compiled.GetBindingProperties()
-    table = device.CreateBindingTable(dml.DML_BINDING_TABLE_DESC(compiled,
-                                                                 SizeInDescriptors=props.RequiredDescriptorCount))
-    table.BindInputs([dml.buffer_binding(bufs[n]) for n in FIELDS_IN])
-    table.BindOutputs([dml.buffer_binding(bufs["InputParametersTensor"]), dml.buffer_binding(out_acc),
-                       dml.buffer_binding(out_pow)])
-    table.BindTemporaryResource(dml.buffer_binding(device.CreateBuffer(props.TemporaryResourceSize)))
-    cmd = device.CreateCommandList()
-    device.CreateCommandRecorder().RecordDispatch(cmd, compiled, table)
-    queue = device.CreateCommandQueue()
-    queue.ExecuteCommandLists([cmd])
-    queue.WaitForIdle()
-    expected = run_operator(device, dml.DML_OPERATOR_DESC(OP, desc), inputs)
-    got_var = read_tensor(bufs["InputParametersTensor"], v.layout("InputParametersTensor"))
-    np.testing.assert_array_equal(got_var, expected["OutputParametersTensor"])
-    np.testing.assert_array_equal(read_tensor(out_acc, v.layout("InputAccumulatorTensor")),
-                                  expected["OutputAccumulatorTensor"])
-    np.testing.assert_array_equal(read_tensor(out_pow, v.layout("InputDecayPowerTensor")),
-                                  expected["OutputDecayPowerTensor"])
+    dispatch = Dispatch(device, dml.DML_OPERATOR_DESC(OP, desc),
+                        inplace={"OutputParametersTensor": "InputParametersTensor"})
+    dispatch.load(inputs)
+    dispatch.execute()
+    expected = run(device, dml.DML_OPERATOR_DESC(OP, desc), inputs)
+    np.testing.assert_array_equal(dispatch.read("InputParametersTensor"), expected["OutputParametersTensor"])
+    np.testing.assert_array_equal(dispatch.read("OutputAccumulatorTensor"), expected["OutputAccumulatorTensor"])
+    np.testing.assert_array_equal(dispatch.read("OutputDecayPowerTensor"), expected["OutputDecayPowerTensor"])
     # the out-of-place inputs are untouched
-    np.testing.assert_array_equal(read_tensor(bufs["InputAccumulatorTensor"], v.layout("InputAccumulatorTensor")),
-                                  inputs["InputAccumulatorTensor"])
+    np.testing.assert_array_equal(dispatch.read("InputAccumulatorTensor"), inputs["InputAccumulatorTensor"])
 
 
 def test_sparse_strided_tensors(device):
     rows, row_length = 4, 3
     desc = make_desc(F32, rows, row_length, index_type=U32, count=3, var_strides=[64, 64, 4, 1])
     inputs = sparse_inputs(rows=rows, row_length=row_length, indices=(1, 3, 1))
-    out = run_operator(device, dml.DML_OPERATOR_DESC(OP, desc), inputs)
-    plain = run_operator(device, dml.DML_OPERATOR_DESC(OP, make_desc(F32, rows, row_length, index_type=U32, count=3)),
+    out = run(device, dml.DML_OPERATOR_DESC(OP, desc), inputs)
+    plain = run(device, dml.DML_OPERATOR_DESC(OP, make_desc(F32, rows, row_length, index_type=U32, count=3)),
                          inputs)
     for name in out:
         np.testing.assert_array_equal(out[name], plain[name])
@@ -359,7 +293,7 @@ def test_sparse_strided_tensors(device):
 def test_sparse_out_of_range_index_is_never_written(device, index_dtype, index_type, bad):
     inputs = sparse_inputs(indices=(4, bad, 0), index_dtype=index_dtype)
     desc = make_desc(F32, 6, 3, index_type=index_type, count=3)
-    out = run_operator(device, dml.DML_OPERATOR_DESC(OP, desc), inputs, inplace=True)
+    out = run(device, dml.DML_OPERATOR_DESC(OP, desc), inputs, inplace=True)
     ref = adagrad_decay(inputs["InputParametersTensor"].reshape(6, 3), inputs["InputAccumulatorTensor"].reshape(6, 3),
                         inputs["InputDecayPowerTensor"], inputs["GradientTensor"].reshape(3, 3), 3,
                         indices=inputs["IndicesTensor"], **hyper(desc))
@@ -374,12 +308,12 @@ def test_debug_device_refuses_out_of_range_index(debug_device):
     inputs = sparse_inputs(indices=(4, 6, 0, 9))
     desc = make_desc(F32, 6, 3, index_type=U32, count=4)
     with pytest.raises(dml.DMLError) as info:
-        run_operator(debug_device, dml.DML_OPERATOR_DESC(OP, desc), inputs)
+        run(debug_device, dml.DML_OPERATOR_DESC(OP, desc), inputs)
     message = str(info.value)
     assert info.value.hresult == dml.E_INVALIDARG
     assert "IndicesTensor" in message and "[1] = 6" in message and "[3] = 9" in message and "[0, 6)" in message
     # in range: the debug device runs it
-    out = run_operator(debug_device, dml.DML_OPERATOR_DESC(OP, desc), sparse_inputs(indices=(4, 5, 0, 5)))
+    out = run(debug_device, dml.DML_OPERATOR_DESC(OP, desc), sparse_inputs(indices=(4, 5, 0, 5)))
     assert out["OutputDecayPowerTensor"].shape == (1, 1, 6, 1)
 
 
@@ -529,13 +463,9 @@ def test_shape_and_type_rules(ref_device):
 
 def test_gradient_may_not_alias_an_output(ref_device):
     desc = make_desc(F32, 2, 4)
-    compiled = ref_device.CompileOperator(ref_device.CreateOperator(dml.DML_OPERATOR_DESC(OP, desc)))
-    bufs = [ref_device.CreateBuffer(32) for _ in range(6)]
-    table = ref_device.CreateBindingTable(dml.DML_BINDING_TABLE_DESC(compiled, SizeInDescriptors=16))
-    table.BindInputs([dml.buffer_binding(b) if i != 4 else None for i, b in enumerate(bufs)])
-    table.BindOutputs([dml.buffer_binding(bufs[3]), dml.buffer_binding(bufs[1]), dml.buffer_binding(bufs[2])])
+    over = {**STATE, "OutputParametersTensor": "GradientTensor"}
     with pytest.raises(dml.DMLError, match="GradientTensor, which is not eligible"):
-        ref_device.CreateCommandRecorder().RecordDispatch(ref_device.CreateCommandList(), compiled, table)
+        Dispatch(ref_device, dml.DML_OPERATOR_DESC(OP, desc), inplace=over)
 
 
 def test_sparse_needs_a_temporary_resource_dense_does_not(ref_device):

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from dispatch import run
 
 import dmlsim as dml
 from dmlsim.api.numerics import compare_ulps
 from dmlsim.operators.adam_optimizer.reference import adam_optimizer
-from dmlsim.quick import run_operator
 
 HP = {"learning_rate": np.float32(0.01), "beta1": np.float32(0.9), "beta2": np.float32(0.999),
       "epsilon": np.float32(1e-8)}
@@ -38,8 +38,8 @@ def _run(device, dtype, n, inplace, padded=False):
     v = np.abs(rng.standard_normal(shape)).astype(np_type)
     inputs = {"InputParametersTensor": x, "InputFirstMomentTensor": m, "InputSecondMomentTensor": v,
               "GradientTensor": g, "TrainingStepTensor": np.uint32(7)}
-    out = run_operator(device, dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ADAM_OPTIMIZER, desc), inputs,
-                       inplace=inplace)
+    out = run(device, dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ADAM_OPTIMIZER, desc), inputs,
+              inplace=inplace)
     return out, (x, m, v, g)
 
 

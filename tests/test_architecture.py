@@ -193,3 +193,37 @@ def test_public_namespace_is_explicit():
     assert missing == []
     assert {"DMLCreateDevice", "DMLError", "DML_ADAM_OPTIMIZER_OPERATOR_DESC",
             "DML_TENSOR_DATA_TYPE_FLOAT32", "DML_OPERATOR_ADAM_OPTIMIZER"} <= set(dmlsim.__all__)
+
+
+# --- the test suite's own shape ---------------------------------------------------------------------------
+TESTS = ROOT / "tests"
+
+
+def cross_test_imports(sources: dict[str, str]) -> list[str]:
+    """``"test_a imports test_b"`` for every test_* module importing another test_* module (anywhere in it)."""
+    found = []
+    for name, source in sorted(sources.items()):
+        if name.startswith("test_"):
+            imported = {t.split(".")[0] for t in _imports(ast.parse(source), name, False)}
+            found += [f"{name} imports {t}" for t in sorted(imported) if t.startswith("test_") and t != name]
+    return found
+
+
+
+
+def test_no_test_module_imports_another():
+    """Shared builders live in support modules (adam_support, onnx_support, ...): a test module importing
+    another would run or re-collect its tests and couple their meanings."""
+    assert cross_test_imports({"test_a": "def f():\n    from test_b import x\n", "test_b": "import dispatch\n",
+                                      "support": "import test_a\n"}) == ["test_a imports test_b"]
+    sources = {p.stem: p.read_text() for p in sorted(TESTS.glob("*.py"))}
+    assert "test_architecture" in sources
+    assert cross_test_imports(sources) == []
+
+
+def test_the_dispatch_helper_uses_only_the_public_api():
+    """tests/dispatch.py moves bytes through ``import dmlsim as dml`` and the schema/tensor header mirror."""
+    imported = _imports(ast.parse((TESTS / "dispatch.py").read_text()), "dispatch", False)
+    internal = sorted(t for t in imported if t.startswith("dmlsim.")
+                      and not t.startswith(("dmlsim.api.schema", "dmlsim.api.tensor")))
+    assert internal == []

@@ -327,6 +327,22 @@ def test_owned_inputs_via_the_initializer_match_the_unowned_path(device):
                                       strict=True)), seen, 4, FLOAT32, 8)
 
 
+def test_owned_inputs_through_the_dispatch_helper_match_the_unowned_path(device):
+    """tests/dispatch.py's OWNED_BY_DML path (initializer, NONE bindings, persistent resource) gives the plain
+    dispatch's results bitwise, and runs the initializer again when an owned input was written since."""
+    rng = np.random.default_rng(12)
+    plain = AdamDispatch(device, adam_desc(FLOAT32, SIZES))
+    owned = AdamDispatch(device, owned_desc())
+    assert owned.owned == [M, G] and owned.persistent is not None
+    for t in (3, 4):  # new M and G each step: a stale persistent resource would give other results
+        state = random_state(rng, SIZES, np.float32)
+        seen, expected = plain.step(state, t)
+        _, got = owned.step(state, t)
+        for name in OUTPUTS:
+            np.testing.assert_array_equal(got[name], expected[name], err_msg=f"step {t} {name}")
+    assert_matches_reference(got, seen, 4, FLOAT32, 8)
+
+
 def test_buffer_write_takes_numpy_scalars_by_value(device):
     """``bytes(np.uint32(4))`` is four zero bytes; Write must store the scalar's value (a step count)."""
     buffer = device.CreateBuffer(16)

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from adagrad_decay_support import F16, F32, F64, I64, U32, make_desc, skip_without_fp64, sparse_inputs
 from adam_support import FLOAT32, adam_desc, random_state
-from test_adagrad_decay import F16, F32, F64, I64, U32, make_desc, skip_without_fp64, sparse_inputs
-from test_onnx_training import MIXED_SHAPES
-from test_onnx_training import make_desc as onnx_desc
-from test_onnx_training import make_inputs as onnx_inputs
+from dispatch import Dispatch, run
+from onnx_support import MIXED_SHAPES
+from onnx_support import make_desc as onnx_desc
+from onnx_support import make_inputs as onnx_inputs
 
 import dmlsim as dml
-from dmlsim.quick import bind_regions, prepare_operator, run_operator
 
 
 def _adam():
@@ -30,7 +30,7 @@ def _adam():
 
 
 def _adagrad_decay(sparse: bool, dtype=F32, step_type=U32):
-    """Inputs are float32/uint32 arrays; run_operator converts them to the desc's types."""
+    """Inputs are float32/uint32 arrays; the dispatch converts them to the desc's types."""
     if sparse:
         return dml.DML_OPERATOR_DESC(dml.DMLSIM_OPERATOR_ADAGRAD_DECAY, make_desc(
             dtype, 6, 3, step_type=step_type, index_type=U32, count=3)), sparse_inputs()
@@ -85,20 +85,19 @@ def test_output_over_another_fields_input_gives_the_out_of_place_result(device, 
     op_desc, inputs = make()
     if "float64" in case:
         skip_without_fp64(device, F64)
-    expected = run_operator(device, op_desc, inputs)
-    for name, want in run_operator(ref_device, op_desc, inputs).items():
+    expected = run(device, op_desc, inputs)
+    for name, want in run(ref_device, op_desc, inputs).items():
         _agrees_with_reference(expected[name], want, name)
-    prepared = prepare_operator(device, op_desc, inputs)
-    regions = {**prepared.regions, **{out: prepared.regions[src] for out, src in crossed.items()}}
-    table = bind_regions(device, prepared.compiled, regions)
-    cmd = device.CreateCommandList()
-    device.CreateCommandRecorder().RecordDispatch(cmd, prepared.compiled, table)
-    queue = device.CreateCommandQueue()
-    queue.ExecuteCommandLists([cmd])
-    queue.WaitForIdle()
-    prepared.regions = regions
+    dispatch = Dispatch(device, op_desc, inplace=crossed)
+    dispatch.load(inputs)
+    dispatch.execute()
     for name, want in expected.items():
-        got = prepared.read(name)
+        got = dispatch.read_all(name)
         for g, w in zip(got if isinstance(got, list) else [got], want if isinstance(want, list) else [want],
                         strict=True):
             np.testing.assert_array_equal(g, w, err_msg=f"{case}: {name}")
+    for out, src in crossed.items():  # each output really lies over the other field's input bytes
+        got = dispatch.read_all(src)
+        for g, w in zip(got if isinstance(got, list) else [got], expected[out] if isinstance(expected[out], list)
+                        else [expected[out]], strict=True):
+            np.testing.assert_array_equal(g, w, err_msg=f"{case}: {src} now holds {out}")

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from dispatch import run
 
 import dmlsim as dml
-from dmlsim.quick import run_operator
 
 F16, F32 = dml.DML_TENSOR_DATA_TYPE_FLOAT16, dml.DML_TENSOR_DATA_TYPE_FLOAT32
 
@@ -49,7 +49,7 @@ def test_literal_halves_round_to_nearest_even(device, n, padded):
     x, g, expected = (np.resize(np.array(column, np.float64), n) for column in zip(*CASES, strict=True))
     assert np.array_equal(x.astype(np.float16).astype(np.float64), x)  # the inputs are exact halves
     assert np.array_equal(g.astype(np.float16).astype(np.float64), g)
-    got = run_operator(device, momentum_desc([n], [2] if padded else None), {
+    got = run(device, momentum_desc([n], [2] if padded else None), {
         "LearningRateTensor": np.float32(1.0), "UpdateCountTensor": np.int64(0),
         "InputParametersTensors": [x.astype(np.float16)], "GradientTensors": [g.astype(np.float16)],
         "InputMomentumTensors": [np.zeros(n, np.float16)]})
@@ -98,8 +98,8 @@ def test_float16_result_is_the_float32_result_rounded_to_nearest_even(device, op
     halves[2] = np.abs(halves[2])  # a second moment is never negative
     make_desc, make_inputs = (adam_desc, adam_inputs) if op == "adam" else (onnx_adam_desc, onnx_inputs)
     strides = ([2 * n, 2 * n, 2 * n, 2] if op == "adam" else [2]) if padded else None
-    half = run_operator(device, make_desc(F16, n, strides), make_inputs(halves, np.float16))
-    single = run_operator(device, make_desc(F32, n, strides), make_inputs(halves, np.float32))
+    half = run(device, make_desc(F16, n, strides), make_inputs(halves, np.float16))
+    single = run(device, make_desc(F32, n, strides), make_inputs(halves, np.float32))
     checked = 0
     for name, got in half.items():
         got, exact = (np.asarray(a[0] if isinstance(a, list) else a).reshape(-1) for a in (got, single[name]))

@@ -17,113 +17,26 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from dispatch import Dispatch, run
+from onnx_support import (
+    F16,
+    F32,
+    F64,
+    I64,
+    MIXED_SHAPES,
+    OPS,
+    OX,
+    R_FIELD,
+    T_FIELD,
+    G,
+    X,
+    check_outputs,
+    make_desc,
+    make_inputs,
+)
 
 import dmlsim as dml
-from dmlsim.api.numerics import compare_ulps
 from dmlsim.operators.onnx_training import SLOTS
-from dmlsim.operators.onnx_training.reference import onnx_adagrad, onnx_adam, onnx_momentum
-from dmlsim.quick import read_tensor, run_operator
-
-F16, F32, F64 = dml.DML_TENSOR_DATA_TYPE_FLOAT16, dml.DML_TENSOR_DATA_TYPE_FLOAT32, dml.DML_TENSOR_DATA_TYPE_FLOAT64
-I64 = dml.DML_TENSOR_DATA_TYPE_INT64
-DTYPES = {F16: np.float16, F32: np.float32, F64: np.float64}
-ULPS = {F16: 1, F32: 8, F64: 8}
-R_FIELD, T_FIELD, X, G = "LearningRateTensor", "UpdateCountTensor", "InputParametersTensors", "GradientTensors"
-OX = "OutputParametersTensors"
-MIXED_SHAPES = [[1], [7], [3, 5], [2, 1, 9], [2, 3, 2, 5], [1, 2, 1, 2, 1, 3], [2, 1, 1, 1, 1, 1, 1, 3], [4100]]
-
-# op → (operator type, desc class, state roles in, state roles out, attributes)
-OPS = {
-    "adagrad": (dml.DMLSIM_OPERATOR_ONNX_ADAGRAD, dml.DMLSIM_ONNX_ADAGRAD_OPERATOR_DESC,
-                ["InputAccumulatedSquaredGradientTensors"], ["OutputAccumulatedSquaredGradientTensors"],
-                {"NormCoefficient": 0.01, "Epsilon": 1e-5, "DecayFactor": 0.1}),
-    "adam": (dml.DMLSIM_OPERATOR_ONNX_ADAM, dml.DMLSIM_ONNX_ADAM_OPERATOR_DESC,
-             ["InputFirstMomentTensors", "InputSecondMomentTensors"],
-             ["OutputFirstMomentTensors", "OutputSecondMomentTensors"],
-             {"NormCoefficient": 0.01, "NormCoefficientPost": 0.05, "Alpha": 0.9, "Beta": 0.999, "Epsilon": 1e-6}),
-    "momentum": (dml.DMLSIM_OPERATOR_ONNX_MOMENTUM, dml.DMLSIM_ONNX_MOMENTUM_OPERATOR_DESC,
-                 ["InputMomentumTensors"], ["OutputMomentumTensors"],
-                 {"NormCoefficient": 0.01, "Alpha": 0.9, "Beta": 0.7,
-                  "Mode": dml.DMLSIM_ONNX_MOMENTUM_MODE_STANDARD}),
-    "nesterov": (dml.DMLSIM_OPERATOR_ONNX_MOMENTUM, dml.DMLSIM_ONNX_MOMENTUM_OPERATOR_DESC,
-                 ["InputMomentumTensors"], ["OutputMomentumTensors"],
-                 {"NormCoefficient": 0.01, "Alpha": 0.9, "Beta": 0.7,
-                  "Mode": dml.DMLSIM_ONNX_MOMENTUM_MODE_NESTEROV}),
-}
-
-
-def make_desc(op, shapes, data_type=F32, rate_type=F32, attrs=None, strides=None):
-    op_type, desc_cls, state_in, state_out, defaults = OPS[op]
-    descs = [dml.buffer_tensor(data_type, s, None if strides is None else strides[i]) for i, s in enumerate(shapes)]
-    fields = {R_FIELD: dml.buffer_tensor(rate_type, [1]), T_FIELD: dml.buffer_tensor(I64, [1, 1])}
-    for name in (X, G, *state_in, OX, *state_out):
-        fields[name] = descs
-    desc = desc_cls(**fields, **{**defaults, **(attrs or {})})
-    return dml.DML_OPERATOR_DESC(op_type, desc)
-
-
-def make_inputs(op, shapes, dtype, rng, r=0.05, t=3):
-    _, _, state_in, _, _ = OPS[op]
-    inputs = {R_FIELD: np.float64(r), T_FIELD: np.int64(t)}
-    inputs[X] = [rng.standard_normal(s).astype(dtype) for s in shapes]
-    inputs[G] = [rng.standard_normal(s).astype(dtype) for s in shapes]
-    for name in state_in:
-        # Adagrad's H and Adam's second moment are accumulated squares: non-negative
-        positive = "Squared" in name or "Second" in name
-        inputs[name] = [(np.abs(rng.standard_normal(s)) if positive else rng.standard_normal(s)).astype(dtype)
-                        for s in shapes]
-    return inputs
-
-
-def reference(op, inputs, attrs):
-    """The float64 reference outputs, keyed by output field, for the attrs as float32 (as the desc holds)."""
-    _, _, state_in, state_out, defaults = OPS[op]
-    a = {k: np.float32(v) for k, v in {**defaults, **(attrs or {})}.items() if k != "Mode"}
-    r, t = float(np.asarray(inputs[R_FIELD])), int(inputs[T_FIELD])
-    if op == "adagrad":
-        outs = onnx_adagrad(r, t, inputs[X], inputs[G], inputs[state_in[0]], norm_coefficient=a["NormCoefficient"],
-                            epsilon=a["Epsilon"], decay_factor=a["DecayFactor"])
-    elif op == "adam":
-        outs = onnx_adam(r, t, inputs[X], inputs[G], *(inputs[n] for n in state_in),
-                         norm_coefficient=a["NormCoefficient"], norm_coefficient_post=a["NormCoefficientPost"],
-                         alpha=a["Alpha"], beta=a["Beta"], epsilon=a["Epsilon"])
-    else:
-        outs = onnx_momentum(r, t, inputs[X], inputs[G], inputs[state_in[0]], norm_coefficient=a["NormCoefficient"],
-                             alpha=a["Alpha"], beta=a["Beta"], nesterov=op == "nesterov")
-    return dict(zip((OX, *state_out), outs, strict=True))
-
-
-def bounds(op, inputs, expected, attrs=None):
-    """Magnitude bound per output field and tensor (see the module docstring)."""
-    _, _, state_in, state_out, _ = OPS[op]
-    result = {}
-    xs = [np.abs(np.asarray(x, np.float64)) for x in inputs[X]]
-    gs = [np.abs(np.asarray(g, np.float64)) for g in inputs[G]]
-    # X - update, where the update's own terms may cancel (momentum: alpha·V + beta·G): the reference run
-    # on |inputs| with -|R| adds every term with one sign, so it bounds them all (the property tests found
-    # a momentum step whose |X| + |X - X_new| was 11 ulps too small)
-    absolute = {name: [np.abs(np.asarray(a, np.float64)) for a in value] if isinstance(value, list) else value
-                for name, value in inputs.items()}
-    absolute[R_FIELD] = -abs(float(np.asarray(inputs[R_FIELD])))
-    summed = reference(op, absolute, attrs)[OX]
-    result[OX] = [np.maximum(x + np.abs(np.asarray(xi, np.float64) - e), np.abs(s))
-                  for x, xi, e, s in zip(xs, inputs[X], expected[OX], summed, strict=True)]
-    for name_in, name_out in zip(state_in, state_out, strict=True):
-        s = [np.abs(np.asarray(v, np.float64)) for v in inputs[name_in]]
-        squared = "Squared" in name_in or "Second" in name_in
-        result[name_out] = [si + ((g + x) ** 2 if squared else g + x) for si, g, x in zip(s, gs, xs, strict=True)]
-    return result
-
-
-def check_outputs(op, got, inputs, attrs, data_type):
-    expected = reference(op, inputs, attrs)
-    bound = bounds(op, inputs, expected, attrs)
-    for name, tensors in expected.items():
-        assert len(got[name]) == len(tensors)
-        for i, (g, e) in enumerate(zip(got[name], tensors, strict=True)):
-            assert g.shape == e.shape and g.dtype == DTYPES[data_type]
-            report = compare_ulps(g, e, DTYPES[data_type], ULPS[data_type], bound=bound[name][i])
-            assert report.ok, report.describe(f"{op} {name}[{i}]")
 
 
 def skip_or_refuse_fp64(device, op_desc):
@@ -142,7 +55,7 @@ def test_mixed_shapes_float32_match_reference(device, op, t):
     rng = np.random.default_rng(t)
     inputs = make_inputs(op, MIXED_SHAPES, np.float32, rng, t=t)
     inputs[R_FIELD] = np.float32(0.05)
-    got = run_operator(device, make_desc(op, MIXED_SHAPES), inputs)
+    got = run(device, make_desc(op, MIXED_SHAPES), inputs)
     check_outputs(op, got, inputs, None, F32)
 
 
@@ -153,7 +66,7 @@ def test_float64_tensors_and_rate(device, op):
     if skip_or_refuse_fp64(device, op_desc):
         return
     inputs = make_inputs(op, shapes, np.float64, np.random.default_rng(2), r=0.1, t=4)
-    check_outputs(op, run_operator(device, op_desc, inputs), inputs, None, F64)
+    check_outputs(op, run(device, op_desc, inputs), inputs, None, F64)
 
 
 @pytest.mark.parametrize("op", ["adam", "momentum"])
@@ -161,7 +74,7 @@ def test_float16_storage(device, op):
     shapes = [[33], [2, 9]]
     inputs = make_inputs(op, shapes, np.float16, np.random.default_rng(3))
     inputs[R_FIELD] = np.float32(0.05)
-    check_outputs(op, run_operator(device, make_desc(op, shapes, F16), inputs), inputs, None, F16)
+    check_outputs(op, run(device, make_desc(op, shapes, F16), inputs), inputs, None, F16)
 
 
 def test_float32_tensors_with_float64_rate(device):
@@ -169,7 +82,7 @@ def test_float32_tensors_with_float64_rate(device):
     if skip_or_refuse_fp64(device, op_desc):
         return
     inputs = make_inputs("adagrad", [[6]], np.float32, np.random.default_rng(4), r=0.3)
-    check_outputs("adagrad", run_operator(device, op_desc, inputs), inputs, None, F32)
+    check_outputs("adagrad", run(device, op_desc, inputs), inputs, None, F32)
 
 
 @pytest.mark.parametrize("op", sorted(OPS))
@@ -177,8 +90,8 @@ def test_in_place_equals_out_of_place(device, op):
     shapes = [[3000], [17], [2, 2, 2]]
     inputs = make_inputs(op, shapes, np.float32, np.random.default_rng(5))
     inputs[R_FIELD] = np.float32(0.05)
-    out_of_place = run_operator(device, make_desc(op, shapes), inputs)
-    in_place = run_operator(device, make_desc(op, shapes), inputs, inplace=True)
+    out_of_place = run(device, make_desc(op, shapes), inputs)
+    in_place = run(device, make_desc(op, shapes), inputs, inplace=True)
     for name, tensors in out_of_place.items():
         for a, b in zip(tensors, in_place[name], strict=True):
             np.testing.assert_array_equal(a, b)
@@ -190,7 +103,7 @@ def test_strided_tensors(device):
     strides = [[6, 1], None]
     inputs = make_inputs("adam", shapes, np.float32, np.random.default_rng(6))
     inputs[R_FIELD] = np.float32(0.01)
-    got = run_operator(device, make_desc("adam", shapes, strides=strides), inputs)
+    got = run(device, make_desc("adam", shapes, strides=strides), inputs)
     check_outputs("adam", got, inputs, None, F32)
 
 
@@ -198,50 +111,24 @@ def test_more_buffers_than_slots_splits_launches(device):
     shapes = [[i + 1] for i in range(2 * SLOTS + 3)]
     inputs = make_inputs("momentum", shapes, np.float32, np.random.default_rng(7))
     inputs[R_FIELD] = np.float32(0.05)
-    got = run_operator(device, make_desc("momentum", shapes), inputs)
+    got = run(device, make_desc("momentum", shapes), inputs)
     check_outputs("momentum", got, inputs, None, F32)
 
 
 def flat_dispatch(device, op, shapes, inputs, attrs=None):
     """Fused-optimizer layout: one buffer per role, tensors at 16-byte aligned offsets; outputs in place."""
-    op_desc = make_desc(op, shapes, attrs=attrs)
-    compiled = device.CompileOperator(device.CreateOperator(op_desc))
     sizes = [int(np.prod(s)) * 4 for s in shapes]
     offsets = np.cumsum([0] + [-(-n // 16) * 16 for n in sizes])
     _, _, state_in, state_out, _ = OPS[op]
-
-    def role_buffer(arrays):
+    placement = {}
+    for name in (X, G, *state_in):
         buffer = device.CreateBuffer(int(offsets[-1]))
-        for off, a in zip(offsets, arrays, strict=False):
-            buffer.Write(np.ascontiguousarray(a, np.float32), int(off))
-        return buffer
-
-    def scalar(value, dtype):
-        buffer = device.CreateBuffer(16)
-        buffer.Write(np.array([value], dtype))
-        return dml.buffer_binding(buffer, 0, 16)
-
-    buffers = {name: role_buffer(inputs[name]) for name in (X, G, *state_in)}
-
-    def array(buffer):
-        return dml.buffer_array_binding([(buffer, int(off), n) for off, n in zip(offsets, sizes, strict=False)])
-
-    props = compiled.GetBindingProperties()
-    table = device.CreateBindingTable(dml.DML_BINDING_TABLE_DESC(
-        compiled, SizeInDescriptors=props.RequiredDescriptorCount))
-    table.BindInputs([scalar(inputs[R_FIELD], np.float32), scalar(inputs[T_FIELD], np.int64),
-                      *(array(buffers[name]) for name in (X, G, *state_in))])
-    table.BindOutputs([array(buffers[name]) for name in (X, *state_in)])
-    cmd = device.CreateCommandList()
-    device.CreateCommandRecorder().RecordDispatch(cmd, compiled, table)
-    queue = device.CreateCommandQueue()
-    queue.ExecuteCommandLists([cmd])
-    queue.WaitForIdle()
-    layouts = compiled.validated.tensors[X]
-    got = {name_out: [read_tensor(buffers[name_in], layout, int(off)) for layout, off in zip(layouts, offsets,
-                                                                                               strict=False)]
-           for name_in, name_out in zip((X, *state_in), (OX, *state_out), strict=True)}
-    return got, queue.last_timings
+        placement[name] = [(buffer, int(off)) for off in offsets[:-1]]
+    dispatch = Dispatch(device, make_desc(op, shapes, attrs=attrs), placement=placement,
+                        inplace=dict(zip((OX, *state_out), (X, *state_in), strict=True)))
+    dispatch.load({name: inputs[name] for name in (R_FIELD, T_FIELD, X, G, *state_in)})
+    timings = dispatch.execute()
+    return dispatch.outputs(), timings
 
 
 def test_flat_buffers_run_as_one_launch(device):
@@ -320,14 +207,9 @@ def test_binding_is_buffer_array_and_cross_index_alias_refused(ref_device):
 
 def test_gradient_is_not_in_place_eligible(ref_device):
     op_desc = make_desc("momentum", [[4]])
-    compiled = ref_device.CompileOperator(ref_device.CreateOperator(op_desc))
-    buf = [ref_device.CreateBuffer(16) for _ in range(3)]
-    table = ref_device.CreateBindingTable(dml.DML_BINDING_TABLE_DESC(compiled, SizeInDescriptors=16))
-    scalars = [dml.buffer_binding(ref_device.CreateBuffer(16)), dml.buffer_binding(ref_device.CreateBuffer(16))]
-    table.BindInputs([*scalars, *(dml.buffer_array_binding([(b, 0, 16)]) for b in buf)])
-    table.BindOutputs([dml.buffer_array_binding([(buf[1], 0, 16)]), dml.buffer_array_binding([(buf[2], 0, 16)])])
+    over = {OX: G, "OutputMomentumTensors": "InputMomentumTensors"}
     with pytest.raises(dml.DMLError, match=r"aliases input GradientTensors\[0\], which is not eligible"):
-        ref_device.CreateCommandRecorder().RecordDispatch(ref_device.CreateCommandList(), compiled, table)
+        Dispatch(ref_device, op_desc, inplace=over)
 
 
 def test_tensor_count_inferred_and_enum_exported():
@@ -347,7 +229,7 @@ def test_other_launch_shapes(device, monkeypatch, shape):
     monkeypatch.setattr(module, "GPU_SHAPE", shape)
     inputs = make_inputs("adam", MIXED_SHAPES, np.float32, np.random.default_rng(9))
     inputs[R_FIELD] = np.float32(0.05)
-    check_outputs("adam", run_operator(device, make_desc("adam", MIXED_SHAPES), inputs), inputs, None, F32)
+    check_outputs("adam", run(device, make_desc("adam", MIXED_SHAPES), inputs), inputs, None, F32)
 
 
 def test_a_null_array_and_a_zero_count_are_each_reported_once(ref_device):

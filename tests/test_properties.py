@@ -24,7 +24,6 @@ from adam_support import (
     FLOAT16,
     FLOAT32,
     HP,
-    INPUTS,
     NP,
     OUTPUTS,
     TENSORS,
@@ -39,13 +38,12 @@ from adam_support import (
     padded_strides,
     random_state,
 )
+from dispatch import Dispatch, run
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
-from test_onnx_training import DTYPES, F64, OPS, R_FIELD, T_FIELD, check_outputs, make_desc, make_inputs
+from onnx_support import DTYPES, F64, OPS, R_FIELD, T_FIELD, check_outputs, make_desc, make_inputs
 
 import dmlsim as dml
-from dmlsim.api.tensor import strided_array
-from dmlsim.quick import run_operator
 
 SETTINGS = settings(max_examples=150, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -116,9 +114,8 @@ def placements(draw):
 
 def run_flow(device, desc, placement, flags, step):
     """The whole C-shaped flow; returns (the inputs as the device saw them, outputs) or raises DMLError."""
-    compiled = device.CompileOperator(device.CreateOperator(dml.DML_OPERATOR_DESC(
-        dml.DML_OPERATOR_ADAM_OPTIMIZER, desc)), flags)
-    layouts = {name: compiled.validated.layout(name) for name in TENSORS}
+    op_desc = dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ADAM_OPTIMIZER, desc)
+    layouts = {name: device.CreateOperator(op_desc).validated.layout(name) for name in TENSORS}
     where, buffer_sizes = placement
     buffers = {}
     for name in TENSORS:
@@ -126,36 +123,15 @@ def run_flow(device, desc, placement, flags, step):
         if key not in buffers:
             size = buffer_sizes[key] if isinstance(key, int) else offset + layouts[name].total_bytes
             buffers[key] = device.CreateBuffer(size)
-
-    def binding(name):
-        key, offset, size = where[name]
-        return dml.DML_BINDING_DESC(dml.DML_BINDING_TYPE_BUFFER, dml.DML_BUFFER_BINDING(buffers[key], offset, size))
-
-    table = device.CreateBindingTable(dml.DML_BINDING_TABLE_DESC(
-        compiled, None, None, compiled.GetBindingProperties().RequiredDescriptorCount))
-    table.BindInputs([binding(name) for name in INPUTS])
-    table.BindOutputs([binding(name) for name in OUTPUTS])
-    cmd = device.CreateCommandList()
-    device.CreateCommandRecorder().RecordDispatch(cmd, compiled, table)
-
+    dispatch = Dispatch(device, op_desc, flags=flags,
+                        placement={name: (buffers[key], offset, size) for name, (key, offset, size) in where.items()})
     rng = np.random.default_rng(0)
     for name in (X, M, V, G, T):
-        key, offset, _ = where[name]
-        layout = layouts[name]
-        raw = bytearray(buffers[key].Read(offset, layout.span_bytes))
-        values = np.uint32(step) if name == T else rng.standard_normal(layout.sizes)
-        strided_array(raw, layout)[...] = np.abs(values) if name == V else values
-        buffers[key].Write(bytes(raw), offset)
-
-    def read(name):
-        key, offset, _ = where[name]
-        return np.array(strided_array(buffers[key].Read(offset, layouts[name].span_bytes), layouts[name]))
-
-    seen = {name: read(name) for name in (X, M, V, G, T)}
-    queue = device.CreateCommandQueue()
-    queue.ExecuteCommandLists([cmd])
-    queue.WaitForIdle()
-    return seen, {name: read(name) for name in OUTPUTS}
+        values = np.uint32(step) if name == T else rng.standard_normal(layouts[name].sizes)
+        dispatch.write(name, np.abs(values) if name == V else values)
+    seen = {name: dispatch.read(name) for name in (X, M, V, G, T)}  # after every write: placements may overlap
+    dispatch.execute()
+    return seen, {name: dispatch.read(name) for name in OUTPUTS}
 
 
 @SETTINGS
@@ -225,7 +201,7 @@ def test_adam_matches_the_reference_across_size_boundaries(device, count, rows, 
     strides = {name: padded_strides(sizes) for name in TENSORS if name != T} if strided else None
     state = random_state(np.random.default_rng(seed), sizes, NP[data_type])
     inputs = {**state, T: np.uint32(step)}
-    got = run_operator(device, adam_desc(data_type, sizes, strides=strides), inputs, inplace=inplace)
+    got = run(device, adam_desc(data_type, sizes, strides=strides), inputs, inplace=inplace)
     event(f"compared: Adam {'strided' if strided else 'packed'} {int(np.prod(sizes))} elements")
     assert_matches_reference(got, inputs, step, data_type, 8 if data_type == FLOAT32 else 1)
 
@@ -244,6 +220,6 @@ def test_onnx_optimizers_match_the_reference_across_chunk_boundaries(device, op,
     inputs = make_inputs(op, shapes, DTYPES[data_type], np.random.default_rng(seed), t=t)
     inputs[R_FIELD] = np.float32(0.05)
     inputs[T_FIELD] = np.int64(t)
-    got = run_operator(device, make_desc(op, shapes, data_type), inputs, inplace=inplace)
+    got = run(device, make_desc(op, shapes, data_type), inputs, inplace=inplace)
     event(f"compared: ONNX {op} {sum(counts)} elements in {len(counts)} tensor(s)")
     check_outputs(op, got, inputs, None, data_type)

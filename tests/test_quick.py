@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
-from test_onnx_training import MIXED_SHAPES, make_desc, make_inputs
+from onnx_support import MIXED_SHAPES, make_desc, make_inputs
 
 import dmlsim as dml
 from dmlsim.quick import Region, bind_regions, prepare_operator, run_operator

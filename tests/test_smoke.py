@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+from dispatch import run
 
 import dmlsim as dml
 from dmlsim.api.numerics import compare_ulps
 from dmlsim.operators.adam_optimizer.reference import adam_optimizer
-from dmlsim.quick import run_operator
 
 
 def test_adam_packed_float32_matches_reference(device):
@@ -18,9 +18,9 @@ def test_adam_packed_float32_matches_reference(device):
     desc = dml.DML_ADAM_OPTIMIZER_OPERATOR_DESC(t, t, t, t, step, t, t, t, 0.01, 0.9, 0.999, 1e-8)
     x, m, g = (rng.standard_normal(shape).astype(np.float32) for _ in range(3))
     v = np.abs(rng.standard_normal(shape)).astype(np.float32)
-    out = run_operator(device, dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ADAM_OPTIMIZER, desc),
-                       {"InputParametersTensor": x, "InputFirstMomentTensor": m, "InputSecondMomentTensor": v,
-                        "GradientTensor": g, "TrainingStepTensor": np.uint32(3)})
+    out = run(device, dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ADAM_OPTIMIZER, desc),
+              {"InputParametersTensor": x, "InputFirstMomentTensor": m, "InputSecondMomentTensor": v,
+               "GradientTensor": g, "TrainingStepTensor": np.uint32(3)})
     ref = adam_optimizer(x, m, v, g, 3, learning_rate=np.float32(0.01), beta1=np.float32(0.9),
                          beta2=np.float32(0.999), epsilon=np.float32(1e-8))
     for name, expected in zip(("OutputParametersTensor", "OutputFirstMomentTensor", "OutputSecondMomentTensor"),
