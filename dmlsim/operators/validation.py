@@ -217,10 +217,17 @@ def check_value(value: Any, kind: Any, where: str, problems: Problems) -> Any:
             return None
         return np.float32(value)
     low, high = INTEGER_BOUNDS[kind]
-    if not math.isfinite(value) or float(value) != int(value) or not low <= int(value) <= high:
+    if not _is_whole(value) or not low <= int(value) <= high:
         problems.add(f"{where} must be a {kind} in [{low}, {high}], got {value!r}")
         return None
     return int(value)
+
+
+def _is_whole(value: Any) -> bool:
+    """An integer, or a float holding one (compared exactly: a float() round trip loses ints above 2^53)."""
+    if isinstance(value, (int, np.integer)):
+        return True
+    return math.isfinite(value) and float(value).is_integer()
 
 
 def _check_array(desc: Any, row: DescField, where: str, struct: str, problems: Problems) -> list[Any] | None:
@@ -325,7 +332,7 @@ def _fit(value: Any, member_type: Any, where: str, data_type: int, problems: Pro
     if kind is None:
         info = np.iinfo(member_type)
         if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer, float))
-                or not math.isfinite(value) or float(value) != int(value) or not info.min <= int(value) <= info.max):
+                or not _is_whole(value) or not info.min <= int(value) <= info.max):
             problems.add(f"{where} must be an integer in [{info.min}, {info.max}] (a {np.dtype(member_type).name}), "
                          f"got {value!r}")
             return None
