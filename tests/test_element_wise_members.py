@@ -82,8 +82,12 @@ FLOAT_UNARY = {
 }
 
 
-@pytest.mark.parametrize("data_type", [F32, F16], ids=["FLOAT32", "FLOAT16"])
-@pytest.mark.parametrize("name", sorted(FLOAT_UNARY))
+FLOAT16_SAMPLE = ["ABS", "ERF", "EXP", "SIN", "SQRT"]  # FLOAT16 storage is shared by every member
+UNARY_CASES = [(n, F32) for n in sorted(FLOAT_UNARY)] + [(n, F16) for n in FLOAT16_SAMPLE]
+
+
+@pytest.mark.formula
+@pytest.mark.parametrize("name, data_type", UNARY_CASES, ids=[f"{n}-{_T(t).name[21:]}" for n, t in UNARY_CASES])
 def test_float_functions(device, name, data_type):
     f, (low, high), ulps = FLOAT_UNARY[name]
     rng = np.random.default_rng(zlib.crc32(name.encode()))
@@ -94,6 +98,7 @@ def test_float_functions(device, name, data_type):
     assert report.ok, report.describe(name)
 
 
+@pytest.mark.formula
 @pytest.mark.parametrize("data_type", [F32, F16], ids=["FLOAT32", "FLOAT16"])
 def test_scale_bias_is_applied_before_the_function(device, data_type):
     x = np.linspace(-2, 2, 11).astype(NUMPY[data_type])
@@ -103,6 +108,7 @@ def test_scale_bias_is_applied_before_the_function(device, data_type):
     assert report.ok, report.describe("EXP(0.5x - 1)")
 
 
+@pytest.mark.formula
 def test_round_matches_the_docs_table(device):
     """DML_ROUNDING_MODE's remarks: each mode on -2.5, -1.75, -1.5, -1.25, 0, 1.25, 1.5, 1.75, 2.5."""
     x = np.array([-2.5, -1.75, -1.5, -1.25, 0, 1.25, 1.5, 1.75, 2.5], np.float32)
@@ -114,6 +120,7 @@ def test_round_matches_the_docs_table(device):
         np.testing.assert_array_equal(unary(device, "ROUND", x.astype(np.float16), RoundingMode=mode), expected)
 
 
+@pytest.mark.formula
 def test_nan_and_infinity_tests(device):
     x = np.array([0.0, np.nan, np.inf, -np.inf, -1.0, 3e38], np.float32)
     u8 = _T.DML_TENSOR_DATA_TYPE_UINT8
@@ -124,6 +131,7 @@ def test_nan_and_infinity_tests(device):
         np.testing.assert_array_equal(unary(device, "IS_INFINITY", x, u8, InfinityMode=mode), expected)
 
 
+@pytest.mark.formula
 def test_sign_abs_negate_on_integers(device):
     x = np.array([-128, -3, 0, 5, 127], np.int8)
     np.testing.assert_array_equal(unary(device, "SIGN", x), [-1, -1, 0, 1, 1])
@@ -133,6 +141,7 @@ def test_sign_abs_negate_on_integers(device):
     np.testing.assert_array_equal(unary(device, "SIGN", np.array([-0.0, 2.5, -1e-30], np.float32)), [0, 1, -1])
 
 
+@pytest.mark.formula
 def test_attribute_members(device):
     x = np.array([-3, -0.5, 0, 0.5, 2, 9], np.float32)
     np.testing.assert_array_equal(unary(device, "THRESHOLD", x, Min=0.25), [0.25, 0.25, 0.25, 0.5, 2, 9])
@@ -142,6 +151,7 @@ def test_attribute_members(device):
                                   [0, 0, 1, 2, 4, 4])
 
 
+@pytest.mark.formula
 def test_clip1_every_integer_type_and_float16(device):
     """CLIP1 reads Min/Max as MinMaxDataType (DML_SCALAR_UNION), which must match the tensors' type."""
     for dtype in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64):
@@ -156,6 +166,7 @@ def test_clip1_every_integer_type_and_float16(device):
     np.testing.assert_array_equal(got, [2, 2, 3, 4, 4])
 
 
+@pytest.mark.formula
 def test_clip_grad_passes_the_gradient_strictly_inside(device):
     """f(x, g) = 0 if x <= Min or x >= Max, else g (the doc's pseudo-code)."""
     x = np.array([-2, -1, -0.5, 0, 0.999, 1, 3], np.float32)
@@ -183,8 +194,9 @@ FLOAT_BINARY = {
 }
 
 
-@pytest.mark.parametrize("data_type", [F32, F16], ids=["FLOAT32", "FLOAT16"])
-@pytest.mark.parametrize("name", sorted(FLOAT_BINARY))
+@pytest.mark.formula
+@pytest.mark.parametrize("name, data_type", [(n, F32) for n in sorted(FLOAT_BINARY)] + [("DIVIDE", F16), ("POW", F16)],
+                         ids=[f"{n}-FLOAT32" for n in sorted(FLOAT_BINARY)] + ["DIVIDE-FLOAT16", "POW-FLOAT16"])
 def test_float_binary(device, name, data_type):
     f, ulps = FLOAT_BINARY[name]
     rng = np.random.default_rng(zlib.crc32(name.encode()))
@@ -198,6 +210,7 @@ def test_float_binary(device, name, data_type):
     assert report.ok, report.describe(name)
 
 
+@pytest.mark.formula
 def test_max_min_ignore_nan(device):
     a = np.array([np.nan, 1.0, np.nan], np.float32)
     b = np.array([2.0, np.nan, np.nan], np.float32)
@@ -205,6 +218,7 @@ def test_max_min_ignore_nan(device):
     np.testing.assert_array_equal(binary(device, "MIN", a, b), [2.0, 1.0, np.nan])
 
 
+@pytest.mark.formula
 def test_integer_arithmetic_wraps_and_truncates(device):
     a = np.array([7, -7, 7, -7, 100, -128, 5], np.int8)
     b = np.array([2, 2, -2, -2, 100, -1, 0], np.int8)
@@ -221,6 +235,7 @@ def test_integer_arithmetic_wraps_and_truncates(device):
     np.testing.assert_array_equal(binary(device, "ADD", big, np.array([2**62, -1], np.int64)), [-(2**63), 2**63 - 1])
 
 
+@pytest.mark.formula
 def test_modulus(device):
     """MODULUS_TRUNCATE: a - b * trunc(a / b) (sign of a); MODULUS_FLOOR: a - b * floor(a / b) (sign of b)."""
     a = np.array([7, -7, 7, -7, 6], np.int32)
@@ -233,6 +248,7 @@ def test_modulus(device):
     np.testing.assert_array_equal(binary(device, "MODULUS_FLOOR", af, bf), [1.5, 0.5, -0.5, -1.5])
 
 
+@pytest.mark.formula
 def test_comparisons_write_uint8(device):
     u8 = _T.DML_TENSOR_DATA_TYPE_UINT8
     a = np.array([1, 2, 3, np.nan], np.float32)
@@ -248,6 +264,7 @@ def test_comparisons_write_uint8(device):
     np.testing.assert_array_equal(ints, [1, 0])
 
 
+@pytest.mark.formula
 def test_logical_and_bit_operators(device):
     a = np.array([0, 0, 1, 7], np.uint8)
     b = np.array([0, 3, 0, 255], np.uint8)
@@ -268,6 +285,7 @@ def test_logical_and_bit_operators(device):
     np.testing.assert_array_equal(binary(device, "BIT_SHIFT_RIGHT", s, n), [0, 0x40, 1, 1])
 
 
+@pytest.mark.formula
 def test_if_selects_by_condition(device):
     cond = np.array([1, 0, 255, 0], np.uint8)
     a = np.array([1.5, 2.5, 3.5, 4.5], np.float32)
