@@ -7,13 +7,11 @@ every adapter are covered by the descriptors/ corpus itself.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from plugin_support import descriptor_folder, run_pytest
 
 import dmlsim as dml
 from dmlsim.cli import main
@@ -246,14 +244,9 @@ def test_reference_expectations_are_skipped_on_the_reference_device_and_compared
 def test_pytest_items_comparing_the_reference_device_with_itself_are_skipped(tmp_path):
     """Through the plugin: on the reference adapter the two ``reference: true`` items are skipped with the
     reason, and the dispatchable, dispatch and literal items pass."""
-    folder = tmp_path / "descriptors"
-    folder.mkdir()
+    folder = descriptor_folder(tmp_path)
     (folder / "ref.yaml").write_text(REFERENCE_CHECKS)
-    env = {**os.environ, "DMLSIM_TEST_ADAPTERS": "reference",  # this checkout's dmlsim, whatever is installed
-           "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "--rootdir",
-                           str(tmp_path), str(folder)], capture_output=True, text=True, env=env, cwd=tmp_path,
-                          check=False)
+    proc = run_pytest(tmp_path, str(folder))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "3 passed, 2 skipped" in proc.stdout, proc.stdout
     assert "SKIPPED [2]" in proc.stdout and "reference: true compares with the reference device itself" in proc.stdout
@@ -271,13 +264,9 @@ def test_write_file_saves_npy(tmp_path):
 
 # --- pytest items -------------------------------------------------------------------------------
 def test_pytest_item_failure_shows_expected_and_got(tmp_path):
-    folder = tmp_path / "descriptors"
-    folder.mkdir()
+    folder = descriptor_folder(tmp_path)
     write(folder, "wrong.yaml", ADAM.replace("[0.99, 2.01, 2.99, 3.99]", "[0.99, 2.01, 2.99, 7]"))
-    env = {**os.environ, "DMLSIM_TEST_ADAPTERS": "reference"}
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir",
-                           str(tmp_path), str(folder)], capture_output=True, text=True, env=env, cwd=tmp_path,
-                          check=False)
+    proc = run_pytest(tmp_path, str(folder))
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "wrong.yaml::command-1[reference]" in proc.stdout
     assert "[3] expected 7, got 3.99" in proc.stdout
