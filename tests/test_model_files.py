@@ -15,7 +15,7 @@ from plugin_support import descriptor_folder, run_pytest
 
 import dmlsim as dml
 from dmlsim.cli import main
-from dmlsim.model import FAILED, PASSED, SKIPPED, ModelError, Runner, load_model
+from dmlsim.model import FAILED, INVALID, NOT_RUN, PASSED, SKIPPED, ModelError, Runner, load_model
 from dmlsim.model.compare import format_value
 from dmlsim.model.runner import timing_line
 from dmlsim.model.values import random_values
@@ -165,7 +165,34 @@ def test_timing_line_uses_hot_upper_median():
     assert line == "Dispatch 'adam': 4 iterations, 2.0000 ms median (CPU), 0.200000 ms median (GPU)"
 
 
+def test_a_timing_run_reports_its_expectations_not_checked(tmp_path, capsys):
+    """With -i each dispatch runs many times: its expects are neither checked nor reported as passed."""
+    text = ADAM + "  - {type: expect, resource: X, reference: true}\n"
+    path = write(tmp_path, "m.yaml", text.replace("[0.99, 2.01, 2.99, 3.99]", "[5, 5, 5, 5]"))  # would fail
+    assert main(["run", "-a", "reference", "-i", "3", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "Dispatch 'adam': 3 iterations" in out
+    assert out.splitlines()[-1] == f"{path}: 2 passed, 2 not checked"  # the dispatchable and the dispatch ran
+    assert "not checked: a timing run executes each dispatch 3 times" in out
+    assert "passed" not in out.replace("2 passed", "")
+
+
 # --- running: expectations, expected errors, exit statuses ----------------------------------------
+def test_a_dispatch_of_a_failed_dispatchable_is_not_run_but_of_one_refused_as_expected_is_invalid(tmp_path):
+    """The dispatchable's failure is reported once, at the dispatchable; a file that dispatches what it expects
+    to be refused asks for the impossible."""
+    bad = ADAM.replace("GradientTensor: *t", "GradientTensor: {DataType: FLOAT32, Sizes: [1, 1, 1, 5]}")
+    result = run_reference(write(tmp_path, "bad.yaml", bad))
+    assert [o.status for o in result.outcomes.values()] == [INVALID, NOT_RUN, NOT_RUN]
+    assert result.outcomes["command-0"].message == "not run: dispatchable 'adam' invalid (see its own result)"
+    assert result.exit_status == 2
+    refusal = "    expectError: {hresult: E_INVALIDARG}\n"
+    expected = bad.replace("    type: ADAM_OPTIMIZER\n", "    type: ADAM_OPTIMIZER\n" + refusal)
+    result = run_reference(write(tmp_path, "expected.yaml", expected))
+    assert [o.status for o in result.outcomes.values()] == [PASSED, INVALID, NOT_RUN]
+    assert result.exit_status == 2
+
+
 def test_wrong_expectation_fails_with_positions_and_values(tmp_path, capsys):
     path = write(tmp_path, "m.yaml", ADAM.replace("[0.99, 2.01, 2.99, 3.99]", "[0.99, 2.5, 2.99, 3.99]"))
     result = run_reference(path)
