@@ -129,10 +129,12 @@ class ModelItem(pytest.Item):
 
     def runtest(self) -> None:
         outcome: Outcome = _run(self.model, self.adapter).outcomes[self.key]
-        if outcome.status in (SKIPPED, NOT_IMPLEMENTED, NOT_RUN):
-            # NOT_RUN: an earlier command of this model stopped the run; that command's own item fails.
-            # The skip is reported at the model file's line (reportinfo), not at this line of the plugin.
+        if outcome.status == NOT_RUN:
+            # An earlier command of this model stopped the run (its own item fails). Reported at this item's
+            # line of the model file, since the reason alone does not say which file it was.
             raise pytest.skip.Exception(outcome.message, _use_item_location=True)
+        if outcome.status in (SKIPPED, NOT_IMPLEMENTED):  # the same reason for many items: -rs groups them
+            pytest.skip(outcome.message)
         if outcome.status in (FAILED, INVALID):
             raise ModelItemFailedError(outcome.describe())
 
