@@ -1,13 +1,26 @@
-"""pytest plugin of dmlsim: every model file under a ``descriptors/`` directory is a test file.
+"""pytest plugin of dmlsim: the model files of a project's descriptor folders are test files.
 
-Registered through the ``pytest11`` entry point. Each ``.json``/``.yaml``/``.yml`` file under a
-directory named ``descriptors`` (names starting with ``_`` excepted, e.g. DxDispatch's
-``_schema.json``) yields one item per dispatchable (``adam_basic.yaml::adam[reference]``: it is
-created, or refused as its ``expectError`` says) and one per command (``::command-3[reference]``),
-on every adapter of :func:`dmlsim.testing.test_adapters` — the adapters tests/conftest.py uses.
-The model runs once per adapter; items report their part of that run. A broken file is a
-collection error showing file:line:column and the key path. Items of an operator dmlsim does not
-implement (its desc valid) are skipped, saying so.
+Registered through the ``pytest11`` entry point, so it is active in every project of an environment
+where dmlsim is installed — and therefore collects nothing unless a project opts in (a
+``descriptors/config.json`` of an unrelated project stays an ordinary file):
+
+- the ini option ``dmlsim_descriptors`` names descriptor folders, relative to the ini file
+  (``dmlsim_descriptors = ["descriptors"]`` under ``[tool.pytest.ini_options]``);
+- an empty marker file named ``.dmlsim-descriptors`` makes its folder a descriptor folder;
+- a model file named on the command line is collected wherever it is (as pytest does for a
+  ``.py`` file named explicitly).
+
+In a descriptor folder and its subfolders, each ``.json``/``.yaml``/``.yml`` file (names starting
+with ``_`` excepted, e.g. DxDispatch's ``_schema.json``) yields one item per dispatchable
+(``adam_basic.yaml::adam[reference]``: it is created, or refused as its ``expectError`` says) and one
+per command (``::command-3[reference]``), on every adapter of :func:`dmlsim.testing.test_adapters` —
+the adapters tests/conftest.py uses. The model runs once per adapter (in each process: under
+pytest-xdist every worker that gets an item of a file runs that file itself; the items of one file
+carry ``xdist_group`` marks, so ``--dist loadgroup`` keeps them on one worker); items report their
+part of that run. A broken file is a collection error showing file:line:column and the key path.
+Items of an operator dmlsim does not implement (its desc valid) are skipped, saying so, and so are
+items that did not run because an earlier command of the same model stopped the run (that command
+fails).
 """
 
 from __future__ import annotations
@@ -38,16 +51,44 @@ _runs: dict[tuple[str, str], RunResult] = {}
 _output_dir: list[Path] = []
 
 
+INI_OPTION = "dmlsim_descriptors"
+MARKER_FILE = ".dmlsim-descriptors"
+_MARKED = pytest.StashKey[dict[Path, bool]]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini(INI_OPTION, type="paths", default=[],
+                  help=f"descriptor folders (relative to the ini file) whose model files dmlsim collects as tests; "
+                       f"a folder holding a {MARKER_FILE} file is one too")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Register the marker every model item carries, so projects without dmlsim's pytest config get no warning."""
     config.addinivalue_line("markers", "device: runs on every adapter (OpenCL devices and the reference device)")
+    config.stash[_MARKED] = {}
 
 
 def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
-    if (file_path.suffix.lower() in MODEL_SUFFIXES and "descriptors" in file_path.parts[:-1]
-            and not file_path.name.startswith("_")):
+    if file_path.suffix.lower() not in MODEL_SUFFIXES or file_path.name.startswith("_"):
+        return None
+    if parent.session.isinitpath(file_path) or is_descriptor_file(parent.config, file_path):
         return ModelFile.from_parent(parent, path=file_path)
     return None
+
+
+def is_descriptor_file(config: pytest.Config, path: Path) -> bool:
+    """Whether ``path`` lies in a folder the project opted in: named by the ini option, or marked."""
+    folders: list[Path] = config.getini(INI_OPTION)
+    return any(path.is_relative_to(folder) for folder in folders) or _marked(config, path.parent)
+
+
+def _marked(config: pytest.Config, folder: Path) -> bool:
+    """Whether ``folder`` or one of its parents holds the marker file (cached per folder)."""
+    cache = config.stash[_MARKED]
+    if folder not in cache:
+        parent = folder.parent
+        cache[folder] = (folder / MARKER_FILE).is_file() or (parent != folder and _marked(config, parent))
+    return cache[folder]
 
 
 class ModelFile(pytest.File):
@@ -62,11 +103,15 @@ class ModelFile(pytest.File):
             raise self.CollectError(f"invalid model file:\n{exc}") from None
         keys = [(name, spec.node.location.line) for name, spec in model.dispatchables.items()]
         keys += [(c.key, c.node.location.line) for c in model.commands]
+        # pytest-xdist's --dist loadgroup then sends all items of this file to one worker: one run of the model
+        group = pytest.mark.xdist_group(self.nodeid) if self.config.pluginmanager.has_plugin("xdist") else None
         for adapter in test_adapters():
             for key, line in keys:
                 item = ModelItem.from_parent(self, name=f"{key}[{adapter.short_label}]", model=model,
                                              adapter=adapter, key=key, line=line)
                 item.add_marker(pytest.mark.device)
+                if group is not None:
+                    item.add_marker(group)
                 yield item
 
 
@@ -84,9 +129,13 @@ class ModelItem(pytest.Item):
 
     def runtest(self) -> None:
         outcome: Outcome = _run(self.model, self.adapter).outcomes[self.key]
-        if outcome.status in (SKIPPED, NOT_IMPLEMENTED):
+        if outcome.status == NOT_RUN:
+            # An earlier command of this model stopped the run (its own item fails). Reported at this item's
+            # line of the model file, since the reason alone does not say which file it was.
+            raise pytest.skip.Exception(outcome.message, _use_item_location=True)
+        if outcome.status in (SKIPPED, NOT_IMPLEMENTED):  # the same reason for many items: -rs groups them
             pytest.skip(outcome.message)
-        if outcome.status in (FAILED, INVALID, NOT_RUN):
+        if outcome.status in (FAILED, INVALID):
             raise ModelItemFailedError(outcome.describe())
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:

@@ -8,7 +8,8 @@ import json
 import pytest
 
 import dmlsim as dml
-from dmlsim.bench.engine import BenchConfig, run_bench
+from dmlsim.bench.engine import BenchConfig, BenchRun, PeerResult, Point, run_bench
+from dmlsim.bench.plot import plot_data, plot_title, write_plot
 from dmlsim.bench.registry import CASES, BenchCase, discover
 from dmlsim.bench.report import parse_size, size_label
 from dmlsim.cli import main
@@ -57,7 +58,10 @@ def test_cli_prints_table_and_writes_json_and_csv(tmp_path, capsys):
     assert run["device"]["driver"] and run["machine"]["cpu"]
     (point,) = run["points"]
     assert point["error"] is None and point["elements"] == 1024 and point["bytes_moved"] == 28 * 1024
-    assert point["rounds"] >= 5 and point["device_min_ns"] <= point["device_median_ns"]
+    assert point["rounds"] >= 5 and point["device_min_ns"] <= point["device_median_ns"] <= point["device_max_ns"]
+    assert point["host_min_ns"] <= point["host_median_ns"] <= point["host_max_ns"]
+    peer = point["peers"]["numpy-reference"]
+    assert peer["host_min_ns"] <= peer["host_median_ns"] <= peer["host_max_ns"]
     assert point["device_cold_ns"] > 0 and point["host_median_ns"] > 0 and point["roofline_gbps"] > 0
     assert set(point["peers"]) == {"numpy-reference"}
     assert set(run["overhead"]) == {"record+execute+wait", "execute+wait", "pyopencl", "dmlsim_added"}
@@ -72,6 +76,68 @@ def test_plot_is_a_png(tmp_path):
     png = tmp_path / "run.png"
     assert main(["bench", *QUICK, "--adapter", OPENCL[0].index, "--peers", "none", "--no-overhead",
                  "--plot", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+PLATFORM_VERSION = "OpenCL 3.0 PoCL 3.0-rc2  Linux, Release, RELOC, LLVM 14.0.6, SLEEF, DISTRO, POCL_DEBUG"
+
+
+def synthetic_point(operator, elements, roofline_gbps):
+    """A point whose rates are round numbers: device 2 GB/s (fastest round 4, slowest 1), host 0.5, numpy 0.25."""
+    moved = 28 * elements
+    peer = PeerResult(median_ns=moved / 0.25, gbps=0.25, ratio=0.5, host_median_ns=moved / 0.25,
+                      host_min_ns=moved / 0.5, host_max_ns=moved / 0.125)
+    return Point(operator, "float32", elements, True, bytes_moved=moved, rounds=5, device_median_ns=moved / 2,
+                 device_min_ns=moved / 4, device_max_ns=moved / 1, host_median_ns=moved / 0.5,
+                 host_min_ns=moved / 1, host_max_ns=moved / 0.25, gbps=2.0, roofline_gbps=roofline_gbps,
+                 peers={"numpy-reference": peer})
+
+
+def synthetic_run():
+    device = {"adapter": "0:0 pthread-AMD EPYC", "device": "pthread-AMD EPYC",
+              "platform": "Portable Computing Language",
+              "platform_version": PLATFORM_VERSION, "driver": "3.0-rc2", "compute_units": "16"}
+    points = [synthetic_point("adam", 4096, 10.0), synthetic_point("adam", 1024, 10.0),  # sizes out of order
+              synthetic_point("onnx-adam", 1024, 20.0), synthetic_point("onnx-adam", 4096, 20.0),
+              Point("onnx-adam", "float32", 512, True, error="RuntimeError: no workload")]
+    return BenchRun(BenchConfig(operators=("adam", "onnx-adam")), device, {}, points=points)
+
+
+def test_the_plot_keeps_device_and_host_time_apart_with_one_roofline_per_operator():
+    data = plot_data(synthetic_run())
+    device, host = data.device.series, data.host.series
+    assert set(device) == {"dmlsim adam float32", "copy roofline adam float32",
+                           "dmlsim onnx-adam float32", "copy roofline onnx-adam float32"}
+    assert set(host) == {"dmlsim adam float32", "dmlsim onnx-adam float32",
+                         "numpy-reference (adam float32)", "numpy-reference (onnx-adam float32)"}
+    for series in [*device.values(), *host.values()]:
+        assert series.sizes == [1024, 4096]  # in order; the failed 512-element point is left out
+    assert device["copy roofline adam float32"].gbps == [10.0, 10.0]
+    assert device["copy roofline onnx-adam float32"].gbps == [20.0, 20.0]
+    ours = device["dmlsim adam float32"]
+    assert ours.gbps == pytest.approx([2.0, 2.0])
+    assert ours.low == pytest.approx([1.0, 1.0]) and ours.high == pytest.approx([4.0, 4.0])  # the spread
+    ours = host["dmlsim onnx-adam float32"]
+    assert ours.gbps == pytest.approx([0.5, 0.5])
+    assert ours.low == pytest.approx([0.25, 0.25]) and ours.high == pytest.approx([1.0, 1.0])
+    numpy = host["numpy-reference (adam float32)"]
+    assert numpy.gbps == pytest.approx([0.25, 0.25])
+    assert numpy.low == pytest.approx([0.125, 0.125]) and numpy.high == pytest.approx([0.5, 0.5])
+
+
+def test_the_plot_title_names_operators_layout_and_device_not_the_driver_string():
+    title = plot_data(synthetic_run()).title
+    assert title == "adam, onnx-adam · in place · pthread-AMD EPYC (Portable Computing Language)"
+    run = synthetic_run()
+    for point in run.points:
+        point.inplace = point.operator == "adam"
+    assert " · in place and out of place · " in plot_title(run)
+
+
+def test_the_plot_is_written_from_a_run(tmp_path):
+    pytest.importorskip("matplotlib", reason="--plot needs the optional matplotlib (dmlsim[plot])")
+    png = tmp_path / "run.png"
+    write_plot(synthetic_run(), png)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -9,13 +9,11 @@ Every typo in a desc field, binding or execution flag must be reported at its ex
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from plugin_support import descriptor_folder, run_pytest
 
 import dmlsim as dml
 from dmlsim.cli import main
@@ -269,15 +267,9 @@ def test_dispatchable_bindings_feed_the_operator_initializer(tmp_path):
 
 
 def test_pytest_items_of_unimplemented_operators_are_skipped_saying_why(tmp_path):
-    folder = tmp_path / "descriptors"
-    folder.mkdir()
+    folder = descriptor_folder(tmp_path)
     (folder / "split_join_reduce.json").write_text((DATA / "split_join_reduce.json").read_text())
-    root = str(Path(__file__).resolve().parents[1])  # this dmlsim, not another one installed
-    env = {**os.environ, "DMLSIM_TEST_ADAPTERS": "reference",
-           "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "--rootdir",
-                           str(tmp_path), str(folder)], capture_output=True, text=True, env=env, cwd=tmp_path,
-                          check=False)
+    proc = run_pytest(tmp_path, str(folder))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "7 skipped" in proc.stdout  # 3 dispatchables, 3 dispatches, and the print (run after them)
     assert "DML_OPERATOR_SPLIT is not implemented by dmlsim" in proc.stdout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from plugin_support import descriptor_folder, run_pytest
 
 import dmlsim as dml
 from dmlsim.model import SKIPPED, Runner, load_model
@@ -91,19 +92,11 @@ def test_feature_level_queries_name_bad_entries(ref_device):
 
 def test_pytest_items_of_an_unsupported_model_are_skipped_with_the_reason(tmp_path):
     """Through the plugin: a device without FLOAT64 skips every item of a requiredDataTypes: [FLOAT64] file."""
-    import os
-    import subprocess
-    import sys
-
-    folder = tmp_path / "descriptors"
-    folder.mkdir()
+    folder = descriptor_folder(tmp_path)
     (folder / "f64.yaml").write_text(MODEL)
     (tmp_path / "conftest.py").write_text("from dmlsim.backends.reference import ReferenceBackend\n"
                                           "ReferenceBackend.has_fp64 = False  # a device without cl_khr_fp64\n")
-    env = {**os.environ, "DMLSIM_TEST_ADAPTERS": "reference"}
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "--rootdir",
-                           str(tmp_path), str(folder)], capture_output=True, text=True, env=env, cwd=tmp_path,
-                          check=False)
+    proc = run_pytest(tmp_path, str(folder))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "2 skipped" in proc.stdout and "passed" not in proc.stdout
     assert "does not support FLOAT64 tensors (CheckFeatureSupport)" in proc.stdout

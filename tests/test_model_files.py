@@ -7,17 +7,15 @@ every adapter are covered by the descriptors/ corpus itself.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from plugin_support import descriptor_folder, run_pytest
 
 import dmlsim as dml
 from dmlsim.cli import main
-from dmlsim.model import FAILED, PASSED, SKIPPED, ModelError, Runner, load_model
+from dmlsim.model import FAILED, INVALID, NOT_RUN, PASSED, SKIPPED, ModelError, Runner, load_model
 from dmlsim.model.compare import format_value
 from dmlsim.model.runner import timing_line
 from dmlsim.model.values import random_values
@@ -167,7 +165,34 @@ def test_timing_line_uses_hot_upper_median():
     assert line == "Dispatch 'adam': 4 iterations, 2.0000 ms median (CPU), 0.200000 ms median (GPU)"
 
 
+def test_a_timing_run_reports_its_expectations_not_checked(tmp_path, capsys):
+    """With -i each dispatch runs many times: its expects are neither checked nor reported as passed."""
+    text = ADAM + "  - {type: expect, resource: X, reference: true}\n"
+    path = write(tmp_path, "m.yaml", text.replace("[0.99, 2.01, 2.99, 3.99]", "[5, 5, 5, 5]"))  # would fail
+    assert main(["run", "-a", "reference", "-i", "3", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "Dispatch 'adam': 3 iterations" in out
+    assert out.splitlines()[-1] == f"{path}: 2 passed, 2 not checked"  # the dispatchable and the dispatch ran
+    assert "not checked: a timing run executes each dispatch 3 times" in out
+    assert "passed" not in out.replace("2 passed", "")
+
+
 # --- running: expectations, expected errors, exit statuses ----------------------------------------
+def test_a_dispatch_of_a_failed_dispatchable_is_not_run_but_of_one_refused_as_expected_is_invalid(tmp_path):
+    """The dispatchable's failure is reported once, at the dispatchable; a file that dispatches what it expects
+    to be refused asks for the impossible."""
+    bad = ADAM.replace("GradientTensor: *t", "GradientTensor: {DataType: FLOAT32, Sizes: [1, 1, 1, 5]}")
+    result = run_reference(write(tmp_path, "bad.yaml", bad))
+    assert [o.status for o in result.outcomes.values()] == [INVALID, NOT_RUN, NOT_RUN]
+    assert result.outcomes["command-0"].message == "not run: dispatchable 'adam' invalid (see its own result)"
+    assert result.exit_status == 2
+    refusal = "    expectError: {hresult: E_INVALIDARG}\n"
+    expected = bad.replace("    type: ADAM_OPTIMIZER\n", "    type: ADAM_OPTIMIZER\n" + refusal)
+    result = run_reference(write(tmp_path, "expected.yaml", expected))
+    assert [o.status for o in result.outcomes.values()] == [PASSED, INVALID, NOT_RUN]
+    assert result.exit_status == 2
+
+
 def test_wrong_expectation_fails_with_positions_and_values(tmp_path, capsys):
     path = write(tmp_path, "m.yaml", ADAM.replace("[0.99, 2.01, 2.99, 3.99]", "[0.99, 2.5, 2.99, 3.99]"))
     result = run_reference(path)
@@ -189,9 +214,10 @@ def test_device_refusal_without_expect_error_exits_2_pointing_at_the_field(tmp_p
     path = write(tmp_path, "m.yaml", ADAM.replace("GradientTensor: *t", "GradientTensor: {DataType: FLOAT32, "
                                                                         "Sizes: [1, 1, 2, 2]}"))
     assert main(["run", "-a", "reference", str(path)]) == 2
-    err = capsys.readouterr().err
-    assert "dispatchables.adam.desc.GradientTensor.Sizes: E_INVALIDARG" in err
-    assert "command 0 (dispatch 'adam'): invalid" in err
+    captured = capsys.readouterr()
+    assert "dispatchables.adam.desc.GradientTensor.Sizes: E_INVALIDARG" in captured.err
+    assert "command 0" not in captured.err  # the refusal is reported once, at the dispatchable ...
+    assert captured.out.splitlines()[-1] == f"{path}: 1 invalid, 2 not run"  # ... its dispatch and expect not run
 
 
 def test_expect_error_that_does_not_match_fails(tmp_path):
@@ -246,14 +272,9 @@ def test_reference_expectations_are_skipped_on_the_reference_device_and_compared
 def test_pytest_items_comparing_the_reference_device_with_itself_are_skipped(tmp_path):
     """Through the plugin: on the reference adapter the two ``reference: true`` items are skipped with the
     reason, and the dispatchable, dispatch and literal items pass."""
-    folder = tmp_path / "descriptors"
-    folder.mkdir()
+    folder = descriptor_folder(tmp_path)
     (folder / "ref.yaml").write_text(REFERENCE_CHECKS)
-    env = {**os.environ, "DMLSIM_TEST_ADAPTERS": "reference",  # this checkout's dmlsim, whatever is installed
-           "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "--rootdir",
-                           str(tmp_path), str(folder)], capture_output=True, text=True, env=env, cwd=tmp_path,
-                          check=False)
+    proc = run_pytest(tmp_path, str(folder))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "3 passed, 2 skipped" in proc.stdout, proc.stdout
     assert "SKIPPED [2]" in proc.stdout and "reference: true compares with the reference device itself" in proc.stdout
@@ -271,13 +292,9 @@ def test_write_file_saves_npy(tmp_path):
 
 # --- pytest items -------------------------------------------------------------------------------
 def test_pytest_item_failure_shows_expected_and_got(tmp_path):
-    folder = tmp_path / "descriptors"
-    folder.mkdir()
+    folder = descriptor_folder(tmp_path)
     write(folder, "wrong.yaml", ADAM.replace("[0.99, 2.01, 2.99, 3.99]", "[0.99, 2.01, 2.99, 7]"))
-    env = {**os.environ, "DMLSIM_TEST_ADAPTERS": "reference"}
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir",
-                           str(tmp_path), str(folder)], capture_output=True, text=True, env=env, cwd=tmp_path,
-                          check=False)
+    proc = run_pytest(tmp_path, str(folder))
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "wrong.yaml::command-1[reference]" in proc.stdout
     assert "[3] expected 7, got 3.99" in proc.stdout

@@ -47,6 +47,10 @@ class PeerResult:
     median_ns: float
     gbps: float
     ratio: float  # dmlsim throughput / peer throughput (> 1: dmlsim is faster), on host time per call
+    # host (wall) time per call: the median and the spread over the timed rounds (None in older records)
+    host_median_ns: float | None = None
+    host_min_ns: float | None = None
+    host_max_ns: float | None = None
 
 
 @dataclass
@@ -61,8 +65,11 @@ class Point:
     rounds: int = 0
     device_median_ns: float | None = None
     device_min_ns: float | None = None
+    device_max_ns: float | None = None
     device_cold_ns: float | None = None
     host_median_ns: float | None = None
+    host_min_ns: float | None = None
+    host_max_ns: float | None = None
     gbps: float | None = None
     roofline_gbps: float | None = None
     roofline_kernel: str | None = None
@@ -141,8 +148,10 @@ def measure_point(device: Any, case: Any, dtype: str, elements: int, config: Ben
                             min_rounds=config.min_rounds)
         ours = samples[DISPATCH]
         point.rounds = len(ours.ns)
-        point.device_median_ns, point.device_min_ns, point.device_cold_ns = ours.median_ns, ours.min_ns, ours.cold_ns
-        point.host_median_ns = ours.wall_median_ns
+        point.device_median_ns, point.device_min_ns, point.device_max_ns = ours.median_ns, ours.min_ns, ours.max_ns
+        point.device_cold_ns = ours.cold_ns
+        point.host_median_ns, point.host_min_ns, point.host_max_ns = (ours.wall_median_ns, ours.wall_min_ns,
+                                                                      ours.wall_max_ns)
         point.gbps = point.bytes_moved / point.device_median_ns
         point.roofline_gbps = roofline.bytes_moved / samples[ROOFLINE].median_ns
         point.pct_roofline = 100.0 * point.gbps / point.roofline_gbps
@@ -152,7 +161,8 @@ def measure_point(device: Any, case: Any, dtype: str, elements: int, config: Ben
         for name in work.peers:
             peer = samples[name]
             point.peers[name] = PeerResult(peer.median_ns, point.bytes_moved / peer.median_ns,
-                                           peer.median_ns / point.host_median_ns)
+                                           peer.median_ns / point.host_median_ns, peer.wall_median_ns,
+                                           peer.wall_min_ns, peer.wall_max_ns)
     except Exception as exc:  # one point's failure must not end the sweep
         point.error = f"{type(exc).__name__}: {exc}".strip()
         point.notes.append(traceback.format_exc(limit=3).strip().splitlines()[-1])

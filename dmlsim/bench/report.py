@@ -1,4 +1,4 @@
-"""Reports of a bench run: the terminal table, a progress bar, JSON, CSV and the PNG plot."""
+"""Reports of a bench run: the terminal table, a progress bar, JSON and CSV (the plot: :mod:`dmlsim.bench.plot`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from dmlsim.bench.engine import BenchRun, Point
+from dmlsim.bench.engine import BenchRun
 
 
 def size_label(n: int) -> str:
@@ -97,17 +97,13 @@ def table(run: BenchRun) -> str:
     return "\n".join(lines)
 
 
-def point_peer_gbps(point: Point) -> dict[str, float]:
-    return {name: peer.gbps for name, peer in point.peers.items()}
-
-
 def write_json(run: BenchRun, path: str | Path) -> None:
     Path(path).write_text(json.dumps(run.to_dict(), indent=1) + "\n", encoding="utf-8")
 
 
 CSV_FIELDS = ("operator", "dtype", "elements", "inplace", "bytes_moved", "rounds", "device_median_ns",
-              "device_min_ns", "device_cold_ns", "host_median_ns", "gbps", "roofline_gbps", "roofline_kernel",
-              "pct_roofline", "items_per_s", "item_unit", "error")
+              "device_min_ns", "device_max_ns", "device_cold_ns", "host_median_ns", "host_min_ns", "host_max_ns",
+              "gbps", "roofline_gbps", "roofline_kernel", "pct_roofline", "items_per_s", "item_unit", "error")
 
 
 def write_csv(run: BenchRun, path: str | Path) -> None:
@@ -126,39 +122,6 @@ def write_csv(run: BenchRun, path: str | Path) -> None:
                 row.update({f"{name}_median_ns": peer.median_ns, f"{name}_gbps": peer.gbps,
                             f"{name}_ratio": peer.ratio})
             writer.writerow(row)
-
-
-def write_plot(run: BenchRun, path: str | Path) -> None:
-    """GB/s vs size (log x), one line per implementation and data type, the roofline dashed."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise RuntimeError("--plot needs matplotlib: pip install 'dmlsim[plot]'") from exc
-    ok = [p for p in run.points if not p.error]
-    series: dict[str, list[tuple[int, float]]] = {}
-    for p in ok:
-        series.setdefault(f"dmlsim {p.operator} {p.dtype}", []).append((p.elements, p.gbps or 0.0))
-        series.setdefault(f"roofline (copy) {p.dtype}", []).append((p.elements, p.roofline_gbps or 0.0))
-        for name, gbps in point_peer_gbps(p).items():
-            series.setdefault(f"{name} {p.operator} {p.dtype}", []).append((p.elements, gbps))
-    fig, ax = plt.subplots(figsize=(8, 5))
-    for label, values in series.items():
-        values.sort()
-        xs, ys = zip(*values, strict=True)
-        style = "--" if label.startswith("roofline") else "-"
-        ax.plot(xs, ys, style, marker="o", label=label)
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("elements")
-    ax.set_ylabel("GB/s (bytes moved / time)")
-    ax.set_title(f"{run.device['device']} — {run.device['platform_version']}", fontsize=9)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 class Progress:

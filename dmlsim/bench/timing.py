@@ -35,8 +35,20 @@ class Samples:
         return float(min(self.ns))
 
     @property
+    def max_ns(self) -> float:
+        return float(max(self.ns))
+
+    @property
     def wall_median_ns(self) -> float:
         return float(statistics.median(self.wall_ns))
+
+    @property
+    def wall_min_ns(self) -> float:
+        return float(min(self.wall_ns))
+
+    @property
+    def wall_max_ns(self) -> float:
+        return float(max(self.wall_ns))
 
 
 def _once(fn: Timed) -> tuple[float, float]:

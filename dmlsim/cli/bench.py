@@ -25,14 +25,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--list", action="store_true", help="list the bench cases and exit")
     parser.add_argument("--json", metavar="FILE", help="write the full run as JSON")
     parser.add_argument("--csv", metavar="FILE", help="write one row per point as CSV")
-    parser.add_argument("--plot", metavar="FILE.png", help="plot GB/s vs size with the roofline (dmlsim[plot])")
+    parser.add_argument("--plot", metavar="FILE.png",
+                        help="plot GB/s vs size, device and host time apart, with the rooflines (dmlsim[plot])")
 
 
 def run(args: argparse.Namespace) -> int:
     from dmlsim.bench.engine import BenchConfig, run_bench
     from dmlsim.bench.peers import parse_peers
+    from dmlsim.bench.plot import write_plot
     from dmlsim.bench.registry import discover
-    from dmlsim.bench.report import Progress, parse_size, size_label, table, write_csv, write_json, write_plot
+    from dmlsim.bench.report import Progress, parse_size, size_label, table, write_csv, write_json
 
     cases = discover()
     if args.list:

@@ -17,7 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-d", "--debug", action="store_true",
                         help="create the device with DML_CREATE_DEVICE_FLAG_DEBUG (execution-time checks)")
     parser.add_argument("-i", "--iterations", type=int, default=0,
-                        help="time each dispatch over this many executions (expectations are then not checked)")
+                        help="time each dispatch over this many executions (its expectations are then "
+                             "reported 'not checked')")
     parser.add_argument("-w", "--warmup", type=int, default=1,
                         help="cold samples left out of the timing median (default 1, as DxDispatch)")
     parser.add_argument("-o", "--output-dir", type=Path, default=None,
@@ -27,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import dmlsim as dml
-    from dmlsim.model import FAILED, INVALID, NOT_IMPLEMENTED, SKIPPED, ModelError, load_model, run_model
+    from dmlsim.model import FAILED, INVALID, NOT_CHECKED, NOT_IMPLEMENTED, SKIPPED, ModelError, load_model, run_model
 
     if args.iterations < 0 or args.warmup < 0:
         print("dmlsim run: -i and -w must not be negative", file=sys.stderr)
@@ -46,9 +47,11 @@ def run(args: argparse.Namespace) -> int:
     shown = [o for o in result.outcomes.values() if args.verbose or o.status in bad]
     for outcome in shown:
         print(outcome.describe(), file=sys.stderr if outcome.status in bad else sys.stdout)
-    skipped = next((o.message for o in result.outcomes.values() if o.status == SKIPPED), None)
-    if skipped and not args.verbose:  # -v prints it with every outcome already
-        print(skipped)
+    if not args.verbose:  # -v prints every outcome already; else one line says why some were skipped/not checked
+        for status in (SKIPPED, NOT_CHECKED):
+            message = next((o.message for o in result.outcomes.values() if o.status == status), None)
+            if message:
+                print(message)
     counts = {}
     for outcome in result.outcomes.values():
         counts[outcome.status] = counts.get(outcome.status, 0) + 1

@@ -13,6 +13,7 @@ from dmlsim.model.model import Model, load_model
 from dmlsim.model.runner import (
     FAILED,
     INVALID,
+    NOT_CHECKED,
     NOT_IMPLEMENTED,
     NOT_RUN,
     PASSED,
@@ -26,6 +27,6 @@ from dmlsim.model.runner import (
 
 MODEL_SUFFIXES = (".json", ".yaml", ".yml")
 
-__all__ = ["FAILED", "INVALID", "MODEL_SUFFIXES", "NOT_IMPLEMENTED", "NOT_RUN", "PASSED", "SKIPPED", "Location",
-           "Model", "ModelError", "Outcome", "RunResult", "Runner", "load_model", "run_model",
+__all__ = ["FAILED", "INVALID", "MODEL_SUFFIXES", "NOT_CHECKED", "NOT_IMPLEMENTED", "NOT_RUN", "PASSED", "SKIPPED",
+           "Location", "Model", "ModelError", "Outcome", "RunResult", "Runner", "load_model", "run_model",
            "worst_exit_status"]

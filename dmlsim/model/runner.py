@@ -9,7 +9,12 @@ which is what ``dmlsim run`` prints and what each pytest item reports. Statuses:
   are no longer what the file describes;
 - ``not implemented`` (a DirectML operator dmlsim has no kernel for, whose desc and bindings are
   otherwise valid: exit status 3, reported at the dispatchable's ``type``); its dispatches are not
-  implemented either, and when executing, later commands are ``not run``.
+  implemented either, and when executing, later commands are ``not run``;
+- ``not checked``: an ``expect`` in a timing run (``iterations``), where each dispatch executes many
+  times, so resources no longer hold what the file's expectations describe (exit status 0: nothing
+  was found wrong, and nothing is reported as passed either);
+- ``not run`` is also the status of a dispatch of a dispatchable whose creation failed (that
+  dispatchable's outcome says why).
 
 ``expect reference: true`` compares with a snapshot taken when the same model runs on the reference
 device (:func:`reference_snapshots`); on the reference device itself it is ``skipped`` (the snapshot
@@ -58,6 +63,7 @@ from dmlsim.runtime.device import Device
 
 PASSED, FAILED, INVALID, NOT_RUN, SKIPPED = "passed", "failed", "invalid", "not run", "skipped"
 NOT_IMPLEMENTED = "not implemented"
+NOT_CHECKED = "not checked"
 # why an ``expect reference: true`` is skipped on the reference device: it would pass vacuously
 REFERENCE_ITSELF = "skipped: reference: true compares with the reference device itself"
 
@@ -314,7 +320,9 @@ class Runner:
         got = self._read(command.resource)
         self.result.snapshots[command.index] = got
         if self.iterations:
-            outcome.message = "not checked: a timing run (-i) executes each dispatch many times"
+            outcome.status = NOT_CHECKED
+            outcome.message = (f"not checked: a timing run executes each dispatch {self.iterations} times, so "
+                               "the resources do not hold what the expectation describes")
             return
         if command.reference:
             if self.device.adapter.kind == "reference":
@@ -353,6 +361,12 @@ class Runner:
     def _dispatch(self, command: Dispatch, outcome: Outcome) -> None:
         compiled = self.compiled.get(command.dispatchable)
         if compiled is None:
+            created = self.result.outcomes.get(command.dispatchable)
+            if created is not None and created.status in (FAILED, INVALID):  # that failure is reported there
+                outcome.status = NOT_RUN
+                outcome.message = (f"not run: dispatchable '{command.dispatchable}' {created.status} "
+                                   "(see its own result)")
+                raise _StopError(f"dispatches '{command.dispatchable}', which was not created")
             outcome.status = INVALID
             outcome.message = f"dispatchable '{command.dispatchable}' was not created (see its own result)"
             raise _StopError
@@ -473,7 +487,8 @@ def reference_snapshots(model: Model, flags: int) -> RunResult:
 
 
 def run_model(model: Model, device: Device, **options: Any) -> RunResult:
-    """Run ``model`` on ``device`` (with a reference run first when an expect asks for one)."""
-    reference = reference_snapshots(model, int(device.flags)) if model.needs_reference else None
+    """Run ``model`` on ``device`` (with a reference run first when an expect asks for one and will be checked)."""
+    timing = bool(options.get("iterations"))
+    reference = reference_snapshots(model, int(device.flags)) if model.needs_reference and not timing else None
     return Runner(model, device, reference=reference, **options).run()
 
