@@ -15,6 +15,8 @@ from typing import Any
 from dmlsim.api.enums import (
     DML_BINDING_TYPE,
     DML_FEATURE_LEVEL,
+    DML_GRAPH_EDGE_TYPE,
+    DML_GRAPH_NODE_TYPE,
     DML_OPERATOR_TYPE,
     DML_TENSOR_DATA_TYPE,
     DML_TENSOR_FLAGS,
@@ -141,6 +143,72 @@ class DML_BINDING_PROPERTIES:
     RequiredDescriptorCount: int
     TemporaryResourceSize: int
     PersistentResourceSize: int
+
+
+# --- IDMLDevice1::CompileGraph ------------------------------------------------------------------------
+@dataclass
+class DML_OPERATOR_GRAPH_NODE_DESC:
+    Operator: Any  # an IDMLOperator (CreateOperator's result)
+    Name: str | None = None
+
+
+@dataclass
+class DML_GRAPH_NODE_DESC:
+    Type: DML_GRAPH_NODE_TYPE | int
+    Desc: Any
+
+
+@dataclass
+class DML_INPUT_GRAPH_EDGE_DESC:
+    GraphInputIndex: int
+    ToNodeIndex: int
+    ToNodeInputIndex: int
+    Name: str | None = None
+
+
+@dataclass
+class DML_OUTPUT_GRAPH_EDGE_DESC:
+    FromNodeIndex: int
+    FromNodeOutputIndex: int
+    GraphOutputIndex: int
+    Name: str | None = None
+
+
+@dataclass
+class DML_INTERMEDIATE_GRAPH_EDGE_DESC:
+    FromNodeIndex: int
+    FromNodeOutputIndex: int
+    ToNodeIndex: int
+    ToNodeInputIndex: int
+    Name: str | None = None
+
+
+@dataclass
+class DML_GRAPH_EDGE_DESC:
+    Type: DML_GRAPH_EDGE_TYPE | int
+    Desc: Any
+
+
+@dataclass
+class DML_GRAPH_DESC:
+    """``*Count`` fields left None are the lengths of their arrays (a Python convenience)."""
+
+    InputCount: int
+    OutputCount: int
+    NodeCount: int | None = None
+    Nodes: Sequence[DML_GRAPH_NODE_DESC] = ()
+    InputEdgeCount: int | None = None
+    InputEdges: Sequence[DML_GRAPH_EDGE_DESC] = ()
+    OutputEdgeCount: int | None = None
+    OutputEdges: Sequence[DML_GRAPH_EDGE_DESC] = ()
+    IntermediateEdgeCount: int | None = None
+    IntermediateEdges: Sequence[DML_GRAPH_EDGE_DESC] = ()
+
+    def __post_init__(self) -> None:
+        for count, items in (("NodeCount", "Nodes"), ("InputEdgeCount", "InputEdges"),
+                             ("OutputEdgeCount", "OutputEdges"), ("IntermediateEdgeCount", "IntermediateEdges")):
+            if getattr(self, count) is None and isinstance(getattr(self, items), Sequence):
+                setattr(self, count, len(getattr(self, items)))
 
 
 def buffer_tensor(

@@ -21,7 +21,7 @@ from dmlsim.api.tensor import (
     TensorLayout,
 )
 from dmlsim.runtime.buffer import Buffer
-from dmlsim.runtime.execution import BoundTensor, Dispatchable
+from dmlsim.runtime.execution import BoundTensor, Dispatchable, dispatches_of
 
 if TYPE_CHECKING:
     from dmlsim.runtime.device import Device
@@ -250,7 +250,8 @@ class BindingTable:
         """The dispatch this table describes, checked and prepared once per binding state."""
         if self._resolved is None or self._resolved[0] != self._version:
             dispatch = self.dispatchable.resolve(self)
-            dispatch.prepared = backend.prepare(dispatch) if hasattr(dispatch, "compiled") else None
+            for item in dispatches_of([dispatch]):
+                item.prepared = backend.prepare(item) if hasattr(item, "compiled") else None
             self._resolved = (self._version, dispatch)
         return self._resolved[1]
 

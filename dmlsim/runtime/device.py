@@ -28,6 +28,7 @@ from dmlsim.api.structs import (
     DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT,
     DML_FEATURE_QUERY_FEATURE_LEVELS,
     DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT,
+    DML_GRAPH_DESC,
     DML_OPERATOR_DESC,
 )
 from dmlsim.api.tensor import FLOAT64_TYPES, strided_array
@@ -36,7 +37,8 @@ from dmlsim.operators.validation import validate_operator_desc
 from dmlsim.runtime.binding import BindingTable
 from dmlsim.runtime.buffer import Buffer
 from dmlsim.runtime.dispatchable import CompiledOperator, OperatorInitializer, OperatorObject
-from dmlsim.runtime.execution import Backend, Dispatchable, ResolvedCopies, ResolvedDispatch
+from dmlsim.runtime.execution import Backend, Dispatchable, ResolvedCopies, ResolvedDispatch, dispatches_of
+from dmlsim.runtime.graph import CompiledGraph
 
 
 class CommandList:
@@ -94,8 +96,9 @@ class CommandQueue:
             if not isinstance(cmd, CommandList) or cmd.device is not self.device:
                 raise DMLError(E_INVALIDARG, f"ExecuteCommandLists: entry {i} is not a command list of this device")
         items = [item for cmd in lists for item in cmd.items]
-        if self.device.debug:
+        if self.device.debug:  # a graph's nodes read intermediates not yet computed: checked operators only
             self.device.debug_check(items)
+        items = dispatches_of(items)
         backend = self.device.backend
         timings = []
         for item in items:
@@ -155,6 +158,10 @@ class Device:
                                          "DML_EXECUTION_FLAGS")
         self._check_data_type_support(op)
         return CompiledOperator(self, op, flags)
+
+    def CompileGraph(self, desc: DML_GRAPH_DESC, flags: int = 0) -> CompiledGraph:
+        """IDMLDevice1::CompileGraph: the graph's operators as one dispatchable (dmlsim.runtime.graph)."""
+        return CompiledGraph(self, desc, flags)
 
     def CreateOperatorInitializer(self, operators: Sequence[CompiledOperator] = ()) -> OperatorInitializer:
         return OperatorInitializer(self, list(operators))

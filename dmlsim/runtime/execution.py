@@ -71,6 +71,21 @@ class ResolvedDispatch:
 
 
 @dataclass
+class ResolvedGraph:
+    """A compiled graph's dispatch: its nodes' dispatches in execution order."""
+
+    dispatches: list[ResolvedDispatch]
+
+
+def dispatches_of(items: Sequence[Any]) -> list[Any]:
+    """Command-list items with every graph expanded into its node dispatches (copies kept as they are)."""
+    flat: list[Any] = []
+    for item in items:
+        flat += item.dispatches if isinstance(item, ResolvedGraph) else [item]
+    return flat
+
+
+@dataclass
 class ResolvedCopies:
     """An initializer dispatch: (source, destination offset in a persistent resource) copies."""
 
