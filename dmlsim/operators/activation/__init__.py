@@ -25,7 +25,7 @@ import numpy as np
 from dmlsim.api.directml_schema import OPERATOR_SCHEMAS
 from dmlsim.api.enums import DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE
 from dmlsim.api.errors import E_NOTIMPL, DMLError, Problems
-from dmlsim.api.tensor import TensorLayout, data_type_name
+from dmlsim.api.tensor import data_type_name
 from dmlsim.operators.activation.fused import PREFIX, fused_defines
 from dmlsim.operators.activation.reference import AXES_FORMULAS, FORMULAS, parameterized_relu, relu_grad
 from dmlsim.operators.base import Operator, ValidatedDesc, add_operator, require_same
@@ -65,10 +65,8 @@ class Activation(Operator):
         self.data_types = DATA_TYPES.get(name, FLOATS)
 
     def check(self, v: ValidatedDesc, problems: Problems) -> None:
-        self.check_attributes(v, problems)
-        layout = v.tensors.get(IN)
-        if not isinstance(layout, TensorLayout):
-            return  # a fused activation: its tensors are the host operator's
+        self.check_attributes(v, v.struct_name, problems)
+        layout = v.layout(IN)
         require_same(v, problems, IN, self.tensors[1:])
         data_type = layout.data_type
         refused, why = NOT_IMPLEMENTED_TYPES.get(self.member, ((), ""))
@@ -81,8 +79,11 @@ class Activation(Operator):
             problems.add(f"{v.struct_name}.{IN}.DataType {data_type_name(data_type)} is not supported by "
                          f"{self.name} (supported: {allowed})")
 
-    def check_attributes(self, v: ValidatedDesc, problems: Problems) -> None:
-        """Rules on attribute values (also checked when the activation is fused into another operator)."""
+    def check_fused(self, v: ValidatedDesc, where: str, problems: Problems) -> None:
+        self.check_attributes(v, where, problems)
+
+    def check_attributes(self, v: ValidatedDesc, where: str, problems: Problems) -> None:
+        """Rules on attribute values, also checked when the activation is fused (``where`` names the desc)."""
 
     def launch(self, v: ValidatedDesc, bound: dict[str, Any], defines: dict[str, Any]) -> KernelLaunch:
         """One work-item per element over the desc's tensors (8-D strides), in ``tensors`` order."""
@@ -98,10 +99,10 @@ class ElementWiseActivation(Activation):
 
     kernel_entry = "activation_unary"
 
-    def check_attributes(self, v: ValidatedDesc, problems: Problems) -> None:
+    def check_attributes(self, v: ValidatedDesc, where: str, problems: Problems) -> None:
         steepness = v.attrs.get("Steepness")
         if self.member == "SOFTPLUS" and steepness is not None and not steepness >= 1:
-            problems.add(f"{v.struct_name}.Steepness {float(steepness)!r} must not be less than 1 "
+            problems.add(f"{where}.Steepness {float(steepness)!r} must not be less than 1 "
                          "(DML_ACTIVATION_SOFTPLUS_OPERATOR_DESC)")
 
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
@@ -146,10 +147,8 @@ class AxesActivation(Activation):
         """The reduced axes: ``Axes`` of the ``1`` versions, else the last dimension."""
         return sorted(v.attrs["Axes"]) if self.has_axes else [len(v.layout(IN).sizes) - 1]
 
-    def check_attributes(self, v: ValidatedDesc, problems: Problems) -> None:
-        layout = v.tensors.get(IN)
-        if not isinstance(layout, TensorLayout):
-            return
+    def check_attributes(self, v: ValidatedDesc, where: str, problems: Problems) -> None:
+        layout = v.layout(IN)
         rank = len(layout.sizes)
         if not self.has_axes:
             effective = len(layout.sizes) - next((i for i, s in enumerate(layout.sizes) if s != 1), rank - 1)
