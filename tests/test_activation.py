@@ -274,6 +274,25 @@ def test_softmax_along_the_last_dimension_with_strides(device, name, log):
     check(got, expected, np.maximum(1.0, np.abs(expected)) * (8 if log else 1), F32, name)
 
 
+def test_more_groups_than_a_work_group(device):
+    """SOFTMAX1 over axes {0, 2} of {3, 67, 5}: 67 groups of 15 (more work-items than one work-group of 64),
+    and RELU over 8193 elements (129 work-groups, the last one partly idle)."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3, 67, 5)).astype(np.float32)
+    got = run_operator(device, activation("SOFTMAX1", tensor(F32, [3, 67, 5]), AxisCount=2, Axes=[0, 2]),
+                       {"InputTensor": x})["OutputTensor"]
+    expected = np.empty((3, 67, 5))
+    for k in range(67):
+        group = [float(v) for v in x[:, k, :].ravel()]
+        top = max(group)
+        total = sum(math.exp(v - top) for v in group)
+        expected[:, k, :] = [[math.exp(float(x[i, k, j]) - top) / total for j in range(5)] for i in range(3)]
+    check(got, expected, np.ones_like(expected), F32, "SOFTMAX1")
+    y = (np.arange(8193, dtype=np.float32) - 4000) / 7
+    got = run_operator(device, activation("RELU", tensor(F32, [8193])), {"InputTensor": y})["OutputTensor"]
+    np.testing.assert_array_equal(got, [max(0.0, float(v)) for v in y])
+
+
 def test_softmax_of_a_large_row_does_not_overflow(device):
     """exp(x - max): inputs of 1000 give finite results (exp(1000) would overflow)."""
     x = np.array([1000.0, 999.0, 998.0, -1000.0], np.float32)
