@@ -55,6 +55,10 @@ class Operator:
     def check(self, v: ValidatedDesc, problems: Problems) -> None:
         """Cross-field rules (same sizes, scalar shapes, attribute ranges). Per-field rules are generic."""
 
+    def check_fused(self, v: ValidatedDesc, where: str, problems: Problems) -> None:
+        """Rules on the attributes of this operator's desc nested as a fused activation (its tensors are
+        null), named ``where`` in messages (``DML_GEMM_OPERATOR_DESC.FusedActivation.Desc``)."""
+
     def temporary_size(self, v: ValidatedDesc) -> int:
         """Bytes of temporary resource the operator needs at execution (0 for most)."""
         return 0

@@ -278,7 +278,9 @@ def _check_nested_desc(value: Any, where: str, problems: Problems) -> ValidatedD
     except DMLError as exc:
         problems.add(exc.problems[0].split(": ", 1)[-1] if exc.problems else str(exc))
         return None
-    return validate_fields(op, desc, f"{where}.Desc", problems, fused=True)
+    nested = validate_fields(op, desc, f"{where}.Desc", problems, fused=True)
+    op.check_fused(nested, f"{where}.Desc", problems)
+    return nested
 
 
 def _check_scalar_union(desc: Any, row: DescField, where: str, struct: str, problems: Problems) -> Any:

@@ -1,0 +1,199 @@
+"""DirectML's activations (``DML_OPERATOR_ACTIVATION_*``), a family from three templates.
+
+- :class:`ElementWiseActivation`: y = f(x) for the 19 element-wise activations, f from the formula
+  table (:data:`.reference.FORMULAS`, and ``activation_<name>`` in ``dmlsim/cl_kernels/activations.h``).
+  The kernel is the fused-activation machinery itself: the operator's own validated desc gives the
+  build defines (:func:`.fused.fused_defines`), so a standalone activation and a fused one compute
+  with the same code.
+- :class:`TwoInputActivation`: PARAMETERIZED_RELU (x, SlopeTensor) and RELU_GRAD (x, dY).
+- :class:`AxesActivation`: SOFTMAX, LOG_SOFTMAX, HARDMAX along the last dimension (the doc pages
+  require an effective rank of at most 2) and their ``1`` versions along ``Axes``.
+
+Every member uses DirectML's generated desc; the template adds the doc pages' rules: the tensors share
+DataType, DimensionCount and Sizes, the data types of the page's newest tensor-support table, and the
+attribute rules (SOFTPLUS Steepness >= 1; Axes in range, unique). Tensors have 1 to 8 dimensions and
+any DML strides (stride 0 broadcasts an input); in-place follows the generated schema's eligibility.
+FLOAT16 is storage: computed in float32, stored rounded to nearest even.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dmlsim.api.directml_schema import OPERATOR_SCHEMAS
+from dmlsim.api.enums import DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE
+from dmlsim.api.errors import E_NOTIMPL, DMLError, Problems
+from dmlsim.api.tensor import data_type_name
+from dmlsim.operators.activation.fused import PREFIX, fused_defines
+from dmlsim.operators.activation.reference import AXES_FORMULAS, FORMULAS, parameterized_relu, relu_grad
+from dmlsim.operators.base import Operator, ValidatedDesc, add_operator, require_same
+from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, TensorArg, Vector
+
+_T = DML_TENSOR_DATA_TYPE
+IN, OUT = "InputTensor", "OutputTensor"
+FLOATS = (_T.DML_TENSOR_DATA_TYPE_FLOAT32, _T.DML_TENSOR_DATA_TYPE_FLOAT16)
+SIGNED = (_T.DML_TENSOR_DATA_TYPE_INT32, _T.DML_TENSOR_DATA_TYPE_INT16, _T.DML_TENSOR_DATA_TYPE_INT8)
+UNSIGNED = (_T.DML_TENSOR_DATA_TYPE_UINT32, _T.DML_TENSOR_DATA_TYPE_UINT16, _T.DML_TENSOR_DATA_TYPE_UINT8)
+# How each data type is stored in a kernel (dmlsim/cl_kernels/dmlsim.h): its build define.
+STORAGE = {_T.DML_TENSOR_DATA_TYPE_FLOAT32: {}, _T.DML_TENSOR_DATA_TYPE_FLOAT16: {"STORE_HALF": True},
+           _T.DML_TENSOR_DATA_TYPE_INT32: {"STORE_INTEGER": "int"},
+           _T.DML_TENSOR_DATA_TYPE_INT16: {"STORE_INTEGER": "short"},
+           _T.DML_TENSOR_DATA_TYPE_INT8: {"STORE_INTEGER": "char"}}
+# Data types of each doc page's newest tensor-support table, where they are more than FLOAT32/FLOAT16.
+DATA_TYPES = {"RELU": (*FLOATS, *SIGNED), "PARAMETERIZED_RELU": (*FLOATS, *SIGNED)}
+# Allowed by the doc page, not computed by dmlsim (refused with E_NOTIMPL, saying why).
+NOT_IMPLEMENTED_TYPES = {"SHRINK": ((*SIGNED, *UNSIGNED), "the doc does not say how x - Bias and x + Bias "
+                                                          "(Bias is a FLOAT) are rounded back to an integer")}
+
+
+def _desc_class(op_type: int) -> type:
+    return next(s.desc_cls for s in OPERATOR_SCHEMAS if s.type == op_type)
+
+
+class Activation(Operator):
+    """What every member shares: its type and generated desc, the same-tensors rule, the data types."""
+
+    tensors: tuple[str, ...] = (IN, OUT)
+    kernel_entry = ""
+
+    def __init__(self, name: str) -> None:
+        self.member = name
+        self.type = DML_OPERATOR_TYPE[PREFIX + name]
+        self.desc_cls = _desc_class(self.type)
+        self.data_types = DATA_TYPES.get(name, FLOATS)
+
+    def check(self, v: ValidatedDesc, problems: Problems) -> None:
+        self.check_attributes(v, v.struct_name, problems)
+        layout = v.layout(IN)
+        require_same(v, problems, IN, self.tensors[1:])
+        data_type = layout.data_type
+        refused, why = NOT_IMPLEMENTED_TYPES.get(self.member, ((), ""))
+        if data_type in refused:
+            raise DMLError(E_NOTIMPL, f"CreateOperator({self.name}): {v.struct_name}.{IN}.DataType "
+                                      f"{data_type_name(data_type)} is allowed by DirectML but not implemented "
+                                      f"by dmlsim ({why}); FLOAT32 and FLOAT16 are")
+        if data_type not in self.data_types:
+            allowed = ", ".join(data_type_name(t) for t in self.data_types)
+            problems.add(f"{v.struct_name}.{IN}.DataType {data_type_name(data_type)} is not supported by "
+                         f"{self.name} (supported: {allowed})")
+
+    def check_fused(self, v: ValidatedDesc, where: str, problems: Problems) -> None:
+        self.check_attributes(v, where, problems)
+
+    def check_attributes(self, v: ValidatedDesc, where: str, problems: Problems) -> None:
+        """Rules on attribute values, also checked when the activation is fused (``where`` names the desc)."""
+
+    def launch(self, v: ValidatedDesc, bound: dict[str, Any], defines: dict[str, Any]) -> KernelLaunch:
+        """One work-item per element over the desc's tensors (8-D strides), in ``tensors`` order."""
+        layout = v.layout(IN)
+        count = layout.element_count
+        args = [*(TensorArg(name, rank=8) for name in self.tensors), Vector(layout.sizes, rank=8), np.uint32(count)]
+        return KernelLaunch(self.kernel_source, self.kernel_entry, {**STORAGE[layout.data_type], **defines},
+                            Items(count), args=args, rank=8)
+
+
+class ElementWiseActivation(Activation):
+    """y = f(x), f one of the formula table's activations (the same code as a fused activation)."""
+
+    kernel_entry = "activation_unary"
+
+    def check_attributes(self, v: ValidatedDesc, where: str, problems: Problems) -> None:
+        steepness = v.attrs.get("Steepness")
+        if self.member == "SOFTPLUS" and steepness is not None and not steepness >= 1:
+            problems.add(f"{where}.Steepness {float(steepness)!r} must not be less than 1 "
+                         "(DML_ACTIVATION_SOFTPLUS_OPERATOR_DESC)")
+
+    def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
+        return {OUT: FORMULAS[self.member].apply(inputs[IN], v.attrs)}
+
+    def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        return [self.launch(v, bound, fused_defines(v))]
+
+
+class TwoInputActivation(Activation):
+    """PARAMETERIZED_RELU (x, slope) and RELU_GRAD (x, dY): two inputs of the same sizes, one output."""
+
+    def __init__(self, name: str, second: str, output: str, entry: str) -> None:
+        super().__init__(name)
+        self.tensors = (IN, second, output)
+        self.kernel_entry = entry
+
+    def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
+        x, other = inputs[IN], inputs[self.tensors[1]]
+        if np.issubdtype(x.dtype, np.integer):  # integer PARAMETERIZED_RELU: in the type itself, wrapping
+            with np.errstate(over="ignore"):
+                return {self.tensors[2]: parameterized_relu(x, other).astype(x.dtype)}
+        formula = parameterized_relu if self.member == "PARAMETERIZED_RELU" else relu_grad
+        return {self.tensors[2]: formula(np.asarray(x, np.float64), np.asarray(other, np.float64))}
+
+    def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        return [self.launch(v, bound, {})]
+
+
+class AxesActivation(Activation):
+    """SOFTMAX, LOG_SOFTMAX, HARDMAX: over the elements sharing their coordinates outside the axes."""
+
+    kernel_file = "axes.cl"
+    kernel_entry = "activation_axes"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.function = name.removesuffix("1")
+        self.has_axes = name.endswith("1")
+
+    def axes(self, v: ValidatedDesc) -> list[int]:
+        """The reduced axes: ``Axes`` of the ``1`` versions, else the last dimension."""
+        return sorted(v.attrs["Axes"]) if self.has_axes else [len(v.layout(IN).sizes) - 1]
+
+    def check_attributes(self, v: ValidatedDesc, where: str, problems: Problems) -> None:
+        layout = v.layout(IN)
+        rank = len(layout.sizes)
+        if not self.has_axes:
+            effective = len(layout.sizes) - next((i for i, s in enumerate(layout.sizes) if s != 1), rank - 1)
+            if effective > 2:
+                problems.add(f"{v.struct_name}.{IN}.Sizes {list(layout.sizes)} has an effective rank of {effective} "
+                             "(dimensions after the leading 1s); it must be at most 2")
+            return
+        axes = v.attrs.get("Axes")
+        if axes is None:
+            return
+        if not axes:
+            problems.add(f"{v.struct_name}.AxisCount must be at least 1 (dmlsim: no axis to reduce along)")
+        for i, axis in enumerate(axes):
+            if axis >= rank:
+                problems.add(f"{v.struct_name}.Axes[{i}] {axis} must be in [0, InputTensor.DimensionCount - 1] "
+                             f"= [0, {rank - 1}]")
+        if len(set(axes)) != len(axes):
+            problems.add(f"{v.struct_name}.Axes {list(axes)} must not repeat an axis")
+
+    def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
+        return {OUT: AXES_FORMULAS[self.function](np.asarray(inputs[IN], np.float64), self.axes(v))}
+
+    def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        """One work-item per group of reduced elements: the outer (kept) dimensions and the inner (reduced)
+        ones as separate 8-D index spaces, each with both tensors' strides."""
+        sizes = v.layout(IN).sizes
+        axes = self.axes(v)
+        outer = [d for d in range(len(sizes)) if d not in axes]
+        x, y = bound[IN].layout.strides, bound[OUT].layout.strides
+
+        def space(dims: list[int]) -> list[Any]:
+            return [Vector(tuple(sizes[d] for d in dims), rank=8, fill=1),
+                    *(Vector(tuple(strides[d] for d in dims), rank=8, fill=0) for strides in (x, y))]
+
+        outer_count = int(np.prod([sizes[d] for d in outer], dtype=np.int64))
+        inner_count = int(np.prod([sizes[d] for d in axes], dtype=np.int64))
+        args = [TensorArg(IN, rank=8), TensorArg(OUT, rank=8), *space(outer), *space(axes),
+                np.uint32(outer_count), np.uint32(inner_count)]
+        defines = {**STORAGE[v.layout(IN).data_type], f"AXES_{self.function}": True}
+        return [KernelLaunch(self.kernel_source, self.kernel_entry, defines, Items(outer_count), args=args, rank=8)]
+
+
+for _name in FORMULAS:
+    add_operator(ElementWiseActivation(_name))
+add_operator(TwoInputActivation("PARAMETERIZED_RELU", "SlopeTensor", OUT, "activation_parameterized_relu"))
+add_operator(TwoInputActivation("RELU_GRAD", "InputGradientTensor", "OutputGradientTensor", "activation_relu_grad"))
+for _name in ("SOFTMAX", "LOG_SOFTMAX", "HARDMAX", "SOFTMAX1", "LOG_SOFTMAX1", "HARDMAX1"):
+    add_operator(AxesActivation(_name))

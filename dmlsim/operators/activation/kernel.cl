@@ -1,0 +1,41 @@
+/* DirectML's element-wise activations: one work-item per element, any DML strides of up to 8
+ * dimensions (stride 0 broadcasts an input), computed in real_t (float for FLOAT32/FLOAT16 storage, the
+ * integer type itself for RELU / PARAMETERIZED_RELU on integers: cl_kernels/dmlsim.h). The formulas are
+ * those of cl_kernels/activations.h; activation_unary is the fused-activation machinery itself: the
+ * build's -DFUSED_<NAME> and -DFUSED_<PARAM> defines select f (no define: the identity).
+ * Each element is read before it is written and no pointer is restrict: an output may alias an input.
+ */
+#include "dmlsim.h"
+#include "activations.h"
+
+__kernel void activation_unary(TENSOR_IN8(x), TENSOR_OUT8(y), ulong8 sizes, uint n)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= n)
+        return;
+    COORDS8(c, gid, sizes)
+    real_t v = LOAD(TENSOR_PTR(x), OFFSET8(c, x__strides));
+    STORE(FUSED_ACTIVATION(v), TENSOR_PTR(y), OFFSET8(c, y__strides));
+}
+
+__kernel void activation_parameterized_relu(TENSOR_IN8(x), TENSOR_IN8(slope), TENSOR_OUT8(y), ulong8 sizes, uint n)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= n)
+        return;
+    COORDS8(c, gid, sizes)
+    real_t v = LOAD(TENSOR_PTR(x), OFFSET8(c, x__strides));
+    real_t s = LOAD(TENSOR_PTR(slope), OFFSET8(c, slope__strides));
+    STORE(ACTIVATION_PARAMETERIZED_RELU(v, s), TENSOR_PTR(y), OFFSET8(c, y__strides));
+}
+
+__kernel void activation_relu_grad(TENSOR_IN8(x), TENSOR_IN8(dy), TENSOR_OUT8(dx), ulong8 sizes, uint n)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= n)
+        return;
+    COORDS8(c, gid, sizes)
+    real_t v = LOAD(TENSOR_PTR(x), OFFSET8(c, x__strides));
+    real_t g = LOAD(TENSOR_PTR(dy), OFFSET8(c, dy__strides));
+    STORE(ACTIVATION_RELU_GRAD(v, g), TENSOR_PTR(dx), OFFSET8(c, dx__strides));
+}
