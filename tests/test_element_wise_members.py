@@ -339,3 +339,20 @@ def test_member_rules(ref_device):
             "MinMaxDataType FLOAT32 must match OutputTensor.DataType INT32")
     refused(op("BIT_SHIFT_LEFT", ATensor=i32, BTensor=i32, OutputTensor=i32), "supported: UINT32, UINT16, UINT8")
     refused(op("ABS", InputTensor=i32, OutputTensor=i32, ScaleBias=dml.DML_SCALE_BIAS(1, 1)), "ScaleBias must be null")
+
+
+@pytest.mark.formula
+def test_add1_applies_its_fused_activation(device):
+    """ADD1: FusedActivation(a + b). DxDispatch's dml_element_wise_add1 sample: ELU with Alpha 0.5 on
+    [1, 2, 3] + [5, 8, -5] = [6, 10, -2]: x for x >= 0, else 0.5 * (e^x - 1)."""
+    t = tensor(F32, [3])
+    elu = dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ACTIVATION_ELU, dml.DML_ACTIVATION_ELU_OPERATOR_DESC(None, None, 0.5))
+    desc = op("ADD1", ATensor=t, BTensor=t, OutputTensor=t, FusedActivation=elu)
+    got = run(device, desc, {"ATensor": np.array([1, 2, 3], np.float32),
+                             "BTensor": np.array([5, 8, -5], np.float32)})["OutputTensor"]
+    report = compare_ulps(got, [6, 10, 0.5 * math.expm1(-2)], np.float32, 4)
+    assert report.ok, report.describe("ADD1 + ELU")
+    i32 = tensor(_T.DML_TENSOR_DATA_TYPE_INT32, [2])
+    plain = op("ADD1", ATensor=i32, BTensor=i32, OutputTensor=i32)
+    got = run(device, plain, {"ATensor": np.array([2, -7], np.int32), "BTensor": np.array([3, 4], np.int32)})
+    np.testing.assert_array_equal(got["OutputTensor"], [5, -3])

@@ -9,7 +9,8 @@ IS_INFINITY and BIT_COUNT write UINT8; IF's ConditionTensor is UINT8) -- and the
 
 Every member takes DML strides on every tensor (stride 0 on an input broadcasts it), 1 to 8 dimensions,
 in place where its schema allows, and, where its desc has one, the optional ``DML_SCALE_BIAS``:
-g(x) = x * Scale + Bias applied to InputTensor before the function. FLOAT16 is storage: computed in
+g(x) = x * Scale + Bias applied to InputTensor before the function, or the optional ``FusedActivation``
+(ADD1) applied to the result (dmlsim.operators.activation.fused). FLOAT16 is storage: computed in
 float32, stored rounded to nearest even. Integer members compute in their own type (wrapping).
 """
 
@@ -25,6 +26,7 @@ from dmlsim.api.directml_schema import OPERATOR_SCHEMAS
 from dmlsim.api.enums import DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE
 from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import NUMPY_DTYPE, data_type_name
+from dmlsim.operators.activation.fused import apply_fused, fused_defines
 from dmlsim.operators.base import Operator, ValidatedDesc, add_operator, require_same
 from dmlsim.operators.element_wise.reference import FORMULAS, apply_scale_bias
 from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Stream, TensorArg, Vector
@@ -87,6 +89,7 @@ MEMBERS = (
     Member("CLIP_GRAD", (*FLOATS, *INTEGERS_32), params=("Min", "Max")),
     Member("CLIP_GRAD1", (*FLOATS, *INTEGERS), params=("Min", "Max")),
     Member("ADD", (*FLOATS, *INTEGERS)),
+    Member("ADD1", (*FLOATS, *INTEGERS_32)),
     Member("SUBTRACT", (*FLOATS, *INTEGERS)),
     Member("MULTIPLY", (*FLOATS, *INTEGERS)),
     Member("DIVIDE", (*FLOATS, *INTEGERS_32)),
@@ -166,7 +169,7 @@ class ElementWise(Operator):
         if CONDITION in v.tensors:
             data.insert(0, np.asarray(inputs[CONDITION]))
         with np.errstate(all="ignore"):
-            result = FORMULAS[self.member.name](data, v.attrs)
+            result = apply_fused(FORMULAS[self.member.name](data, v.attrs), v.attrs.get("FusedActivation"))
         return {self.output: np.broadcast_to(result, v.layout(self.output).sizes)}
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
@@ -184,7 +187,8 @@ class ElementWise(Operator):
             "IN_HALF": first.data_type == _T.DML_TENSOR_DATA_TYPE_FLOAT16,
             "OUT_HALF": out.data_type == _T.DML_TENSOR_DATA_TYPE_FLOAT16,
             "SCALE_BIAS": v.attrs.get("ScaleBias") is not None, "BITS": 8 * first.element_size,
-            **{f"MODE_{name}": int(v.attrs[name]) for name in self.member.modes}}
+            **{f"MODE_{name}": int(v.attrs[name]) for name in self.member.modes},
+            **fused_defines(v.attrs.get("FusedActivation"))}
         scale_bias = v.attrs.get("ScaleBias")
         compute, param_type = _compute_types(first.data_type, self.member.name)
         defines["PARAM_T"] = param_type

@@ -1,6 +1,7 @@
 /* DirectML's element-wise operators, one build per member (-DFUNC_<NAME>):
  *   OutputTensor[i] = F   with a = g(A[i]) (InputTensor/ATensor), b = B[i], cond = ConditionTensor[i]
- * g(x) = x * scale + bias with -DSCALE_BIAS, else g(x) = x; p0, p1 are the member's attributes.
+ * g(x) = x * scale + bias with -DSCALE_BIAS, else g(x) = x; p0, p1 are the member's attributes; ADD1
+ * stores FUSED_ACTIVATION(a + b) (activations.h: -DFUSED_<NAME>, the identity when none).
  * Types: IN_T stores the data inputs and OUT_T the output (OpenCL names; -DIN_HALF / -DOUT_HALF for
  * FLOAT16, loaded with vload_half and stored with vstore_half_rte); real_t computes (float for FLOAT16,
  * else IN_T: integers compute in their own type and wrap). INPUTS = 1 or 2 data inputs; -DCONDITION adds
@@ -11,6 +12,7 @@
  */
 #define DMLSIM_CUSTOM_STORAGE
 #include "dmlsim.h"
+#include "activations.h"
 
 #if defined(IN_HALF)
 typedef half in_t;
@@ -154,6 +156,8 @@ inline real_t remainder_floored(real_t a, real_t b)
 #define F (((param_t)a <= p0 || (param_t)a >= p1) ? (real_t)0 : b)
 #elif defined(FUNC_ADD)
 #define F (a + b)
+#elif defined(FUNC_ADD1)
+#define F FUSED_ACTIVATION(a + b)
 #elif defined(FUNC_SUBTRACT)
 #define F (a - b)
 #elif defined(FUNC_MULTIPLY)

@@ -138,7 +138,8 @@ FORMULAS: dict[str, Formula] = {
     "THRESHOLD": lambda xs, attrs: np.fmax(xs[0], np.float64(attrs["Min"])),            # max(x, Min)
     "CLIP": _clip, "CLIP1": _clip,
     "CLIP_GRAD": _clip_grad, "CLIP_GRAD1": _clip_grad,
-    "ADD": _binary(np.add), "SUBTRACT": _binary(np.subtract), "MULTIPLY": _binary(np.multiply),
+    "ADD": _binary(np.add), "ADD1": _binary(np.add),  # ADD1: FusedActivation(a + b), applied by the template
+    "SUBTRACT": _binary(np.subtract), "MULTIPLY": _binary(np.multiply),
     "DIVIDE": _binary(_divide),
     # max/min ignore a NaN operand (fmax/fmin: HLSL's max/min on D3D hardware); integers exact
     "MAX": _binary(lambda a, b: np.fmax(a, b) if _is_float(a) else np.maximum(a, b)),
