@@ -139,3 +139,15 @@ def test_outputs_may_not_alias_inputs_and_constant_nodes_are_not_implemented(ref
     with pytest.raises(dml.DMLError) as info:
         ref_device.CompileGraph(dml.DML_GRAPH_DESC(0, 1, Nodes=[constant], OutputEdges=[out(0, 0, 0)]))
     assert info.value.hresult == dml.E_NOTIMPL
+
+
+def test_two_intermediates_alive_at_once(device):
+    """out = (a + b) * (a - b): both intermediates are read by the last node, so they need their own bytes."""
+    nodes = [node(binary(device, "ADD")), node(binary(device, "SUBTRACT")), node(binary(device, "MULTIPLY"))]
+    graph = dml.DML_GRAPH_DESC(2, 1, Nodes=nodes,
+                               InputEdges=[into(0, 0, 0), into(1, 0, 1), into(0, 1, 0), into(1, 1, 1)],
+                               OutputEdges=[out(2, 0, 0)], IntermediateEdges=[link(0, 0, 2, 0), link(1, 0, 2, 1)])
+    compiled = device.CompileGraph(graph)
+    assert compiled.GetBindingProperties().TemporaryResourceSize == 512
+    (got,) = execute(device, compiled, [[5, 6, 7, 8], [1, 2, 3, 4]])
+    np.testing.assert_array_equal(got, [24, 32, 40, 48])
