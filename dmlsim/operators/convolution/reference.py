@@ -64,7 +64,7 @@ def convolution(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, geometry:
 
 
 def _forward(x: np.ndarray, w: np.ndarray, g: ConvolutionGeometry, out_spatial: tuple[int, ...]) -> np.ndarray:
-    n, cin = x.shape[:2]
+    n = x.shape[0]
     cout, cin_group = w.shape[:2]
     kernel = w.shape[2:]
     pad = [(0, 0), (0, 0), *zip(g.start_padding, g.end_padding, strict=True)]

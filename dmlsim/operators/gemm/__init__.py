@@ -51,7 +51,7 @@ class Gemm(Operator):
 
     @staticmethod
     def _check_shapes(v: ValidatedDesc, problems: Problems) -> None:
-        """A is {batch, M, K} (or {batch, K, M} with TransA), B {batch, K, N} (or {batch, N, K}), Output {batch, M, N}."""
+        """A is {batch, M, K} ({batch, K, M} with TransA), B {batch, K, N} ({batch, N, K}), Output {batch, M, N}."""
         out = v.layout(OUT).sizes
         a, b = v.layout(A).sizes, v.layout(B).sizes
         trans_a, trans_b = v.attrs["TransA"] == TRANSPOSE, v.attrs["TransB"] == TRANSPOSE
