@@ -87,8 +87,9 @@ def test_transposes_alpha_beta_by_hand(device):
     np.testing.assert_array_equal(got, [[1, -1, 3], [3, 0, 6]])
 
 
-CASES = [  # (batch sizes, M, K, N)
+CASES = [  # (batch sizes, M, K, N); M, N and K all 16 or more take the tiled kernel (16 x 16 tiles)
     ((), 1, 1, 1), ((), 5, 7, 3), ((3,), 4, 9, 2), ((2, 3), 3, 5, 6), ((1, 1), 17, 33, 9),
+    ((1, 1), 16, 16, 16), ((2,), 37, 50, 21),
 ]
 
 
@@ -117,18 +118,20 @@ def test_gemm_matches_the_formula(device, data_type, trans_a, trans_b, case, wit
     check(got, expected, bound, data_type, k)
 
 
-def test_c_broadcast_and_strided_a_and_padded_output(device):
-    """C {2, 4, 3} is one row broadcast over rows and batches (strides [0, 0, 1]); A {2, 4, 5} is stored
-    column-major per batch (strides [20, 1, 4]); the output has padded rows (strides [32, 8, 1])."""
+@pytest.mark.parametrize(("m", "k", "n"), [(4, 5, 3), (20, 18, 17)], ids=["per-element", "tiled"])
+def test_c_broadcast_and_strided_a_and_padded_output(device, m, k, n):
+    """C {2, M, N} is one row broadcast over rows and batches (strides [0, 0, 1]); A {2, M, K} is stored
+    column-major per batch (strides [M*K, 1, M]); the output has padded rows (strides [M*(N+5), N+5, 1])."""
     rng = np.random.default_rng(5)
-    a = rng.uniform(-1, 1, (2, 4, 5)).astype(np.float32)
-    b = rng.uniform(-1, 1, (2, 5, 3)).astype(np.float32)
-    row = np.array([1.0, -2.0, 0.5], np.float32)
-    desc = gemm_desc(tensor(F32, [2, 4, 5], [20, 1, 4]), tensor(F32, [2, 5, 3]), tensor(F32, [2, 4, 3], [0, 0, 1]),
-                     tensor(F32, [2, 4, 3], [32, 8, 1]), alpha=2.0, beta=3.0)
-    got = run_operator(device, desc, {"ATensor": a, "BTensor": b, "CTensor": np.broadcast_to(row, (2, 4, 3))})
-    expected, bound = gemm_loops(a, b, np.broadcast_to(row, (2, 4, 3)), False, False, 2.0, 3.0)
-    check(got["OutputTensor"], expected, bound, F32, 5)
+    a = rng.uniform(-1, 1, (2, m, k)).astype(np.float32)
+    b = rng.uniform(-1, 1, (2, k, n)).astype(np.float32)
+    row = rng.uniform(-2, 2, n).astype(np.float32)
+    desc = gemm_desc(tensor(F32, [2, m, k], [m * k, 1, m]), tensor(F32, [2, k, n]),
+                     tensor(F32, [2, m, n], [0, 0, 1]), tensor(F32, [2, m, n], [m * (n + 5), n + 5, 1]),
+                     alpha=2.0, beta=3.0)
+    got = run_operator(device, desc, {"ATensor": a, "BTensor": b, "CTensor": np.broadcast_to(row, (2, m, n))})
+    expected, bound = gemm_loops(a, b, np.broadcast_to(row, (2, m, n)), False, False, 2.0, 3.0)
+    check(got["OutputTensor"], expected, bound, F32, k)
 
 
 def test_a_broadcast_over_batches_through_stride_zero(device):

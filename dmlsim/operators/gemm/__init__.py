@@ -3,7 +3,8 @@
 The desc is DirectML's generated one. ``Output = FusedActivation(Alpha * TransA(A) x TransB(B) + Beta * C)``
 per leading index: tensors of 2 to 4 dimensions ``{[BatchCount], [ChannelCount], rows, columns}``,
 FLOAT32/FLOAT16 (float32 accumulation), any strides on every tensor (stride 0 broadcasts an input, e.g.
-one C row for every row of the output: the doc requires C's *Sizes* to be the output's).
+one C row for every row of the output: the doc requires C's *Sizes* to be the output's). Matrices of at least
+16 x 16 x 16 run the tiled kernel (local-memory tiles), smaller ones one work-item per output element.
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ from dmlsim.api.errors import Problems
 from dmlsim.operators.base import Operator, ValidatedDesc, register, require_same
 from dmlsim.operators.float_rules import refuse_fused_activation, require_float_tensors, storage_defines
 from dmlsim.operators.gemm.reference import gemm
-from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, TensorArg, Vector
+from dmlsim.operators.plan import Groups, Items, KernelLaunch, LaunchTarget, TensorArg, Vector
 
 A, B, C, OUT = "ATensor", "BTensor", "CTensor", "OutputTensor"
 TRANSPOSE = DML_MATRIX_TRANSFORM.DML_MATRIX_TRANSFORM_TRANSPOSE
+# Side of the output tiles of the tiled kernel (kernel.cl's TILE): used when M, N and K all reach it.
+TILE = 16
 
 
 def matrix_dims(sizes: tuple[int, ...], transposed: bool) -> tuple[int, int]:
@@ -88,4 +91,11 @@ class Gemm(Operator):
                 np.uint32(v.attrs["TransB"] == TRANSPOSE), np.float32(v.attrs["Alpha"]), np.float32(v.attrs["Beta"]),
                 np.uint32(out.element_count)]
         defines = {**storage_defines(out), "HAS_C": has_c}
+        m, n = out.sizes[-2:]
+        if m >= TILE and n >= TILE and k >= TILE:
+            tiles_m, tiles_n = -(-m // TILE), -(-n // TILE)
+            batches = out.element_count // (m * n)
+            args[-1:] = [np.uint32(tiles_m), np.uint32(tiles_n)]
+            return [KernelLaunch(self.kernel_source, "gemm_tiled", defines,
+                                 Groups(batches * tiles_m * tiles_n, TILE * TILE), args=args)]
         return [KernelLaunch(self.kernel_source, "gemm", defines, Items(out.element_count), args=args)]
