@@ -42,25 +42,47 @@ def test_there_are_model_files():
                                        "recurrent_resize.json"}
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+# conv_fused.json's convolution has a FusedActivation, which CONVOLUTION refuses (E_NOTIMPL naming the field)
+# until fused activations are wired into its kernel: test_fused_activation_not_wired_yet covers it meanwhile.
+FUSED_ACTIVATION_NOT_WIRED = {"conv_fused.json"}
+
+
+@pytest.mark.parametrize("path", [p for p in FILES if p.name not in FUSED_ACTIVATION_NOT_WIRED], ids=lambda p: p.name)
 def test_each_file_is_valid_and_stops_only_at_not_implemented(path, capsys):
-    assert main(["validate", str(path)]) == 3
-    out = capsys.readouterr()
-    assert "descs, bindings and flags valid; not implemented by dmlsim: DML_OPERATOR_" in out.out
-    result = validate(path)
+    """Dispatchables and dispatches of unimplemented operators are 'not implemented'; those of implemented
+    ones (the files mix both) are created, bound and recorded: 'passed'."""
     model = load_model(path)
+    unimplemented = any(not spec.implemented for spec in model.dispatchables.values())
+    assert main(["validate", str(path)]) == (3 if unimplemented else 0)
+    out = capsys.readouterr()
+    if unimplemented:
+        assert "descs, bindings and flags valid; not implemented by dmlsim: DML_OPERATOR_" in out.out
+    result = validate(path)
     for name, spec in model.dispatchables.items():
         outcome = result.outcomes[name]
+        if spec.implemented:
+            assert outcome.status == PASSED, outcome.describe()
+            continue
         assert outcome.status == NOT_IMPLEMENTED, outcome.describe()
         assert outcome.location == spec.type_node.location  # reported at the dispatchable's type
         assert f"{spec.op.name} is not implemented by dmlsim" in outcome.message
         assert "checked and is valid" in outcome.message
     for command in model.commands:
         outcome = result.outcomes[command.key]
-        if command.kind == "dispatch":  # bound and recorded: the bindings passed every check
+        if command.kind == "dispatch" and not model.dispatchables[command.dispatchable].implemented:
+            # bound and recorded: the bindings passed every check
             assert outcome.status == NOT_IMPLEMENTED and "bindings were checked and are valid" in outcome.message
         else:
-            assert outcome.status == PASSED
+            assert outcome.status == PASSED, outcome.describe()
+
+
+def test_fused_activation_not_wired_yet():
+    """A CONVOLUTION with a FusedActivation is refused with E_NOTIMPL naming the field, at the field."""
+    path = DATA / "conv_fused.json"
+    result = validate(path)
+    outcome = result.outcomes["conv"]
+    assert f"{path}:31:36: dispatchables.conv.desc.FusedActivation: E_NOTIMPL" in outcome.describe()
+    assert "DML_CONVOLUTION_OPERATOR_DESC.FusedActivation: fused activations not wired yet" in outcome.message
 
 
 def test_the_conv_file_uses_every_feature_it_claims():
@@ -117,6 +139,11 @@ def test_typos_are_reported_at_file_line_column(tmp_path, file, old, new, expect
     assert f"{path}{expected}" in problems_of(path)
 
 
+# conv_fused.json without its fused activation (refused until wired), for a check that needs the operator created
+UNFUSE = (',\n                "FusedActivation": '
+          '{ "Type": "DML_OPERATOR_ACTIVATION_LEAKY_RELU", "Desc": { "Alpha": 0.1 } }')
+
+
 @pytest.mark.parametrize(("file", "old", "new", "where", "problem"), [
     ("split_join_reduce.json", '"AxisCount": 2', '"AxisCount": 3', ":52:25: dispatchables.reduce.desc.Axes: ",
      "DML_REDUCE_OPERATOR_DESC.Axes must hold AxisCount (3) values, got 2"),
@@ -131,15 +158,17 @@ def test_typos_are_reported_at_file_line_column(tmp_path, file, old, new, expect
     ("recurrent_resize.json", '"Type": "ACTIVATION_SIGMOID"', '"Type": "ACTIVATION_SOFTMAX"',
      ":27:31: dispatchables.gru.desc.ActivationDescs[0].Type: ",
      "DML_GRU_OPERATOR_DESC.ActivationDescs[0].Type DML_OPERATOR_ACTIVATION_SOFTMAX cannot be fused"),
-    ("conv_fused.json", '"InputTensor": "image",', '"InputTensor": "image", "FilterTensor": "kernel",',
-     ":43:67: commands[0].bindings.FilterTensor: ",
+    ("conv_fused.json", ('"InputTensor": "image",', UNFUSE), ('"InputTensor": "image", "FilterTensor": "kernel",', ""),
+     ":42:67: commands[0].bindings.FilterTensor: ",
      "BindInputs[1] (FilterTensor).Type must be DML_BINDING_TYPE_NONE: the tensor is OWNED_BY_DML"),
 ])
 def test_semantic_errors_are_located_too(tmp_path, file, old, new, where, problem):
     text = (DATA / file).read_text()
-    assert text.count(old) == 1
+    for before, after in zip(old, new, strict=True) if isinstance(old, tuple) else [(old, new)]:
+        assert text.count(before) == 1
+        text = text.replace(before, after)
     path = tmp_path / file
-    path.write_text(text.replace(old, new))
+    path.write_text(text)
     report = problems_of(path)
     line = next(ln for ln in report.splitlines() if problem in ln)
     assert line.startswith(f"{path}{where}"), report

@@ -1,0 +1,161 @@
+"""DML_OPERATOR_CONVOLUTION (DML_FEATURE_LEVEL_1_0; 1-D spatial from 4_0): desc, rules, reference, launch.
+
+The desc is DirectML's generated one. Input, filter, bias and output are ``{N, C, [D], [H], W}``
+FLOAT32/FLOAT16 tensors of 3 to 5 dimensions (``DimensionCount`` = spatial dimensions = their
+DimensionCount - 2); forward and backward (transposed) direction, CROSS_CORRELATION and CONVOLUTION
+(flipped filter) modes, strides, dilations, start/end/output padding and groups, optional bias; any
+DML strides on every tensor. The semantics are in :mod:`.reference`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dmlsim.api.directml_schema import DML_CONVOLUTION_DIRECTION, DML_CONVOLUTION_MODE, DML_CONVOLUTION_OPERATOR_DESC
+from dmlsim.api.enums import DML_OPERATOR_TYPE
+from dmlsim.api.errors import Problems
+from dmlsim.api.tensor import TensorLayout
+from dmlsim.operators.base import Operator, ValidatedDesc, register, require_same
+from dmlsim.operators.convolution.reference import ConvolutionGeometry, convolution, output_spatial_sizes
+from dmlsim.operators.float_rules import refuse_fused_activation, require_float_tensors, storage_defines
+from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, TensorArg, Vector
+
+X, F, BIAS, OUT = "InputTensor", "FilterTensor", "BiasTensor", "OutputTensor"
+ARRAYS = ("Strides", "Dilations", "StartPadding", "EndPadding", "OutputPadding")
+BACKWARD = DML_CONVOLUTION_DIRECTION.DML_CONVOLUTION_DIRECTION_BACKWARD
+FLIPPED = DML_CONVOLUTION_MODE.DML_CONVOLUTION_MODE_CONVOLUTION
+
+
+def geometry_of(v: ValidatedDesc) -> ConvolutionGeometry:
+    a = v.attrs
+    return ConvolutionGeometry(a["Direction"] == BACKWARD, a["Mode"] == FLIPPED, tuple(a["Strides"]),
+                               tuple(a["Dilations"]), tuple(a["StartPadding"]), tuple(a["EndPadding"]),
+                               tuple(a["OutputPadding"]), a["GroupCount"])
+
+
+def as_5d(values: tuple[int, ...], fill: int) -> tuple[int, ...]:
+    """{N, C, spatial...} padded to {N, C, D, H, W}: missing spatial dimensions are inserted before the first."""
+    return (*values[:2], *(fill,) * (5 - len(values)), *values[2:])
+
+
+def spatial_3(values: tuple[int, ...], fill: int) -> tuple[int, ...]:
+    """A per-spatial-dimension array padded at the front to (D, H, W)."""
+    return (fill,) * (3 - len(values)) + tuple(values)
+
+
+@register
+class Convolution(Operator):
+    type = DML_OPERATOR_TYPE.DML_OPERATOR_CONVOLUTION
+    desc_cls = DML_CONVOLUTION_OPERATOR_DESC
+
+    def check(self, v: ValidatedDesc, problems: Problems) -> None:
+        # Tensor support (DML_FEATURE_LEVEL_4_0 and above): 3 to 5 dimensions, FLOAT32 or FLOAT16
+        if not require_float_tensors(v, problems, (X, F, BIAS, OUT), range(3, 6)):
+            return
+        # "BiasTensor, FilterTensor, InputTensor, and OutputTensor must have the same DataType and DimensionCount"
+        require_same(v, problems, X, (F, BIAS, OUT), ("DataType", "DimensionCount"))
+        where = v.struct_name
+        rank = len(v.layout(X).sizes)
+        if v.attrs["DimensionCount"] != rank - 2:
+            problems.add(f"{where}.DimensionCount {v.attrs['DimensionCount']} must be InputTensor.DimensionCount - 2 "
+                         f"= {rank - 2} (the number of spatial dimensions)")
+        for name in ("Strides", "Dilations"):
+            for i, value in enumerate(v.attrs[name]):
+                if value == 0:
+                    problems.add(f"{where}.{name}[{i}] must be at least 1, got 0")
+        if v.attrs["GroupCount"] == 0:
+            problems.add(f"{where}.GroupCount must be at least 1, got 0")
+        if problems:
+            return
+        self._check_channels(v, problems)
+        self._check_spatial(v, problems)
+        if not problems:
+            refuse_fused_activation(v)
+
+    @staticmethod
+    def _check_channels(v: ValidatedDesc, problems: Problems) -> None:
+        where, groups = v.struct_name, v.attrs["GroupCount"]
+        x, f, out = v.layout(X).sizes, v.layout(F).sizes, v.layout(OUT).sizes
+        if out[0] != x[0]:
+            problems.add(f"{where}.OutputTensor.Sizes[0] {out[0]} must equal InputTensor.Sizes[0] {x[0]} (BatchCount)")
+        if x[1] % groups:
+            problems.add(f"{where}.InputTensor.Sizes[1] {x[1]} (InputChannelCount) must be a multiple of GroupCount "
+                         f"{groups}")
+        if v.attrs["Direction"] == BACKWARD:
+            # filter {InputChannelCount, OutputChannelCount / GroupCount, kernel...}
+            if f[0] != x[1]:
+                problems.add(f"{where}.FilterTensor.Sizes[0] {f[0]} must equal InputTensor.Sizes[1] {x[1]} "
+                             "(InputChannelCount; BACKWARD filters are {InputChannelCount, OutputChannelCount / "
+                             "GroupCount, ...})")
+            if out[1] != f[1] * groups:
+                problems.add(f"{where}.OutputTensor.Sizes[1] {out[1]} must equal FilterTensor.Sizes[1] {f[1]} * "
+                             f"GroupCount {groups} = {f[1] * groups} (OutputChannelCount)")
+        else:
+            # filter {OutputChannelCount, InputChannelCount / GroupCount, kernel...}
+            if f[1] * groups != x[1]:
+                problems.add(f"{where}.FilterTensor.Sizes[1] {f[1]} * GroupCount {groups} must equal "
+                             f"InputTensor.Sizes[1] {x[1]} (InputChannelCount; FORWARD filters are "
+                             "{OutputChannelCount, InputChannelCount / GroupCount, ...})")
+            if f[0] % groups:
+                problems.add(f"{where}.FilterTensor.Sizes[0] {f[0]} (OutputChannelCount) must be a multiple of "
+                             f"GroupCount {groups}")
+            if out[1] != f[0]:
+                problems.add(f"{where}.OutputTensor.Sizes[1] {out[1]} must equal FilterTensor.Sizes[0] {f[0]} "
+                             "(OutputChannelCount)")
+        bias = v.tensors.get(BIAS)
+        if isinstance(bias, TensorLayout):
+            expected = (1, out[1], *(1,) * (len(out) - 2))
+            if bias.sizes != expected:
+                problems.add(f"{where}.BiasTensor.Sizes {list(bias.sizes)} must be {list(expected)} "
+                             "({1, OutputChannelCount, 1...})")
+
+    @staticmethod
+    def _check_spatial(v: ValidatedDesc, problems: Problems) -> None:
+        where, geometry = v.struct_name, geometry_of(v)
+        x, f, out = v.layout(X).sizes, v.layout(F).sizes, v.layout(OUT).sizes
+        for i, (size, k) in enumerate(zip(x[2:], f[2:], strict=True)):
+            extent = (k - 1) * geometry.dilations[i] + 1
+            padded = size + geometry.start_padding[i] + geometry.end_padding[i]
+            if not geometry.backward and extent > padded:
+                problems.add(f"{where}.FilterTensor.Sizes[{i + 2}] {k} with Dilations[{i}] {geometry.dilations[i]} "
+                             f"spans {extent} elements, more than InputTensor.Sizes[{i + 2}] {size} plus StartPadding"
+                             f"[{i}] and EndPadding[{i}] ({padded})")
+            if geometry.backward and geometry.start_padding[i] + geometry.end_padding[i] >= (size - 1) * \
+                    geometry.strides[i] + extent:
+                problems.add(f"{where}.StartPadding[{i}] + EndPadding[{i}] must be less than the full transposed "
+                             f"output size (InputTensor.Sizes[{i + 2}] - 1) * Strides[{i}] + dilated filter size = "
+                             f"{(size - 1) * geometry.strides[i] + extent}")
+        if problems:
+            return
+        expected = output_spatial_sizes(geometry, x[2:], f[2:])
+        if tuple(out[2:]) != expected:
+            formula = ("(in - 1) * stride + (kernel - 1) * dilation + 1 - StartPadding - EndPadding + OutputPadding"
+                       if geometry.backward else
+                       "(in + StartPadding + EndPadding - (kernel - 1) * dilation - 1) / stride + 1 + OutputPadding")
+            problems.add(f"{where}.OutputTensor.Sizes {list(out)}: the spatial sizes must be {list(expected)} "
+                         f"({formula})")
+
+    def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
+        return {OUT: convolution(inputs[X], inputs[F], inputs.get(BIAS), geometry_of(v), v.layout(OUT).sizes[2:])}
+
+    def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        geometry = geometry_of(v)
+        out = v.layout(OUT)
+        valid = tuple(o - p for o, p in zip(out.sizes[2:], geometry.output_padding, strict=True))
+        args: list[Any] = []
+        for name in (X, F):
+            layout = bound[name].layout
+            args += [TensorArg(name, scalar=True), Vector(as_5d(layout.strides, 0), rank=8, fill=0),
+                     Vector(as_5d(layout.sizes, 1), rank=8)]
+        has_bias = bound.get(BIAS) is not None
+        if has_bias:
+            args += [TensorArg(BIAS, scalar=True), np.uint64(bound[BIAS].layout.strides[1])]
+        args += [TensorArg(OUT, scalar=True), Vector(as_5d(bound[OUT].layout.strides, 0), rank=8, fill=0),
+                 Vector(as_5d(out.sizes, 1), rank=8),
+                 Vector(spatial_3(geometry.strides, 1)), Vector(spatial_3(geometry.dilations, 1)),
+                 Vector(spatial_3(geometry.start_padding, 0)), Vector(spatial_3(valid, 1)),
+                 np.uint32(geometry.groups), np.uint32(out.element_count)]
+        defines = {**storage_defines(out), "BACKWARD": geometry.backward, "FLIP": geometry.flip, "HAS_BIAS": has_bias}
+        return [KernelLaunch(self.kernel_source, "convolution", defines, Items(out.element_count), args=args)]

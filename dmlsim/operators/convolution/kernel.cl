@@ -1,0 +1,102 @@
+/* DML_OPERATOR_CONVOLUTION: one work-item per output element. Every tensor is seen as 5-D
+ * {N, C, D, H, W} (a 1-D or 2-D convolution has D (and H) of size 1 and stride 0): sizes and DML strides
+ * arrive as ulong8 whose .s3...s7 are N, C, D, H, W; the per-spatial-dimension attributes as ulong4 whose
+ * .y .z .w are D, H, W. Build variants: -DBACKWARD (transposed convolution, filter {Cin, Cout/G, ...};
+ * otherwise forward, filter {Cout, Cin/G, ...}), -DFLIP (DML_CONVOLUTION_MODE_CONVOLUTION: the filter
+ * read reversed along every spatial axis), -DHAS_BIAS, -DSTORE_HALF (float32 accumulation).
+ * Forward: outputs at or past `valid` (the end padding added by OutputPadding) hold 0 before the bias.
+ * Backward: output p gathers every input i and filter tap k with i*stride + k*dilation = p + StartPadding.
+ */
+#include "dmlsim.h"
+
+#ifndef FUSED_ACTIVATION
+#define FUSED_ACTIVATION(x) (x)
+#endif
+
+#define AT5(st, n, c, d, h, w) \
+    ((ulong)(n) * (st).s3 + (ulong)(c) * (st).s4 + (ulong)(d) * (st).s5 + (ulong)(h) * (st).s6 + (ulong)(w) * (st).s7)
+
+#ifdef FLIP
+#define TAP(k, K) ((uint)(K) - 1 - (k))
+#else
+#define TAP(k, K) (k)
+#endif
+
+/* The input index that filter tap k reads for output index o along one axis; -1 when it reads padding
+ * (forward) or when no input element lands on o through tap k (backward). */
+inline long source_index(uint o, uint k, ulong stride, ulong dilation, ulong pad, ulong in_size)
+{
+#ifdef BACKWARD
+    const long t = (long)o + (long)pad - (long)(k * dilation);
+    if (t < 0 || t % (long)stride != 0)
+        return -1;
+    const long i = t / (long)stride;
+#else
+    const long i = (long)(o * stride + k * dilation) - (long)pad;
+#endif
+    return (i >= 0 && i < (long)in_size) ? i : -1;
+}
+
+__kernel void convolution(__global const store_t *x__base, ulong x__offset, ulong8 x_strides, ulong8 x_sizes,
+                          __global const store_t *f__base, ulong f__offset, ulong8 f_strides, ulong8 f_sizes,
+#ifdef HAS_BIAS
+                          __global const store_t *bias__base, ulong bias__offset, ulong bias_channel_stride,
+#endif
+                          __global store_t *y__base, ulong y__offset, ulong8 y_strides, ulong8 y_sizes,
+                          ulong4 strides, ulong4 dilations, ulong4 start_padding, ulong4 valid, uint groups,
+                          uint count)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+    uint rest = gid;
+    const uint ow = rest % (uint)y_sizes.s7; rest /= (uint)y_sizes.s7;
+    const uint oh = rest % (uint)y_sizes.s6; rest /= (uint)y_sizes.s6;
+    const uint od = rest % (uint)y_sizes.s5; rest /= (uint)y_sizes.s5;
+    const uint oc = rest % (uint)y_sizes.s4;
+    const uint n = rest / (uint)y_sizes.s4;
+
+    const uint cin_group = (uint)x_sizes.s4 / groups;
+#ifdef BACKWARD
+    const uint cout_group = (uint)f_sizes.s4;
+#else
+    const uint cout_group = (uint)y_sizes.s4 / groups;
+#endif
+    const uint group = oc / cout_group;
+
+    float sum = 0.0f;
+#ifndef BACKWARD
+    if (od < valid.y && oh < valid.z && ow < valid.w)
+#endif
+    for (uint ic = 0; ic < cin_group; ++ic) {
+        const uint c = group * cin_group + ic;
+        for (uint kd = 0; kd < (uint)f_sizes.s5; ++kd) {
+            const long id = source_index(od, kd, strides.y, dilations.y, start_padding.y, x_sizes.s5);
+            if (id < 0)
+                continue;
+            for (uint kh = 0; kh < (uint)f_sizes.s6; ++kh) {
+                const long ih = source_index(oh, kh, strides.z, dilations.z, start_padding.z, x_sizes.s6);
+                if (ih < 0)
+                    continue;
+                for (uint kw = 0; kw < (uint)f_sizes.s7; ++kw) {
+                    const long iw = source_index(ow, kw, strides.w, dilations.w, start_padding.w, x_sizes.s7);
+                    if (iw < 0)
+                        continue;
+#ifdef BACKWARD
+                    const ulong tap = AT5(f_strides, c, oc % cout_group, TAP(kd, f_sizes.s5), TAP(kh, f_sizes.s6),
+                                          TAP(kw, f_sizes.s7));
+#else
+                    const ulong tap = AT5(f_strides, oc, ic, TAP(kd, f_sizes.s5), TAP(kh, f_sizes.s6),
+                                          TAP(kw, f_sizes.s7));
+#endif
+                    sum += (float)LOAD(x__base + x__offset, AT5(x_strides, n, c, id, ih, iw)) *
+                           (float)LOAD(f__base + f__offset, tap);
+                }
+            }
+        }
+    }
+#ifdef HAS_BIAS
+    sum += (float)LOAD(bias__base + bias__offset, (ulong)oc * bias_channel_stride);
+#endif
+    STORE(FUSED_ACTIVATION(sum), y__base + y__offset, AT5(y_strides, n, oc, od, oh, ow));
+}

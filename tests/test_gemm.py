@@ -1,0 +1,225 @@
+"""DML_OPERATOR_GEMM (dmlsim/operators/gemm), on every adapter.
+
+Expected values are literals worked out by hand, or the doc's formula
+``Output = Alpha * TransA(A) x TransB(B) + Beta * C`` written out here as explicit float64 loops over
+every batch, row, column and k (never dmlsim's reference). Tolerance: the device accumulates in float32,
+one rounding per product and per sum, so a FLOAT32 result is within K + 2 ulps of the magnitude bound
+``|Alpha| * sum_k |a * b| + |Beta * c|``; FLOAT16 is rounded once more, to half: 1 ulp (FLOAT16) of that bound.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import dmlsim as dml
+from dmlsim.api.numerics import compare_ulps
+from dmlsim.quick import run_operator
+
+F32, F16 = dml.DML_TENSOR_DATA_TYPE_FLOAT32, dml.DML_TENSOR_DATA_TYPE_FLOAT16
+NUMPY = {F32: np.float32, F16: np.float16}
+NONE, TRANSPOSE = dml.DML_MATRIX_TRANSFORM_NONE, dml.DML_MATRIX_TRANSFORM_TRANSPOSE
+
+
+def tensor(data_type, sizes, strides=None, flags=dml.DML_TENSOR_FLAG_NONE):
+    return dml.DML_TENSOR_DESC(dml.DML_TENSOR_TYPE_BUFFER, dml.DML_BUFFER_TENSOR_DESC(
+        data_type, flags, len(sizes), list(sizes), None if strides is None else list(strides),
+        dml.DMLCalcBufferTensorSize(data_type, len(sizes), sizes, strides), 0))
+
+
+def gemm_desc(a, b, c, out, trans_a=NONE, trans_b=NONE, alpha=1.0, beta=1.0, fused=None):
+    return dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_GEMM, dml.DML_GEMM_OPERATOR_DESC(
+        a, b, c, out, trans_a, trans_b, alpha, beta, fused))
+
+
+def gemm_loops(a, b, c, trans_a, trans_b, alpha, beta):
+    """The doc's formula element by element: (expected, magnitude bound), both float64."""
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    m_size = a.shape[-1] if trans_a else a.shape[-2]
+    k_size = a.shape[-2] if trans_a else a.shape[-1]
+    n_size = b.shape[-2] if trans_b else b.shape[-1]
+    batch = a.shape[:-2]
+    expected = np.zeros((*batch, m_size, n_size))
+    bound = np.zeros_like(expected)
+    for index in itertools.product(*(range(s) for s in batch)):
+        for m in range(m_size):
+            for n in range(n_size):
+                total = magnitude = 0.0
+                for k in range(k_size):
+                    a_mk = a[index][k, m] if trans_a else a[index][m, k]
+                    b_kn = b[index][n, k] if trans_b else b[index][k, n]
+                    total += a_mk * b_kn
+                    magnitude += abs(a_mk * b_kn)
+                value, magnitude = float(alpha) * total, abs(float(alpha)) * magnitude
+                if c is not None:
+                    value += float(beta) * float(c[index][m, n])
+                    magnitude += abs(float(beta) * float(c[index][m, n]))
+                expected[index][m, n], bound[index][m, n] = value, magnitude
+    return expected, bound
+
+
+def check(got, expected, bound, data_type, k):
+    report = compare_ulps(got, expected, NUMPY[data_type], 1 if data_type == F16 else k + 2, bound)
+    assert report.ok, report.describe("OutputTensor")
+
+
+def test_dxdispatch_sample_outer_product_plus_c(device):
+    """DxDispatch's dml_gemm.json: {3,1} x {1,3} + 2 (worked by hand: a_i * b_j + 2)."""
+    desc = gemm_desc(tensor(F32, [3, 1]), tensor(F32, [1, 3]), tensor(F32, [3, 3]), tensor(F32, [3, 3]))
+    got = run_operator(device, desc, {"ATensor": np.array([1, 2, 3], np.float32),
+                                      "BTensor": np.array([4, 5, 6], np.float32),
+                                      "CTensor": np.full(9, 2, np.float32)})["OutputTensor"]
+    np.testing.assert_array_equal(got, [[6, 7, 8], [10, 12, 14], [14, 17, 20]])
+
+
+def test_transposes_alpha_beta_by_hand(device):
+    """A stored {K, M} = [[1, 2], [3, 4]] with TransA, B stored {N, K} = [[1, 1], [0, 0], [2, 2]] with TransB:
+    TransA(A) x TransB(B) = [[1, 3], [2, 4]] x [[1, 0, 2], [1, 0, 2]] = [[4, 0, 8], [6, 0, 12]];
+    times Alpha 0.5, plus Beta -1 times C = [[1, 1, 1], [0, 0, 0]]: [[1, -1, 3], [3, 0, 6]]."""
+    a = np.array([[1, 2], [3, 4]], np.float32)      # {K=2, M=2}: read transposed
+    b = np.array([[1, 1], [0, 0], [2, 2]], np.float32)  # {N=3, K=2}: read transposed
+    c = np.array([[1, 1, 1], [0, 0, 0]], np.float32)
+    desc = gemm_desc(tensor(F32, [2, 2]), tensor(F32, [3, 2]), tensor(F32, [2, 3]), tensor(F32, [2, 3]),
+                     TRANSPOSE, TRANSPOSE, 0.5, -1.0)
+    got = run_operator(device, desc, {"ATensor": a, "BTensor": b, "CTensor": c})["OutputTensor"]
+    np.testing.assert_array_equal(got, [[1, -1, 3], [3, 0, 6]])
+
+
+CASES = [  # (batch sizes, M, K, N); M, N and K all 16 or more take the tiled kernel (16 x 16 tiles)
+    ((), 1, 1, 1), ((), 5, 7, 3), ((3,), 4, 9, 2), ((2, 3), 3, 5, 6), ((1, 1), 17, 33, 9),
+    ((1, 1), 16, 16, 16), ((2,), 37, 50, 21),
+]
+
+
+@pytest.mark.parametrize("data_type", [F32, F16], ids=["FLOAT32", "FLOAT16"])
+@pytest.mark.parametrize(("trans_a", "trans_b"), [(NONE, NONE), (TRANSPOSE, NONE), (NONE, TRANSPOSE),
+                                                  (TRANSPOSE, TRANSPOSE)], ids=["NN", "TN", "NT", "TT"])
+@pytest.mark.parametrize("case", CASES, ids=lambda c: "x".join(map(str, (*c[0], *c[1:]))))
+@pytest.mark.parametrize("with_c", [True, False], ids=["C", "noC"])
+def test_gemm_matches_the_formula(device, data_type, trans_a, trans_b, case, with_c):
+    batch, m, k, n = case
+    rng = np.random.default_rng(m * 100 + k * 10 + n)
+    dtype = NUMPY[data_type]
+    a_sizes = (*batch, k, m) if trans_a else (*batch, m, k)
+    b_sizes = (*batch, n, k) if trans_b else (*batch, k, n)
+    out_sizes = (*batch, m, n)
+    a = rng.uniform(-2, 2, a_sizes).astype(dtype)
+    b = rng.uniform(-2, 2, b_sizes).astype(dtype)
+    c = rng.uniform(-2, 2, out_sizes).astype(dtype) if with_c else None
+    alpha, beta = np.float32(0.75), np.float32(-1.5)
+    desc = gemm_desc(tensor(data_type, a_sizes), tensor(data_type, b_sizes),
+                     tensor(data_type, out_sizes) if with_c else None, tensor(data_type, out_sizes),
+                     trans_a, trans_b, alpha, beta)
+    inputs = {"ATensor": a, "BTensor": b, **({"CTensor": c} if with_c else {})}
+    got = run_operator(device, desc, inputs)["OutputTensor"]
+    expected, bound = gemm_loops(a, b, c, trans_a == TRANSPOSE, trans_b == TRANSPOSE, alpha, beta)
+    check(got, expected, bound, data_type, k)
+
+
+@pytest.mark.parametrize(("m", "k", "n"), [(4, 5, 3), (20, 18, 17)], ids=["per-element", "tiled"])
+def test_c_broadcast_and_strided_a_and_padded_output(device, m, k, n):
+    """C {2, M, N} is one row broadcast over rows and batches (strides [0, 0, 1]); A {2, M, K} is stored
+    column-major per batch (strides [M*K, 1, M]); the output has padded rows (strides [M*(N+5), N+5, 1])."""
+    rng = np.random.default_rng(5)
+    a = rng.uniform(-1, 1, (2, m, k)).astype(np.float32)
+    b = rng.uniform(-1, 1, (2, k, n)).astype(np.float32)
+    row = rng.uniform(-2, 2, n).astype(np.float32)
+    desc = gemm_desc(tensor(F32, [2, m, k], [m * k, 1, m]), tensor(F32, [2, k, n]),
+                     tensor(F32, [2, m, n], [0, 0, 1]), tensor(F32, [2, m, n], [m * (n + 5), n + 5, 1]),
+                     alpha=2.0, beta=3.0)
+    got = run_operator(device, desc, {"ATensor": a, "BTensor": b, "CTensor": np.broadcast_to(row, (2, m, n))})
+    expected, bound = gemm_loops(a, b, np.broadcast_to(row, (2, m, n)), False, False, 2.0, 3.0)
+    check(got["OutputTensor"], expected, bound, F32, k)
+
+
+def test_a_broadcast_over_batches_through_stride_zero(device):
+    """One A matrix shared by three batches (strides [0, 2, 1]), B different per batch."""
+    a = np.array([[1, 2], [3, 4]], np.float32)
+    b = np.arange(12, dtype=np.float32).reshape(3, 2, 2)
+    desc = gemm_desc(tensor(F32, [3, 2, 2], [0, 2, 1]), tensor(F32, [3, 2, 2]), None, tensor(F32, [3, 2, 2]))
+    got = run_operator(device, desc, {"ATensor": np.broadcast_to(a, (3, 2, 2)), "BTensor": b})["OutputTensor"]
+    # by hand: [[1, 2], [3, 4]] x [[0, 1], [2, 3]] = [[4, 7], [8, 15]]; x [[4, 5], [6, 7]] = [[16, 19], [36, 43]];
+    # x [[8, 9], [10, 11]] = [[28, 31], [64, 71]]
+    np.testing.assert_array_equal(got, [[[4, 7], [8, 15]], [[16, 19], [36, 43]], [[28, 31], [64, 71]]])
+
+
+def test_beta_is_ignored_without_c(device):
+    """The doc: "If CTensor is not provided, then this value is ignored" (even NaN)."""
+    desc = gemm_desc(tensor(F32, [1, 2]), tensor(F32, [2, 1]), None, tensor(F32, [1, 1]), beta=float("nan"))
+    got = run_operator(device, desc, {"ATensor": np.array([2, 3], np.float32),
+                                      "BTensor": np.array([5, 7], np.float32)})["OutputTensor"]
+    np.testing.assert_array_equal(got, [[31]])
+
+
+def test_float16_result_rounds_to_nearest_even(device):
+    """1 * 1 + 2048 = 2049 lies halfway between the FLOAT16 neighbours 2048 and 2050: stored 2048 (even);
+    3 * 1 + 2048 = 2051, halfway between 2050 and 2052: stored 2052 (even)."""
+    desc = gemm_desc(tensor(F16, [2, 1]), tensor(F16, [1, 1]), tensor(F16, [2, 1]), tensor(F16, [2, 1]),
+                     alpha=1.0, beta=1.0)
+    got = run_operator(device, desc, {"ATensor": np.array([1, 3], np.float16), "BTensor": np.array([1], np.float16),
+                                      "CTensor": np.array([2048, 2048], np.float16)})["OutputTensor"]
+    np.testing.assert_array_equal(got, np.array([[2048], [2052]], np.float16))
+
+
+# --- validation: every rule of the doc page, each refusal naming the field --------------------------
+def refused(ref_device, desc, hresult=dml.E_INVALIDARG):
+    with pytest.raises(dml.DMLError) as info:
+        ref_device.CreateOperator(desc)
+    assert info.value.hresult == hresult, str(info.value)
+    return str(info.value)
+
+
+def test_validation_data_types_and_dimension_counts(ref_device):
+    i32 = dml.DML_TENSOR_DATA_TYPE_INT32
+    message = refused(ref_device, gemm_desc(tensor(i32, [2, 2]), tensor(i32, [2, 2]), None, tensor(i32, [2, 2])))
+    assert "DML_GEMM_OPERATOR_DESC.ATensor.DataType INT32 is not supported by DML_OPERATOR_GEMM" in message
+    assert "OutputTensor.DataType INT32" in message
+    message = refused(ref_device, gemm_desc(tensor(F32, [1, 1, 1, 2, 2]), tensor(F32, [1, 1, 1, 2, 2]), None,
+                                            tensor(F32, [1, 1, 1, 2, 2])))
+    assert "ATensor.DimensionCount 5 is not supported by DML_OPERATOR_GEMM (supported: 2 to 4)" in message
+    message = refused(ref_device, gemm_desc(tensor(F32, [2]), tensor(F32, [2, 1]), None, tensor(F32, [1, 1])))
+    assert "ATensor.DimensionCount 1 is not supported" in message
+    message = refused(ref_device, gemm_desc(tensor(F32, [2, 2]), tensor(F16, [2, 2]), None, tensor(F32, [2, 2])))
+    assert "BTensor.DataType FLOAT16 must equal OutputTensor.DataType FLOAT32" in message
+    message = refused(ref_device, gemm_desc(tensor(F32, [2, 2]), tensor(F32, [1, 2, 2]), None, tensor(F32, [2, 2])))
+    assert "BTensor.DimensionCount 3 must equal OutputTensor.DimensionCount 2" in message
+
+
+def test_validation_shapes(ref_device):
+    message = refused(ref_device, gemm_desc(tensor(F32, [3, 2]), tensor(F32, [2, 4]), tensor(F32, [3, 1]),
+                                            tensor(F32, [3, 4])))
+    assert "CTensor.Sizes [3, 1] must equal OutputTensor.Sizes [3, 4]" in message
+    message = refused(ref_device, gemm_desc(tensor(F32, [3, 2]), tensor(F32, [2, 4]), None, tensor(F32, [2, 4])))
+    assert "ATensor.Sizes [3, 2] is {..., M, K} (TransA NONE) with M = 3, but OutputTensor.Sizes [2, 4]" in message
+    message = refused(ref_device, gemm_desc(tensor(F32, [3, 2]), tensor(F32, [2, 4]), None, tensor(F32, [3, 4]),
+                                            trans_a=TRANSPOSE))
+    assert "ATensor.Sizes [3, 2] is {..., K, M} (TransA TRANSPOSE) with M = 2" in message
+    assert "with K = 2, but ATensor.Sizes [3, 2] is {..., K, M} (TransA TRANSPOSE) with K = 3" in message
+    message = refused(ref_device, gemm_desc(tensor(F32, [3, 2]), tensor(F32, [2, 4]), None, tensor(F32, [3, 5])))
+    assert "BTensor.Sizes [2, 4] is {..., K, N} (TransB NONE) with N = 4, but OutputTensor.Sizes [3, 5]" in message
+    message = refused(ref_device, gemm_desc(tensor(F32, [2, 3, 2]), tensor(F32, [1, 2, 4]), None,
+                                            tensor(F32, [2, 3, 4])))
+    assert "BTensor.Sizes [1, 2, 4]: the leading (BatchCount, ChannelCount) sizes [1] must equal OutputTensor's [2]" \
+        in message
+    message = refused(ref_device, gemm_desc(tensor(F32, [3, 2]), tensor(F32, [2, 4]), None, tensor(F32, [3, 4]),
+                                            trans_b=5))
+    assert "TransB 5 is not a DML_MATRIX_TRANSFORM" in message
+
+
+def test_fused_activation_is_refused_until_wired(ref_device):
+    relu = dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ACTIVATION_RELU, dml.DML_ACTIVATION_RELU_OPERATOR_DESC(None, None))
+    message = refused(ref_device, gemm_desc(tensor(F32, [2, 2]), tensor(F32, [2, 2]), None, tensor(F32, [2, 2]),
+                                            fused=relu), dml.E_NOTIMPL)
+    assert "DML_GEMM_OPERATOR_DESC.FusedActivation: fused activations not wired yet" in message
+    # an invalid desc with a fused activation is still E_INVALIDARG, naming the problem
+    message = refused(ref_device, gemm_desc(tensor(F32, [2, 3]), tensor(F32, [2, 2]), None, tensor(F32, [2, 2]),
+                                            fused=relu))
+    assert "with K = 2, but ATensor.Sizes [2, 3]" in message
+
+
+def test_registered():
+    from dmlsim.operators import implemented_names
+
+    assert "DML_OPERATOR_GEMM" in implemented_names()
