@@ -287,11 +287,22 @@ def test_validation(ref_device, desc, expected):
     assert expected in refused(ref_device, desc)
 
 
-def test_fused_activation_is_refused_until_wired(ref_device):
+@pytest.mark.formula
+def test_fused_activation_applies_to_the_output(device):
+    """FusedActivation(conv(x) + bias): [1, -2, 3, -4] cross-correlated with [1, 1] is -1, 1, -1; plus the bias
+    -1: -2, 0, -2; a LEAKY_RELU with Alpha 0.5 halves the negatives."""
+    leaky = dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ACTIVATION_LEAKY_RELU,
+                                  dml.DML_ACTIVATION_LEAKY_RELU_OPERATOR_DESC(None, None, 0.5))
+    desc = conv_desc(T(F32, [1, 1, 4]), T(F32, [1, 1, 2]), T(F32, [1, 1, 1]), T(F32, [1, 1, 3]), fused=leaky)
+    got = run_operator(device, desc, {"InputTensor": np.array([1, -2, 3, -4], np.float32).reshape(1, 1, 4),
+                                      "FilterTensor": np.ones((1, 1, 2), np.float32),
+                                      "BiasTensor": np.full((1, 1, 1), -1, np.float32)})["OutputTensor"]
+    np.testing.assert_array_equal(got.ravel(), [-1, 0, -1])
     relu = dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ACTIVATION_RELU, dml.DML_ACTIVATION_RELU_OPERATOR_DESC(None, None))
-    desc = conv_desc(T(F32, [1, 1, 3]), T(F32, [1, 1, 2]), None, T(F32, [1, 1, 2]), fused=relu)
-    message = refused(ref_device, desc, dml.E_NOTIMPL)
-    assert "DML_CONVOLUTION_OPERATOR_DESC.FusedActivation: fused activations not wired yet" in message
+    desc = conv_desc(T(F32, [1, 1, 4]), T(F32, [1, 1, 2]), None, T(F32, [1, 1, 3]), fused=relu)
+    got = run_operator(device, desc, {"InputTensor": np.array([1, 2, -3, 4], np.float32).reshape(1, 1, 4),
+                                      "FilterTensor": np.ones((1, 1, 2), np.float32)})["OutputTensor"]
+    np.testing.assert_array_equal(got.ravel(), [3, 0, 1])
 
 
 def test_registered():

@@ -42,12 +42,9 @@ def test_there_are_model_files():
                                        "recurrent_resize.json"}
 
 
-# conv_fused.json's convolution has a FusedActivation, which CONVOLUTION refuses (E_NOTIMPL naming the field)
-# until fused activations are wired into its kernel: test_fused_activation_not_wired_yet covers it meanwhile.
-FUSED_ACTIVATION_NOT_WIRED = {"conv_fused.json"}
 
 
-@pytest.mark.parametrize("path", [p for p in FILES if p.name not in FUSED_ACTIVATION_NOT_WIRED], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_each_file_is_valid_and_stops_only_at_not_implemented(path, capsys):
     """Dispatchables and dispatches of unimplemented operators are 'not implemented'; those of implemented
     ones (the files mix both) are created, bound and recorded: 'passed'."""
@@ -74,15 +71,6 @@ def test_each_file_is_valid_and_stops_only_at_not_implemented(path, capsys):
             assert outcome.status == NOT_IMPLEMENTED and "bindings were checked and are valid" in outcome.message
         else:
             assert outcome.status == PASSED, outcome.describe()
-
-
-def test_fused_activation_not_wired_yet():
-    """A CONVOLUTION with a FusedActivation is refused with E_NOTIMPL naming the field, at the field."""
-    path = DATA / "conv_fused.json"
-    result = validate(path)
-    outcome = result.outcomes["conv"]
-    assert f"{path}:31:36: dispatchables.conv.desc.FusedActivation: E_NOTIMPL" in outcome.describe()
-    assert "DML_CONVOLUTION_OPERATOR_DESC.FusedActivation: fused activations not wired yet" in outcome.message
 
 
 def test_the_conv_file_uses_every_feature_it_claims():
@@ -139,7 +127,7 @@ def test_typos_are_reported_at_file_line_column(tmp_path, file, old, new, expect
     assert f"{path}{expected}" in problems_of(path)
 
 
-# conv_fused.json without its fused activation (refused until wired), for a check that needs the operator created
+# conv_fused.json without its fused activation: the binding-typo check below runs on both variants
 UNFUSE = (',\n                "FusedActivation": '
           '{ "Type": "DML_OPERATOR_ACTIVATION_LEAKY_RELU", "Desc": { "Alpha": 0.1 } }')
 

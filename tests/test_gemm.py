@@ -208,14 +208,21 @@ def test_validation_shapes(ref_device):
     assert "TransB 5 is not a DML_MATRIX_TRANSFORM" in message
 
 
-def test_fused_activation_is_refused_until_wired(ref_device):
+@pytest.mark.formula
+def test_fused_activation_applies_to_the_output(device):
+    """FusedActivation(Alpha·A×B + Beta·C): [[1, 2], [3, 4]] × [[1, -1], [-1, 1]] = [[-1, 1], [-1, 1]], plus
+    C = [[0.5, 0.5], [2, -2]] gives [[-0.5, 1.5], [1, -1]]; LEAKY_RELU with Alpha 0.25 quarters the negatives."""
+    leaky = dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ACTIVATION_LEAKY_RELU,
+                                  dml.DML_ACTIVATION_LEAKY_RELU_OPERATOR_DESC(None, None, 0.25))
+    t = tensor(F32, [2, 2])
+    got = run_operator(device, gemm_desc(t, t, t, t, fused=leaky), {
+        "ATensor": np.array([[1, 2], [3, 4]], np.float32), "BTensor": np.array([[1, -1], [-1, 1]], np.float32),
+        "CTensor": np.array([[0.5, 0.5], [2, -2]], np.float32)})["OutputTensor"]
+    np.testing.assert_array_equal(got, [[-0.125, 1.5], [1, -0.25]])
+    # an invalid desc with a fused activation is E_INVALIDARG, naming the problem
     relu = dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ACTIVATION_RELU, dml.DML_ACTIVATION_RELU_OPERATOR_DESC(None, None))
-    message = refused(ref_device, gemm_desc(tensor(F32, [2, 2]), tensor(F32, [2, 2]), None, tensor(F32, [2, 2]),
-                                            fused=relu), dml.E_NOTIMPL)
-    assert "DML_GEMM_OPERATOR_DESC.FusedActivation: fused activations not wired yet" in message
-    # an invalid desc with a fused activation is still E_INVALIDARG, naming the problem
-    message = refused(ref_device, gemm_desc(tensor(F32, [2, 3]), tensor(F32, [2, 2]), None, tensor(F32, [2, 2]),
-                                            fused=relu))
+    message = refused(device, gemm_desc(tensor(F32, [2, 3]), tensor(F32, [2, 2]), None, tensor(F32, [2, 2]),
+                                        fused=relu))
     assert "with K = 2, but ATensor.Sizes [2, 3]" in message
 
 

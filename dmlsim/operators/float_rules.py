@@ -1,5 +1,5 @@
 """Rules shared by DirectML operators whose doc pages allow only FLOAT32/FLOAT16 tensors of a range of
-dimension counts (GEMM, CONVOLUTION, UPSAMPLE_2D), and their not-yet-wired FusedActivation.
+dimension counts (GEMM, CONVOLUTION, UPSAMPLE_2D).
 
 The generated descs (dmlsim.api.directml_schema) accept any data type and 1 to 8 dimensions; an
 operator narrows them in its ``check`` with these helpers, each problem naming the struct field.
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dmlsim.api.enums import DML_TENSOR_DATA_TYPE
-from dmlsim.api.errors import E_NOTIMPL, DMLError, Problems
+from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import TensorLayout, data_type_name
 from dmlsim.operators.base import ValidatedDesc
 
@@ -41,12 +41,3 @@ def require_float_tensors(v: ValidatedDesc, problems: Problems, names: Sequence[
 def storage_defines(layout: TensorLayout) -> dict[str, bool]:
     """The kernel build define of a FLOAT32/FLOAT16 tensor's storage (dmlsim/cl_kernels/dmlsim.h)."""
     return {"STORE_HALF": layout.data_type == _T.DML_TENSOR_DATA_TYPE_FLOAT16}
-
-
-def refuse_fused_activation(v: ValidatedDesc) -> None:
-    """A valid desc with a FusedActivation is refused with E_NOTIMPL until fused activations are wired
-    into this operator's kernel (its kernel already ends in FUSED_ACTIVATION(x), the identity today)."""
-    if v.attrs.get("FusedActivation") is not None:
-        raise DMLError(E_NOTIMPL, f"{v.struct_name}.FusedActivation: fused activations not wired yet: "
-                                  f"{v.operator.name} is not implemented by dmlsim with a FusedActivation (the "
-                                  "desc was checked and is valid; pass FusedActivation null)")

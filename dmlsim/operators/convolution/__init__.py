@@ -17,9 +17,10 @@ from dmlsim.api.directml_schema import DML_CONVOLUTION_DIRECTION, DML_CONVOLUTIO
 from dmlsim.api.enums import DML_OPERATOR_TYPE
 from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import TensorLayout
+from dmlsim.operators.activation.fused import apply_fused, fused_defines
 from dmlsim.operators.base import Operator, ValidatedDesc, register, require_same
 from dmlsim.operators.convolution.reference import ConvolutionGeometry, convolution, output_spatial_sizes
-from dmlsim.operators.float_rules import refuse_fused_activation, require_float_tensors, storage_defines
+from dmlsim.operators.float_rules import require_float_tensors, storage_defines
 from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, TensorArg, Vector
 
 X, F, BIAS, OUT = "InputTensor", "FilterTensor", "BiasTensor", "OutputTensor"
@@ -71,8 +72,6 @@ class Convolution(Operator):
             return
         self._check_channels(v, problems)
         self._check_spatial(v, problems)
-        if not problems:
-            refuse_fused_activation(v)
 
     @staticmethod
     def _check_channels(v: ValidatedDesc, problems: Problems) -> None:
@@ -138,7 +137,8 @@ class Convolution(Operator):
                          f"({formula})")
 
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
-        return {OUT: convolution(inputs[X], inputs[F], inputs.get(BIAS), geometry_of(v), v.layout(OUT).sizes[2:])}
+        result = convolution(inputs[X], inputs[F], inputs.get(BIAS), geometry_of(v), v.layout(OUT).sizes[2:])
+        return {OUT: apply_fused(result, v.attrs.get("FusedActivation"))}
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
         geometry = geometry_of(v)
@@ -157,5 +157,6 @@ class Convolution(Operator):
                  Vector(spatial_3(geometry.strides, 1)), Vector(spatial_3(geometry.dilations, 1)),
                  Vector(spatial_3(geometry.start_padding, 0)), Vector(spatial_3(valid, 1)),
                  np.uint32(geometry.groups), np.uint32(out.element_count)]
-        defines = {**storage_defines(out), "BACKWARD": geometry.backward, "FLIP": geometry.flip, "HAS_BIAS": has_bias}
+        defines = {**storage_defines(out), "BACKWARD": geometry.backward, "FLIP": geometry.flip, "HAS_BIAS": has_bias,
+                   **fused_defines(v.attrs.get("FusedActivation"))}
         return [KernelLaunch(self.kernel_source, "convolution", defines, Items(out.element_count), args=args)]

@@ -8,10 +8,7 @@
  * Backward: output p gathers every input i and filter tap k with i*stride + k*dilation = p + StartPadding.
  */
 #include "dmlsim.h"
-
-#ifndef FUSED_ACTIVATION
-#define FUSED_ACTIVATION(x) (x)
-#endif
+#include "activations.h"
 
 #define AT5(st, n, c, d, h, w) \
     ((ulong)(n) * (st).s3 + (ulong)(c) * (st).s4 + (ulong)(d) * (st).s5 + (ulong)(h) * (st).s6 + (ulong)(w) * (st).s7)

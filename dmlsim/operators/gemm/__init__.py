@@ -16,8 +16,9 @@ import numpy as np
 from dmlsim.api.directml_schema import DML_GEMM_OPERATOR_DESC, DML_MATRIX_TRANSFORM
 from dmlsim.api.enums import DML_OPERATOR_TYPE
 from dmlsim.api.errors import Problems
+from dmlsim.operators.activation.fused import apply_fused, fused_defines
 from dmlsim.operators.base import Operator, ValidatedDesc, register, require_same
-from dmlsim.operators.float_rules import refuse_fused_activation, require_float_tensors, storage_defines
+from dmlsim.operators.float_rules import require_float_tensors, storage_defines
 from dmlsim.operators.gemm.reference import gemm
 from dmlsim.operators.plan import Groups, Items, KernelLaunch, LaunchTarget, TensorArg, Vector
 
@@ -49,8 +50,6 @@ class Gemm(Operator):
         if problems:
             return
         self._check_shapes(v, problems)
-        if not problems:
-            refuse_fused_activation(v)
 
     @staticmethod
     def _check_shapes(v: ValidatedDesc, problems: Problems) -> None:
@@ -78,8 +77,9 @@ class Gemm(Operator):
                          f"{list(a)} is {shape_a} with K = {k}")
 
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
-        return {OUT: gemm(inputs[A], inputs[B], inputs.get(C), v.attrs["TransA"] == TRANSPOSE,
-                          v.attrs["TransB"] == TRANSPOSE, v.attrs["Alpha"], v.attrs["Beta"])}
+        result = gemm(inputs[A], inputs[B], inputs.get(C), v.attrs["TransA"] == TRANSPOSE,
+                      v.attrs["TransB"] == TRANSPOSE, v.attrs["Alpha"], v.attrs["Beta"])
+        return {OUT: apply_fused(result, v.attrs.get("FusedActivation"))}
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
         out = v.layout(OUT)
@@ -90,7 +90,7 @@ class Gemm(Operator):
         args = [*tensors, Vector(out.sizes), np.uint32(k), np.uint32(trans_a),
                 np.uint32(v.attrs["TransB"] == TRANSPOSE), np.float32(v.attrs["Alpha"]), np.float32(v.attrs["Beta"]),
                 np.uint32(out.element_count)]
-        defines = {**storage_defines(out), "HAS_C": has_c}
+        defines = {**storage_defines(out), "HAS_C": has_c, **fused_defines(v.attrs.get("FusedActivation"))}
         m, n = out.sizes[-2:]
         if m >= TILE and n >= TILE and k >= TILE:
             tiles_m, tiles_n = -(-m // TILE), -(-n // TILE)

@@ -9,10 +9,7 @@
  * tile, staging TILE-wide slices of A and B in local memory.
  */
 #include "dmlsim.h"
-
-#ifndef FUSED_ACTIVATION
-#define FUSED_ACTIVATION(x) (x)
-#endif
+#include "activations.h"
 
 #define TILE 16
 
