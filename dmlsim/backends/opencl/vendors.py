@@ -88,5 +88,5 @@ def unregistered_runtimes() -> list[str]:
     icd = folder / INTEL_ICD
     if icd.is_file() and icd.read_text().strip() == str(library):
         return []
-    return [f"Intel's OpenCL CPU runtime is installed but not registered with the OpenCL loader: "
-            f"run `dmlsim doctor --install`"]
+    return ["Intel's OpenCL CPU runtime is installed but not registered with the OpenCL loader: "
+            "run `dmlsim doctor --install`"]
