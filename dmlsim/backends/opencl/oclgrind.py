@@ -38,7 +38,7 @@ import numpy as np
 from dmlsim.api.errors import DXGI_ERROR_DEVICE_REMOVED, DMLError
 from dmlsim.backends.adapters import AdapterInfo
 from dmlsim.backends.opencl.errors import check
-from dmlsim.backends.opencl.programs import source_origin
+from dmlsim.backends.opencl.programs import kernel_source, source_origin
 from dmlsim.backends.opencl.runtime import OpenCLBackend, PreparedLaunch, Timing
 
 CHECKS = {"OCLGRIND_DATA_RACES": "1", "OCLGRIND_UNINITIALIZED": "1", "OCLGRIND_MAX_ERRORS": str(2**31 - 1)}
@@ -74,7 +74,8 @@ class Diagnostic:
         lines = self.text.splitlines()
         for i, line in enumerate(lines[:-1]):
             if _LOCATION.search(line):
-                return lines[i + 1].strip()
+                text = lines[i + 1].strip()
+                return None if text == "(source not available)" else text
         return None
 
 
@@ -95,12 +96,16 @@ def describe(diagnostics: list[Diagnostic], launch: PreparedLaunch | None, what:
     """The DMLError message: the first diagnostic located in the repository's files, then every message."""
     first = diagnostics[0]
     kernel = first.kernel or (launch.name if launch else None)
-    where = ""
+    where, statement = "", first.statement
     if first.line is not None:
         line, column = first.line
-        file, number = source_origin(launch.source, line) if launch and launch.source else ("kernel source", line)
+        file, number = "kernel source", line
+        if launch is not None and launch.source is not None:
+            file, number = source_origin(launch.source, line)
+            # Oclgrind has no source for programs pyopencl loaded from its binary cache
+            statement = kernel_source(launch.source).splitlines()[line - 1].strip()
         where = f" at {file}:{number}:{column}"
-    statement = f" (`{first.statement}`)" if first.statement else ""
+    statement = f" (`{statement}`)" if statement else ""
     head = f"Oclgrind: {first.headline} in kernel {kernel or '?'}{where}{statement}, while {what}"
     count = f"{len(diagnostics)} diagnostic{'s' if len(diagnostics) != 1 else ''}"
     return f"{head}\n{count} in all:\n" + "\n".join(d.text for d in diagnostics)

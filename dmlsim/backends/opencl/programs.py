@@ -19,12 +19,13 @@ from dmlsim.api.errors import E_FAIL, DMLError
 from dmlsim.backends.opencl.errors import import_pyopencl
 from dmlsim.operators.plan import KernelSource
 
+SHARED_PACKAGE = "dmlsim.cl_kernels"
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_.-]+)"\s*$', re.MULTILINE)
 
 
 def kernel_dir() -> Path:
     """The folder holding the .cl files (the repo's ``cl_kernels/``, installed as ``dmlsim.cl_kernels``)."""
-    return Path(str(resources.files("dmlsim.cl_kernels")))
+    return Path(str(resources.files(SHARED_PACKAGE)))
 
 
 def source_label(source: KernelSource) -> str:
@@ -39,8 +40,8 @@ def kernel_source(source: KernelSource) -> str:
 
 
 def source_origin(source: KernelSource, line: int) -> tuple[str, int]:
-    """Which file and line of the repository line ``line`` (1-based) of :func:`kernel_source` comes from:
-    ``("cl_kernels/common.h", 12)``. Diagnostics name a line of the inlined source; users want this."""
+    """Which file and line the line ``line`` (1-based) of :func:`kernel_source` comes from:
+    ``("dmlsim/cl_kernels/common.h", 12)``. Diagnostics name a line of the inlined source; users want this."""
     lines = _expanded(source)
     if not 1 <= line <= len(lines):
         return source_label(source), line
@@ -64,7 +65,8 @@ def _expanded(source: KernelSource) -> tuple[tuple[str, tuple[str, int]], ...]:
                 out.append((line, (label, number)))
             elif match.group(1) not in seen:
                 seen.add(match.group(1))
-                included = expand((folder / match.group(1)).read_text(), f"cl_kernels/{match.group(1)}")
+                header = KernelSource(SHARED_PACKAGE, match.group(1))
+                included = expand((folder / match.group(1)).read_text(), source_label(header))
                 if included and not included[-1][0].endswith("\n"):
                     included[-1] = (included[-1][0] + "\n", included[-1][1])
                 out += included
