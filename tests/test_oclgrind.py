@@ -76,7 +76,8 @@ def test_source_lines_map_back_to_the_repository_file_they_come_from():
         files.add(label)
         path = ROOT / label.removeprefix("dmlsim/") if label.startswith("dmlsim/cl_kernels/") else ROOT / label
         assert path.read_text().splitlines()[line - 1] == text, (number, label, line)
-    assert any(f.startswith("dmlsim/cl_kernels/") for f in files) and "dmlsim/operators/adam_optimizer/kernel.cl" in files
+    assert any(f.startswith("dmlsim/cl_kernels/") for f in files)
+    assert "dmlsim/operators/adam_optimizer/kernel.cl" in files
 
 
 def _line_of(path: Path, needle: str) -> int:
