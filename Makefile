@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[pocl,test]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[pocl,intel,oclgrind,test]'
 	touch $(STAMP)
 
 # A usable OpenCL device: PyPI's PoCL comes with the venv; where it cannot build kernels for this CPU

@@ -24,6 +24,7 @@ from dmlsim.backends.opencl.runtime import PreparedLaunch
 from dmlsim.entry import create_device
 from dmlsim.operators.plan import KernelSource
 
+pytestmark = pytest.mark.oclgrind
 ROOT = Path(__file__).resolve().parent.parent
 OCLGRINDS = [a for a in opencl_adapters() if a.implementation == OCLGRIND]
 REQUIRED = os.environ.get("DMLSIM_REQUIRE_OCLGRIND", "") not in ("", "0")

@@ -40,6 +40,12 @@ class IcdReport:
     def usable(self) -> list[dict]:
         return [d for d in self.devices if d.get("problem") is None]
 
+    @property
+    def simulator(self) -> bool:
+        """Whether every device of this ICD is a simulator (Oclgrind): correct but far too slow for
+        everything; the test matrix gives it its own tier."""
+        return bool(self.devices) and all(d.get("kind") == "SIMULATOR" for d in self.devices)
+
 
 def bundled_vendors() -> Path | None:
     """pyopencl's own ICD folder (``pyopencl/.libs``), which its bundled loader always reads, if any."""
