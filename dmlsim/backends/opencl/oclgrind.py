@@ -17,9 +17,11 @@ deliberate capability queries as errors. Each kernel is waited for right after i
 the log read: a diagnostic becomes a DMLError (``DXGI_ERROR_DEVICE_REMOVED``, as a D3D12 device whose
 kernel faulted) naming the kernel, its file and line, the access, and carrying every message logged.
 
-Oclgrind 21.10 does not count ``clEnqueueFillBuffer`` as initializing memory, so buffers are
-zero-filled here by a write of host zeros instead (otherwise every read of a fresh buffer would be
-reported as uninitialized).
+Oclgrind 21.10's uninitialized-value tracking has two flaws worked around here: it does not count
+``clEnqueueFillBuffer`` as initializing memory (buffers are zero-filled by creating them from host
+zeros instead), and a host write at an offset marks the rest of the buffer uninitialized (every host
+write, and each copy between buffers, is a whole-buffer write from the host). dmlsim's buffers are
+zero-filled at creation, so every byte of them is initialized as far as a kernel is concerned.
 """
 
 from __future__ import annotations
@@ -165,6 +167,13 @@ class OclgrindBackend(OpenCLBackend):
                              hostbuf=np.zeros(max(size, 1), np.uint8))
 
     def write(self, storage: Any, offset: int, data: np.ndarray) -> None:
+        # Oclgrind 21.10 re-creates a buffer's shadow memory on every host write, at the written range:
+        # a write at an offset leaves the rest of the buffer "uninitialized". So every write here is a
+        # whole-buffer write of the buffer's current bytes with ``data`` patched in.
+        if offset or data.size != storage.size:
+            whole = np.frombuffer(super().read(storage, 0, storage.size), np.uint8).copy()
+            whole[offset:offset + data.size] = data
+            data, offset = whole, 0
         super().write(storage, offset, data)
         self.check_log("writing a buffer")
 
@@ -174,8 +183,10 @@ class OclgrindBackend(OpenCLBackend):
         return out
 
     def copy(self, source: Any, destination: Any, size: int) -> None:
-        super().copy(source, destination, size)
-        self.wait()
+        # through the host, for the same reason as write(): a device copy at an offset loses the
+        # initialized state of the rest of the destination
+        data = np.frombuffer(self.read(source.buffer.storage, source.offset, size), np.uint8)
+        self.write(destination.buffer.storage, destination.offset, data)
 
     # --- execution: each kernel waited for and its diagnostics read before the next one -----------
     def submit(self, dispatch: Any) -> list[Timing]:
