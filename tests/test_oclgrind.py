@@ -115,7 +115,10 @@ def test_out_of_bounds_kernel_is_a_dmlerror_naming_kernel_line_and_access(backen
     assert f"in kernel copy at dmlsim/cl_kernels/copy.cl:{line}:" in message and "(`dst[i] = src[i];`)" in message
     assert "Invalid read of size 4" in message.splitlines()[0] and "a deliberately bad copy" in message
     # nothing is lost: every access Oclgrind reported is in the error
-    assert message.count("Invalid read of size 4") == 2 + 1 and message.count("Invalid write of size 4") == 2
+    assert "2 × Invalid read of size 4; 2 × Invalid write of size 4" in message
+    texts = info.value.problems
+    assert sum(t.startswith("Invalid read of size 4") for t in texts) == 2
+    assert sum(t.startswith("Invalid write of size 4") for t in texts) == 2
     backend.check_log("after the error")  # and nothing is reported twice
 
 

@@ -15,7 +15,8 @@ plugins of each context, configured by environment variables read when the conte
 returns as an error code (which dmlsim turns into a DMLError anyway), and it flags pyopencl's own
 deliberate capability queries as errors. Each kernel is waited for right after it is enqueued, and
 the log read: a diagnostic becomes a DMLError (``DXGI_ERROR_DEVICE_REMOVED``, as a D3D12 device whose
-kernel faulted) naming the kernel, its file and line, the access, and carrying every message logged.
+kernel faulted) naming the kernel, its file and line and the access, counting the messages by kind,
+showing the first ones in full and carrying every one in its ``problems`` list.
 
 Oclgrind 21.10's uninitialized-value tracking has two flaws worked around here: it does not count
 ``clEnqueueFillBuffer`` as initializing memory (buffers are zero-filled by creating them from host
@@ -29,6 +30,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -46,6 +48,8 @@ from dmlsim.backends.opencl.runtime import OpenCLBackend, PreparedLaunch, Timing
 CHECKS = {"OCLGRIND_DATA_RACES": "1", "OCLGRIND_UNINITIALIZED": "1", "OCLGRIND_MAX_ERRORS": str(2**31 - 1)}
 LOG_VARIABLE = "OCLGRIND_LOG"
 _LOCATION = re.compile(r"At line (\d+) \(column (\d+)\) of")
+_ADDRESS = re.compile(r" at (global|local|private|constant) memory address 0x[0-9a-f]+")
+SHOWN = 10  # messages written out in full in the DMLError's text
 _KERNEL = re.compile(r"^\s*Kernel:\s*(\S+)", re.MULTILINE)
 
 
@@ -109,8 +113,13 @@ def describe(diagnostics: list[Diagnostic], launch: PreparedLaunch | None, what:
         where = f" at {file}:{number}:{column}"
     statement = f" (`{statement}`)" if statement else ""
     head = f"Oclgrind: {first.headline} in kernel {kernel or '?'}{where}{statement}, while {what}"
-    count = f"{len(diagnostics)} diagnostic{'s' if len(diagnostics) != 1 else ''}"
-    return f"{head}\n{count} in all:\n" + "\n".join(d.text for d in diagnostics)
+    kinds = Counter(_ADDRESS.sub("", d.headline) for d in diagnostics)
+    count = f"{len(diagnostics)} diagnostic{'s' if len(diagnostics) != 1 else ''} in all (" + "; ".join(
+        f"{n} × {kind}" for kind, n in kinds.items()) + ")"
+    shown = "\n".join(d.text for d in diagnostics[:SHOWN])
+    rest = (f"\n... and {len(diagnostics) - SHOWN} more: every message is in the DMLError's `problems`"
+            if len(diagnostics) > SHOWN else "")
+    return f"{head}\n{count}:\n{shown}{rest}"
 
 
 @contextmanager
@@ -157,7 +166,8 @@ class OclgrindBackend(OpenCLBackend):
         """Raise a DMLError carrying every diagnostic logged since the last check, if any."""
         diagnostics = self.new_diagnostics()
         if diagnostics:
-            raise DMLError(DXGI_ERROR_DEVICE_REMOVED, describe(diagnostics, launch, what))
+            raise DMLError(DXGI_ERROR_DEVICE_REMOVED, describe(diagnostics, launch, what),
+                           problems=[d.text for d in diagnostics])  # all of them, however many
 
     # --- memory: zero-filled by a write, which Oclgrind counts as initializing ---------------------
     def allocate(self, size: int) -> Any:
