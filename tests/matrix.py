@@ -86,7 +86,7 @@ def main(extra: list[str]) -> int:
                     total[key] += counts[key]
                 implementation = ", ".join(sorted({d.get("implementation") or d["id"] for d in report.devices}))
                 passed = counts["tests"] - counts["failures"] - counts["errors"] - counts["skipped"]
-                summary.append(f"  {label} on {implementation or report.path}: {passed} passed, "
+                summary.append(f"  {label} on {implementation} ({Path(report.path).name}): {passed} passed, "
                                f"{counts['failures'] + counts['errors']} failed, {counts['skipped']} skipped "
                                f"in {counts['seconds']:.0f} s")
                 if rc != 0 or counts["tests"] == 0:
