@@ -151,3 +151,12 @@ def test_correct_dispatches_report_nothing(backend):
 def test_every_check_is_configured():
     assert CHECKS["OCLGRIND_DATA_RACES"] == "1" and CHECKS["OCLGRIND_UNINITIALIZED"] == "1"
     assert int(CHECKS["OCLGRIND_MAX_ERRORS"]) >= 2**31 - 1  # Oclgrind's default drops all after 1000
+
+
+@needs_oclgrind
+def test_cli_runs_a_model_file_on_oclgrind(capsys):
+    from dmlsim.cli import main
+
+    assert main(["run", "-a", "oclgrind", str(ROOT / "descriptors" / "adam_inplace.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert "Running on '" in out and "Oclgrind" in out and "11 passed" in out
