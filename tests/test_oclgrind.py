@@ -17,7 +17,7 @@ import pytest
 
 import dmlsim as dml
 from dmlsim.backends.adapters import OCLGRIND, opencl_adapters
-from dmlsim.backends.opencl.oclgrind import CHECKS, OclgrindBackend, parse_log
+from dmlsim.backends.opencl.oclgrind import CHECKS, OclgrindBackend, describe, parse_log
 from dmlsim.backends.opencl.programs import kernel_source, source_origin
 from dmlsim.backends.opencl.roofline import COPY_KERNEL
 from dmlsim.backends.opencl.runtime import PreparedLaunch
@@ -64,6 +64,18 @@ def test_log_is_split_into_messages_with_kernel_line_and_statement():
     assert (first.kernel, first.line, first.statement) == ("copy", (33, 23), "dst[i] = src[i];")
     assert race.headline.startswith("Write-write data race") and race.kernel == "race"
     assert "Second entity" in race.text  # indented lines after a tab-only line stay in the message
+
+
+def test_error_text_names_file_line_statement_and_counts_every_kind():
+    launch = SimpleNamespace(name="copy", source=COPY_KERNEL)
+    text = describe(parse_log(LOGGED), launch, "running a test")
+    statement = (ROOT / "cl_kernels" / "copy.cl").read_text().splitlines()[33 - 1].strip()  # copy.cl includes nothing
+    assert text.splitlines()[0] == (
+        "Oclgrind: Invalid read of size 4 at global memory address 0x2000000000020 in "
+        f"kernel copy at dmlsim/cl_kernels/copy.cl:33:23 (`{statement}`), while running a test")
+    assert "2 diagnostics in all (1 × Invalid read of size 4; 1 × Write-write data race)" in text
+    many = describe(parse_log(LOGGED * 7), launch, "x")
+    assert "14 diagnostics in all" in many and "... and 4 more" in many
 
 
 def test_source_lines_map_back_to_the_repository_file_they_come_from():
