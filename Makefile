@@ -8,11 +8,12 @@ STAMP  := $(VENV)/.installed
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[pocl,test]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[pocl,intel,oclgrind,test]'
 	touch $(STAMP)
 
-# A usable OpenCL device: PyPI's PoCL comes with the venv; where it cannot build kernels for this CPU
-# and we are root on a Debian-family machine, Debian's pocl-opencl-icd is installed (dmlsim doctor).
+# Usable OpenCL devices: PyPI's PoCL and Oclgrind register themselves; dmlsim doctor --install registers
+# Intel's OpenCL CPU runtime with pyopencl's ICD loader and, only if still no device works, tries pip-only
+# fixes, then (root, Debian-family) apt-get install pocl-opencl-icd as the last resort.
 opencl: $(STAMP)
 	$(VENV)/bin/dmlsim doctor --install
 

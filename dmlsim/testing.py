@@ -1,7 +1,8 @@
 """Which adapters the test suite runs on (pyopencl-style: every device present, filtered by env var).
 
 ``DMLSIM_TEST_ADAPTERS``: comma-separated adapter specs (as for DMLCreateDevice: ``reference``,
-``P:D``, or a substring such as ``3.0-rc2``); default: every OpenCL device plus ``reference``.
+``P:D``, an index or a name, see dmlsim.backends.adapters); default: ``$PYOPENCL_TEST``'s devices, else
+every usable OpenCL device but a simulator, plus ``reference``.
 ``DMLSIM_REQUIRE_OPENCL=1`` makes a run with no OpenCL device an error instead of a reference-only
 run: CI sets it so that a missing driver can never pass as green.
 
@@ -14,14 +15,28 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from dmlsim.backends.adapters import AdapterInfo, opencl_adapters, reference_adapter, select_adapter
+from dmlsim.backends.adapters import (
+    SIMULATOR,
+    AdapterInfo,
+    opencl_adapters,
+    pyopencl_test_adapters,
+    reference_adapter,
+    select_adapter,
+)
 from dmlsim.backends.opencl.probe import probe
 
 
 def test_adapters() -> list[AdapterInfo]:
-    """The adapters device tests are parametrized over: usable OpenCL devices (see probe) + reference."""
+    """The adapters device tests are parametrized over: usable OpenCL devices (see probe) + reference.
+
+    ``$DMLSIM_TEST_ADAPTERS`` chooses instead; else ``$PYOPENCL_TEST`` (pyopencl's own syntax,
+    ``0:0,1;intel:i5``, resolved by ``pyopencl.tools``) chooses the OpenCL devices, as it does for
+    pyopencl's test fixtures, and the reference device is added.
+    """
     spec = os.environ.get("DMLSIM_TEST_ADAPTERS", "").strip()
     if not spec:
+        if os.environ.get("PYOPENCL_TEST", "").strip():
+            return [*pyopencl_test_adapters(), reference_adapter()]
         return [*usable_opencl_adapters(), reference_adapter()]
     chosen = []
     for part in (p.strip() for p in spec.split(",") if p.strip()):
@@ -33,7 +48,8 @@ def test_adapters() -> list[AdapterInfo]:
 
 
 def usable_opencl_adapters() -> list[AdapterInfo]:
-    return [a for a in opencl_adapters() if probe(a) is None]
+    """OpenCL devices that build and run a probe kernel; simulators (Oclgrind) only when named."""
+    return [a for a in opencl_adapters() if a.kind != SIMULATOR and probe(a) is None]
 
 
 def unusable_opencl_adapters() -> list[tuple[AdapterInfo, str]]:

@@ -1,14 +1,19 @@
 """Run the test suite once per OpenCL ICD (what ``make test`` calls).
 
-Two PoCL builds loaded into one process conflict, so each ICD gets its own pytest process that sees
-only that ICD (``OCL_ICD_VENDORS``). The first ICD with a usable device runs the whole suite (pure
-tier, device tier on its devices and on ``reference``, descriptor corpus); every other ICD runs the
-device tier on its OpenCL devices only; an ICD of CPU devices also runs the device tier with the GPU
-launch shapes forced (``DMLSIM_LAUNCH_SHAPE=gpu``), leaving out the ``formula`` tests (a kernel's
-arithmetic, which the launch shape does not change; each member of a family is its own build); an ICD
-whose devices cannot build kernels runs tests/test_adapters.py, which checks that they fail with a
-clear error. At least one usable OpenCL device must exist: a machine where only the reference device
-runs does not pass.
+Two PoCL builds loaded into one process conflict, so each ICD gets its own pytest process that sees only
+that ICD (``OCL_ICD_VENDORS``). The first ICD with a usable (non-simulator) device runs the whole suite
+(pure tier, device tier on its devices and on ``reference``, descriptor corpus); every other such ICD
+(PyPI's PoCL, Debian's PoCL, Intel's OpenCL CPU runtime, ...) runs the device tier on its OpenCL devices
+only; an ICD of CPU devices also runs the device tier with the GPU launch shapes forced
+(``DMLSIM_LAUNCH_SHAPE=gpu``), leaving out the ``formula`` tests (a kernel's arithmetic, which the
+launch shape does not change; each member of a family is its own build). Oclgrind's ICD gets the
+Oclgrind tier: the device tier minus the cases marked ``large`` (too slow to simulate; every kernel
+variant also has small cases) and the ``formula`` ones (arithmetic, not memory access: every layout path
+has its own tests), plus tests/test_oclgrind.py, with every kernel checked for invalid accesses, data
+races and uninitialized reads (dmlsim.backends.opencl.oclgrind): any diagnostic fails its test. An ICD
+whose devices cannot build kernels runs tests/test_adapters.py, which checks that they fail with a clear
+error. At least one usable OpenCL device must exist: a machine where only the reference device runs does
+not pass. Each run's counts and wall time are printed at the end.
 
 Usage: python tests/matrix.py [extra pytest args]
 """
@@ -19,10 +24,11 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from dmlsim.backends.opencl.icd import icd_files, probe_icd
+from dmlsim.backends.opencl.icd import IcdReport, icd_files, probe_icd
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,51 +38,65 @@ def run_pytest(label: str, icd: str, args: list[str], env_extra: dict[str, str],
     command = [sys.executable, "-m", "pytest", f"--junitxml={junit}", *args]
     print(f"\n=== {label}: OCL_ICD_VENDORS={icd} {' '.join(f'{k}={v}' for k, v in env_extra.items())}"
           f" pytest {' '.join(args)}", flush=True)
+    started = time.monotonic()
     rc = subprocess.run(command, env=env, cwd=ROOT, check=False).returncode
-    counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "seconds": time.monotonic() - started}
     if junit.exists():
         for suite in ET.parse(junit).getroot().iter("testsuite"):
-            for key in counts:
+            for key in ("tests", "failures", "errors", "skipped"):
                 counts[key] += int(suite.get(key, 0))
     return rc, counts
 
 
+def runs_for(first: bool, report: IcdReport, extra: list[str]) -> list[tuple[str, list[str], dict[str, str]]]:
+    """The pytest runs one ICD gets (see the module docstring)."""
+    if report.usable and report.simulator:
+        return [("Oclgrind tier", ["-m", "(device or oclgrind) and not large and not formula", *extra],
+                 {"DMLSIM_TEST_ADAPTERS": "oclgrind", "DMLSIM_REQUIRE_OCLGRIND": "1"})]
+    if first:
+        runs = [("whole suite", [*extra], {"DMLSIM_REQUIRE_OPENCL": "1"})]
+    elif report.usable:
+        runs = [("device tier", ["-m", "device", *extra], {"DMLSIM_TEST_ADAPTERS": "opencl"})]
+    else:
+        return [("unusable-device checks", ["tests/test_adapters.py", *extra], {})]
+    if report.devices and all(d.get("kind") == "CPU" for d in report.devices):
+        # the GPU launch shapes (grid-stride loops, wide work-groups) on this CPU device as well
+        runs.append(("device tier, GPU launch shapes", ["-m", "device and not formula", *extra],
+                     {"DMLSIM_TEST_ADAPTERS": "opencl", "DMLSIM_LAUNCH_SHAPE": "gpu"}))
+    return runs
+
+
 def main(extra: list[str]) -> int:
     reports = [probe_icd(path) for path in icd_files()]
-    usable = [r for r in reports if r.usable]
+    hardware = [r for r in reports if r.usable and not r.simulator]
     print("OpenCL ICDs:")
     for r in reports:
         devices = ", ".join(f"{d['id']} ({'usable' if d['problem'] is None else 'UNUSABLE: ' + d['problem']})"
                             for d in r.devices) or (r.error or "no devices")
         print(f"  {r.path}: {devices}")
-    if not usable:
+    if not hardware:
         print("matrix: no usable OpenCL device: run `make opencl` (or `dmlsim doctor --install`)")
         return 1
-    order = usable + [r for r in reports if not r.usable]
+    order = hardware + [r for r in reports if r not in hardware]
     total = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-    failed_runs = []
+    failed_runs, summary = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for i, report in enumerate(order):
-            if i == 0:
-                label, args, env = "whole suite", [*extra], {"DMLSIM_REQUIRE_OPENCL": "1"}
-            elif report.usable:
-                label, args, env = "device tier", ["-m", "device", *extra], {"DMLSIM_TEST_ADAPTERS": "opencl"}
-            else:
-                label, args, env = "unusable-device checks", ["tests/test_adapters.py", *extra], {}
-            runs = [(label, args, env)]
-            if report.usable and report.devices and all(d.get("kind") == "CPU" for d in report.devices):
-                # the GPU launch shapes (grid-stride loops, wide work-groups) on this CPU device as well
-                runs.append(("device tier, GPU launch shapes", ["-m", "device and not formula", *extra],
-                             {"DMLSIM_TEST_ADAPTERS": "opencl", "DMLSIM_LAUNCH_SHAPE": "gpu"}))
-            for j, (run_label, run_args, run_env) in enumerate(runs):
-                rc, counts = run_pytest(run_label, report.path, run_args, run_env, Path(tmp) / f"run{i}-{j}.xml")
+            for j, (label, args, env) in enumerate(runs_for(i == 0, report, extra)):
+                rc, counts = run_pytest(label, report.path, args, env, Path(tmp) / f"run{i}-{j}.xml")
                 for key in total:
                     total[key] += counts[key]
+                implementation = ", ".join(sorted({d.get("implementation") or d["id"] for d in report.devices}))
+                passed = counts["tests"] - counts["failures"] - counts["errors"] - counts["skipped"]
+                summary.append(f"  {label} on {implementation} ({Path(report.path).name}): {passed} passed, "
+                               f"{counts['failures'] + counts['errors']} failed, {counts['skipped']} skipped "
+                               f"in {counts['seconds']:.0f} s")
                 if rc != 0 or counts["tests"] == 0:
-                    failed_runs.append(f"{run_label} on {report.path} (pytest exit {rc})")
+                    failed_runs.append(f"{label} on {report.path} (pytest exit {rc})")
     passed = total["tests"] - total["failures"] - total["errors"] - total["skipped"]
     failed = total["failures"] + total["errors"]
-    print(f"\nmatrix: {len(order)} ICD run(s); " + ("; ".join(failed_runs) + " FAILED" if failed_runs else "all green"))
+    print("\nmatrix runs:\n" + "\n".join(summary))
+    print(f"matrix: {len(order)} ICD(s); " + ("; ".join(failed_runs) + " FAILED" if failed_runs else "all green"))
     print(f"{passed} passed, {failed} failed, {total['skipped']} skipped")
     return 1 if failed_runs or failed else 0
 

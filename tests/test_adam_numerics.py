@@ -186,6 +186,7 @@ def test_step_zero_gives_nan_parameters_on_a_normal_device(device, data_type):
 
 @DTYPES
 @pytest.mark.parametrize("inplace", [False, True], ids=["out_of_place", "in_place"])
+@pytest.mark.large
 def test_large_packed_tensor_spans_many_work_items(device, data_type, inplace):
     """100009 elements: the packed path splits the vectors over many work-items, then does a 1-element tail."""
     sizes = (1, 1, 7, 14287)

@@ -126,6 +126,7 @@ def test_plan_puts_tensors_apart_and_aligned():
 
 
 @pytest.mark.parametrize("data_type", [FLOAT32, FLOAT16], ids=["f32", "f16"])
+@pytest.mark.large
 def test_large_packed_outputs_write_nothing_else(device, data_type):
     """40003 elements over many work-items: chunk boundaries and the tail stay inside each output."""
     sizes = (1, 1, 1, 40003)

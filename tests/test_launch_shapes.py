@@ -45,7 +45,7 @@ def shaped_device(request, monkeypatch):
 
 
 @DTYPES
-@pytest.mark.parametrize("n", [5, 1003, 8 * 256 * 4 + 7, 100_009])
+@pytest.mark.parametrize("n", [5, 1003, 8 * 256 * 4 + 7, pytest.param(100_009, marks=pytest.mark.large)])
 @pytest.mark.parametrize("inplace", [False, True], ids=["out_of_place", "in_place"])
 def test_adam_packed(shaped_device, data_type, n, inplace):
     check_adam(shaped_device, (1, 1, 1, n), data_type=data_type, seed=n, inplace=inplace)

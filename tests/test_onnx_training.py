@@ -220,7 +220,7 @@ def test_tensor_count_inferred_and_enum_exported():
     assert mode.DMLSIM_ONNX_MOMENTUM_MODE_NESTEROV == dml.DMLSIM_ONNX_MOMENTUM_MODE_NESTEROV == 1
 
 
-@pytest.mark.parametrize("shape", [(64, 4, 4096), (3, 8, 48)])
+@pytest.mark.parametrize("shape", [pytest.param((64, 4, 4096), marks=pytest.mark.large), (3, 8, 48)])
 def test_other_launch_shapes(device, monkeypatch, shape):
     """The GPU launch shape (many work-items per chunk) and an odd one, exercised on whatever device runs."""
     import dmlsim.operators.onnx_training as module

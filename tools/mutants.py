@@ -230,7 +230,8 @@ def choose_icd() -> str | None:
     from dmlsim.backends.opencl.icd import icd_files, probe_icd
 
     for path in icd_files():
-        if probe_icd(path).usable:
+        report = probe_icd(path)
+        if report.usable and not report.simulator:
             return str(path)
     return None
 

@@ -11,7 +11,8 @@ HELP = "microbenchmark operators: GB/s vs a same-run OpenCL copy roofline and vs
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("operators", nargs="*", metavar="OPERATOR", help="bench cases to run (default: adam)")
-    parser.add_argument("--adapter", help="adapter (see `dmlsim devices`; default: $DMLSIM_ADAPTER, GPU, CPU)")
+    parser.add_argument("--adapter",
+                        help="adapter (as `dmlsim run -a`; default: $DMLSIM_ADAPTER, $PYOPENCL_CTX, GPU, CPU)")
     parser.add_argument("--sizes", help="sizes to sweep (elements; a sparse case counts rows), K/M/G = 2^10/2^20/2^30 "
                                          "(default: each case's own sweep, see --list)")
     parser.add_argument("--dtype", default="float32,float16", help="data types (default float32,float16)")

@@ -12,8 +12,11 @@ HELP = "run a model file (DxDispatch JSON or YAML) and check its expectations"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model", metavar="MODEL", help="a .json, .yaml or .yml model file")
-    parser.add_argument("-a", "--adapter", help="adapter: 'reference', 'P:D' or a substring of the device name "
-                                                "(default: $DMLSIM_ADAPTER, else the first GPU, else CPU)")
+    parser.add_argument("-a", "--adapter",
+                        help="adapter: an index or 'P:D' (see `dmlsim devices`), a name matching one device (its "
+                             "name, vendor, platform, or cpu/gpu/pocl/intel/oclgrind), or 'reference' (default: "
+                             "$DMLSIM_ADAPTER, $PYOPENCL_CTX, else the first GPU, else CPU); 'oclgrind' checks "
+                             "every kernel's memory accesses")
     parser.add_argument("-d", "--debug", action="store_true",
                         help="create the device with DML_CREATE_DEVICE_FLAG_DEBUG (execution-time checks)")
     parser.add_argument("-i", "--iterations", type=int, default=0,

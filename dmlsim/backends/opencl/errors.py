@@ -7,8 +7,10 @@ from contextlib import contextmanager
 
 from dmlsim.api.errors import DXGI_ERROR_UNSUPPORTED, E_FAIL, E_OUTOFMEMORY, DMLError
 
-NO_OPENCL_FIX = ("install an OpenCL driver: `pip install 'dmlsim[pocl]'` (PoCL, CPU, no root needed) or your "
-                 "distribution's package (Debian/Ubuntu: `apt install pocl-opencl-icd`), or use adapter='reference'")
+NO_OPENCL_FIX = ("install an OpenCL driver: `pip install 'dmlsim[pocl]'` (PoCL, CPU, no root needed), or "
+                 "`pip install 'dmlsim[intel]'` (Intel's OpenCL CPU runtime, no root needed) and then "
+                 "`dmlsim doctor --install`, or your distribution's package (Debian/Ubuntu: "
+                 "`apt install pocl-opencl-icd`), or use adapter='reference'")
 
 
 def import_pyopencl():  # noqa: ANN201 - returns the module

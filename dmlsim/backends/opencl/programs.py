@@ -19,12 +19,13 @@ from dmlsim.api.errors import E_FAIL, DMLError
 from dmlsim.backends.opencl.errors import import_pyopencl
 from dmlsim.operators.plan import KernelSource
 
+SHARED_PACKAGE = "dmlsim.cl_kernels"
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_.-]+)"\s*$', re.MULTILINE)
 
 
 def kernel_dir() -> Path:
     """The folder holding the .cl files (the package ``dmlsim.cl_kernels``)."""
-    return Path(str(resources.files("dmlsim.cl_kernels")))
+    return Path(str(resources.files(SHARED_PACKAGE)))
 
 
 def source_label(source: KernelSource) -> str:
@@ -35,22 +36,43 @@ def source_label(source: KernelSource) -> str:
 @functools.cache
 def kernel_source(source: KernelSource) -> str:
     """The full source of a kernel file with shared ``dmlsim/cl_kernels/`` includes inlined (each at most once)."""
+    return "".join(text for text, _origin in _expanded(source))
+
+
+def source_origin(source: KernelSource, line: int) -> tuple[str, int]:
+    """Which file and line the line ``line`` (1-based) of :func:`kernel_source` comes from:
+    ``("dmlsim/cl_kernels/common.h", 12)``. Diagnostics name a line of the inlined source; users want this."""
+    lines = _expanded(source)
+    if not 1 <= line <= len(lines):
+        return source_label(source), line
+    return lines[line - 1][1]
+
+
+@functools.cache
+def _expanded(source: KernelSource) -> tuple[tuple[str, tuple[str, int]], ...]:
+    """Each line of the inlined source with its origin (file label, line number)."""
     folder = kernel_dir()
     path = Path(str(resources.files(source.package))) / source.filename
     if not path.is_file():
         raise DMLError(E_FAIL, f"kernel source {source_label(source)} not found")
     seen: set[str] = set()
 
-    def expand(text: str) -> str:
-        def include(match: re.Match[str]) -> str:
-            name = match.group(1)
-            if name in seen:
-                return ""
-            seen.add(name)
-            return expand((folder / name).read_text())
-        return _INCLUDE.sub(include, text)
+    def expand(text: str, label: str) -> list[tuple[str, tuple[str, int]]]:
+        out: list[tuple[str, tuple[str, int]]] = []
+        for number, line in enumerate(text.splitlines(keepends=True), start=1):
+            match = _INCLUDE.fullmatch(line.rstrip("\r\n"))
+            if match is None:
+                out.append((line, (label, number)))
+            elif match.group(1) not in seen:
+                seen.add(match.group(1))
+                header = KernelSource(SHARED_PACKAGE, match.group(1))
+                included = expand((folder / match.group(1)).read_text(), source_label(header))
+                if included and not included[-1][0].endswith("\n"):
+                    included[-1] = (included[-1][0] + "\n", included[-1][1])
+                out += included
+        return out
 
-    return expand(path.read_text())
+    return tuple(expand(path.read_text(), source_label(source)))
 
 
 def build_options(defines: dict[str, Any]) -> list[str]:
@@ -67,13 +89,14 @@ def build_options(defines: dict[str, Any]) -> list[str]:
 class ProgramCache:
     """Built programs of one OpenCL context, keyed by (kernel file, options)."""
 
-    def __init__(self, context: Any, device: Any) -> None:
+    def __init__(self, context: Any, device: Any, extra_options: tuple[str, ...] = ()) -> None:
         self.context = context
         self.device = device
+        self.extra_options = extra_options  # a backend's own, e.g. Oclgrind's -cl-opt-disable
         self._programs: dict[tuple[KernelSource, tuple[str, ...]], Any] = {}
 
     def program(self, source: KernelSource, defines: dict[str, Any]) -> Any:
-        options = (*build_options(defines), "-cl-std=CL1.2")
+        options = (*build_options(defines), "-cl-std=CL1.2", *self.extra_options)
         key = (source, options)
         program = self._programs.get(key)
         if program is None:

@@ -16,6 +16,7 @@ from dmlsim.backends.opencl.errors import check, import_pyopencl
 from dmlsim.backends.opencl.geometry import launch_shape, launch_target
 from dmlsim.backends.opencl.marshal import marshal_arguments
 from dmlsim.backends.opencl.programs import ProgramCache
+from dmlsim.operators.plan import KernelSource
 from dmlsim.runtime.execution import ResolvedDispatch
 
 
@@ -28,6 +29,7 @@ class PreparedLaunch:
     local_size: tuple[int, ...] | None
     name: str
     args: Sequence[Any] = field(default=(), repr=False)  # keeps buffers made for this launch alive
+    source: KernelSource | None = None  # the kernel file, for diagnostics that name a line of it
 
 
 @dataclass
@@ -46,6 +48,7 @@ class OpenCLBackend:
     """Executes dispatches on one OpenCL device through a single in-order, profiling-enabled queue."""
 
     kind = "opencl"
+    build_options: tuple[str, ...] = ()  # added to every kernel build of this backend
 
     def __init__(self, adapter: AdapterInfo) -> None:
         cl = import_pyopencl()
@@ -57,7 +60,7 @@ class OpenCLBackend:
             self.queue = cl.CommandQueue(self.context, device,
                                          properties=cl.command_queue_properties.PROFILING_ENABLE)
         self.device = device
-        self.programs = ProgramCache(self.context, device)
+        self.programs = ProgramCache(self.context, device, self.build_options)
         self.has_fp64 = "cl_khr_fp64" in device.extensions
         self.target = launch_target(device)
         self.driver = f"driver {device.driver_version}"
@@ -95,7 +98,7 @@ class OpenCLBackend:
             with check(f"setting arguments of kernel {launch.entry}"):
                 kernel = self.cl.Kernel(program, launch.entry)
                 kernel.set_args(*args)
-            prepared.append(PreparedLaunch(kernel, (global_size,), (local_size,), launch.entry, args))
+            prepared.append(PreparedLaunch(kernel, (global_size,), (local_size,), launch.entry, args, launch.source))
         return prepared
 
     def upload(self, array: np.ndarray) -> Any:
