@@ -19,6 +19,7 @@ opencl: $(STAMP)
 
 demo: opencl
 	$(PY) -m dmlsim.demo
+	$(PY) -m dmlsim.mlp_demo
 
 test: opencl
 	$(PY) tests/matrix.py -q
