@@ -28,7 +28,21 @@ def test_sizes_parse_and_label_in_binary_units():
 
 def test_every_operator_has_a_case():
     assert {"adam", "onnx-adagrad", "onnx-adam", "onnx-momentum", "adagrad-decay",
-            "adagrad-decay-sparse"} <= set(discover())
+            "adagrad-decay-sparse", "add", "gemm"} <= set(discover())
+
+
+@pytest.mark.parametrize("case, size, unit", [("add", "1024", None), ("gemm", "16", "FLOP")])
+def test_element_wise_and_gemm_cases_measure(case, size, unit, tmp_path):
+    """The element-wise streaming case and GEMM (with its FLOP rate) run end to end on an OpenCL device."""
+    import json
+
+    out = tmp_path / "bench.json"
+    assert main(["bench", case, "--sizes", size, "--dtype", "float32", "--peers", "numpy", "--min-time", "0.05",
+                 "--json", str(out)]) == 0
+    points = json.loads(out.read_text())["points"]
+    assert len(points) == 1 and points[0].get("error") in (None, "")
+    assert points[0]["device_median_ns"] > 0 and "numpy" in points[0]["peers"]
+    assert points[0]["item_unit"] == unit
 
 
 def test_list_shows_each_case_with_its_default_sizes(capsys):
