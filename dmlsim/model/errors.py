@@ -7,7 +7,9 @@ one pass are reported together, like dmlsim's desc validation does.
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import dataclass
+from typing import Any
 
 from dmlsim.api.errors import E_INVALIDARG, DMLError
 
@@ -62,3 +64,31 @@ class Diagnostics:
     def raise_if_any(self) -> None:
         if self.items:
             raise ModelError(self.items)
+
+
+class _ShortRepr(reprlib.Repr):
+    """reprlib that also shortens the loader's dict/list subclasses and integers too long for ``repr``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel, self.maxdict, self.maxlist, self.maxstring, self.maxother, self.maxlong = 2, 4, 4, 60, 60, 40
+
+    def repr1(self, x: Any, level: int) -> str:
+        if isinstance(x, bool) or x is None:
+            return repr(x)
+        if isinstance(x, int) and x.bit_length() > 200:
+            return f"<an integer of {int(x.bit_length() * 0.30103) + 1} digits>"
+        if isinstance(x, dict):
+            return self.repr_dict(x, level)
+        if isinstance(x, list):
+            return self.repr_list(x, level)
+        return super().repr1(x, level)
+
+
+_SHORT = _ShortRepr()
+
+
+def show(value: Any) -> str:
+    """``repr(value)`` bounded in length and depth: what an error message may quote of a file's value
+    (a 500-byte YAML alias bomb has a repr of gigabytes)."""
+    return _SHORT.repr(value)
