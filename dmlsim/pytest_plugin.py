@@ -7,7 +7,9 @@ created, or refused as its ``expectError`` says) and one per command (``::comman
 on every adapter of :func:`dmlsim.testing.test_adapters` — the adapters tests/conftest.py uses.
 The model runs once per adapter; items report their part of that run. A broken file is a
 collection error showing file:line:column and the key path. Items of an operator dmlsim does not
-implement (its desc valid) are skipped, saying so.
+implement (its desc valid) are skipped, saying so. The same limits as ``dmlsim run`` apply: ``sourcePath``
+reads regular files inside the model's folder only, ``writeFile`` writes inside the session's temporary
+output folder only, and ``$DMLSIM_MEMORY_BUDGET`` (default 256M) bounds what a file may make dmlsim hold.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from dmlsim.model import (
     RunResult,
     load_model,
 )
+from dmlsim.model.limits import Limits
 
 _devices: dict[tuple[str, int], Any] = {}
 _runs: dict[tuple[str, str], RunResult] = {}
@@ -57,9 +60,11 @@ class ModelFile(pytest.File):
         from dmlsim.testing import test_adapters
 
         try:
-            model = load_model(self.path)
+            model = load_model(self.path, limits=Limits.from_env())
         except ModelError as exc:
             raise self.CollectError(f"invalid model file:\n{exc}") from None
+        except ValueError as exc:  # a bad $DMLSIM_MEMORY_BUDGET
+            raise self.CollectError(str(exc)) from None
         keys = [(name, spec.node.location.line) for name, spec in model.dispatchables.items()]
         keys += [(c.key, c.node.location.line) for c in model.commands]
         for adapter in test_adapters():
