@@ -137,7 +137,7 @@ def parse_tensor_desc(node: Node, problems: Diagnostics) -> DML_TENSOR_DESC | No
         tensor_type = parse_enum(node.get("Type"), DML_TENSOR_TYPE, problems)  # type: ignore[arg-type]
     fields: dict[str, Any] = {"Flags": 0, "DimensionCount": None, "Strides": None,
                               "TotalTensorSizeInBytes": None, "GuaranteedBaseOffsetAlignment": 0}
-    before = len(problems.items)
+    before = problems.count
     for key, child in body.items():
         if key == "Type" and body is node:
             continue
@@ -155,7 +155,7 @@ def parse_tensor_desc(node: Node, problems: Diagnostics) -> DML_TENSOR_DESC | No
     for key in ("DataType", "Sizes"):
         if key not in body:
             problems.add(body.location, f"missing required key '{key}' of the tensor desc")
-    if len(problems.items) > before or tensor_type is None:
+    if problems.count > before or tensor_type is None:
         return None
     if fields["TotalTensorSizeInBytes"] == 0:  # DxDispatch: 0 means "compute it"
         fields["TotalTensorSizeInBytes"] = None
@@ -173,7 +173,7 @@ def _parse_struct(node: Node, struct: type, kinds: dict[str, str], problems: Dia
     if not node.is_map:
         problems.add(node.location, f"expected a {name} object {{{', '.join(kinds)}}}, got {show(node.value)}")
         return None
-    before = len(problems.items)
+    before = problems.count
     values = {}
     for key, child in node.items():
         if key not in kinds:
@@ -183,7 +183,7 @@ def _parse_struct(node: Node, struct: type, kinds: dict[str, str], problems: Dia
     for key in kinds:
         if key not in node:
             problems.add(node.location, f"missing required key '{key}' of {name}")
-    return struct(**values) if len(problems.items) == before else None
+    return struct(**values) if problems.count == before else None
 
 
 def _parse_scalar_union(node: Node, problems: Diagnostics) -> Any:
@@ -294,7 +294,7 @@ def parse_operator_desc(node: Node, op: Operator, problems: Diagnostics, *, fuse
     specs = {row.name: row.spec for row in op.fields()}
     counts = count_fields(op.desc_cls)
     values: dict[str, Any] = {}
-    before = len(problems.items)
+    before = problems.count
     for key, child in node.items():
         spec = specs.get(key)
         if key not in fields:
@@ -322,7 +322,7 @@ def parse_operator_desc(node: Node, op: Operator, problems: Diagnostics, *, fuse
             continue
         kind = "tensor desc" if spec.role != ATTRIBUTE else attr_type_name(spec.attr_type)
         problems.add(node.location, f"missing required field '{name}' ({kind}) of {struct}")
-    if len(problems.items) > before:
+    if problems.count > before:
         return None
     desc = op.desc_cls(**values)
     infer_array_counts(desc)  # an absent count: the first array's length (schema.infer_array_counts)

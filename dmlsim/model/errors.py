@@ -49,14 +49,24 @@ class ModelError(DMLError):
         return "\n".join(str(d) for d in self.diagnostics)
 
 
+MAX_DIAGNOSTICS = 100
+
+
 class Diagnostics:
-    """Collects the problems of one file so they can all be reported at once."""
+    """Collects the problems of one file so they can all be reported at once (the first MAX_DIAGNOSTICS of
+    them, then a count: a list of a million wrong values is one mistake, not a million lines)."""
 
     def __init__(self) -> None:
         self.items: list[Diagnostic] = []
+        self.count = 0
 
     def add(self, location: Location, message: str) -> None:
-        self.items.append(Diagnostic(location, message))
+        self.count += 1
+        if len(self.items) < MAX_DIAGNOSTICS:
+            self.items.append(Diagnostic(location, message))
+        elif len(self.items) == MAX_DIAGNOSTICS:
+            self.items.append(Diagnostic(location, f"... more problems (only the first {MAX_DIAGNOSTICS} "
+                                                   "are listed)"))
 
     def __bool__(self) -> bool:
         return bool(self.items)

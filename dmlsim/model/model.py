@@ -288,7 +288,7 @@ def _parse_resource(name: str, node: Node, sources: Sources, budget: Budget, pro
                     ) -> Resource | None:
     if not _check_keys(node, RESOURCE_KEYS, f"resource '{name}'", problems):
         return None
-    before = len(problems.items)
+    before = problems.count
     if (type_node := node.get("type")) is not None and type_node.value != "buffer":
         problems.add(type_node.location, f"only 'buffer' resources exist, got {show(type_node.value)}")
     data_type = None
@@ -304,7 +304,7 @@ def _parse_resource(name: str, node: Node, sources: Sources, budget: Budget, pro
         if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
             problems.add(size_node.location, f"sizeInBytes must be a positive integer, got {show(size)}")
     values_node = required(node, "initialValues", problems)
-    if values_node is None or len(problems.items) > before:
+    if values_node is None or problems.count > before:
         return None
     if data_type is None and dt_node is None and not (values_node.is_map and "sourcePath" in values_node):
         problems.add(node.location, "missing required key 'initialValuesDataType'")
@@ -325,7 +325,7 @@ def _parse_resource(name: str, node: Node, sources: Sources, budget: Budget, pro
         return True
 
     values, data_type = parse_values(values_node, data_type, sources, problems, reserve=reserve)
-    if values is None or data_type is None or len(problems.items) > before:
+    if values is None or data_type is None or problems.count > before:
         return None
     return Resource(name, data_type, values, final_size[0], offset, node)
 

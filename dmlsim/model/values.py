@@ -254,7 +254,7 @@ def parse_values(node: Node, data_type: int | None, sources: Sources, problems: 
         return _load_file(node.get("sourcePath"), data_type, sources, problems, reserve)  # type: ignore[arg-type]
     if data_type is None:
         return None, None
-    before = len(problems.items)
+    before = problems.count
     count = _count(node.get("valueCount"), node, problems)
     if form == "constant":
         value = scalar(node.get("value"), data_type, problems)  # type: ignore[arg-type] - "value" picked the form
@@ -270,7 +270,7 @@ def parse_values(node: Node, data_type: int | None, sources: Sources, problems: 
             return None, data_type
         return sequence_values(count, start, delta, data_type), data_type
     random = _parse_random(node, data_type, problems)
-    if random is None or count is None or len(problems.items) > before:
+    if random is None or count is None or problems.count > before:
         return None, data_type
     if not reserve(count * NUMPY_DTYPE[data_type].itemsize, node):
         return None, data_type
