@@ -271,7 +271,7 @@ def test_two_thousand_wrong_values_list_the_first_100_problems(tmp_path):
 
 def test_error_messages_quote_a_bounded_part_of_a_value():
     nested: list = ["lol"] * 9
-    for _ in range(8):
+    for _ in range(5):  # 9^6 values: the whole repr would be 4 MB (an alias bomb's, gigabytes)
         nested = [nested] * 9
     assert len(show(nested)) < 400
     assert show(10**5000) == "<an integer of 5001 digits>"
@@ -542,3 +542,35 @@ def test_sizes_in_messages_are_readable_however_large():
     from dmlsim.model.limits import describe_bytes
 
     assert describe_bytes(256 << 20) == "256 MiB" and describe_bytes(10**400) == "about 2^1328 bytes"
+
+
+def test_a_buffer_over_the_devices_largest_allocation_is_invalid_at_its_resource(box, capsys, monkeypatch):
+    import dmlsim.model.runner as runner_module
+
+    monkeypatch.setattr(runner_module, "max_allocation", lambda device: 64)
+    model = resource_model(box, "{initialValuesDataType: UINT8, initialValues: {valueCount: 100, value: 7}}")
+    model.write_text(model.read_text().replace("commands: []", "commands: [{type: print, resource: X}]"))
+    status, output = run_in_process(capsys, "run", "-a", "reference", str(model))
+    assert status == 2
+    assert_located(output, 2, "resource 'X' was not created: invalid")
+    assert "exceed the largest buffer" in output and "Resource 'X'" not in output  # the print did not run
+
+
+def test_the_opencl_devices_largest_allocation_is_its_max_mem_alloc_size():
+    from types import SimpleNamespace
+
+    from dmlsim.model.runner import max_allocation
+
+    def device(cl_device):
+        return SimpleNamespace(adapter=SimpleNamespace(cl_device=cl_device))
+
+    assert max_allocation(device(SimpleNamespace(max_mem_alloc_size=1 << 30))) == 1 << 30
+    assert max_allocation(device(None)) is None
+
+
+def test_run_refuses_an_output_folder_that_does_not_exist(box, capsys):
+    model = box / "models" / "m.yaml"
+    model.write_text(PAYLOAD + "  - {type: writeFile, resource: X, targetPath: x.bin}\n")
+    status, output = run_in_process(capsys, "run", "-a", "reference", "-o", str(box / "nowhere"), str(model))
+    assert status == 2 and "is not a folder" in output
+    assert not (box / "nowhere").exists()

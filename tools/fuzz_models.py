@@ -214,7 +214,9 @@ def mutate_bytes(rng: random.Random, text: str) -> str:
             chars[i] = chr(rng.choice([0, 9, 10, 34, 39, 42, 38, 45, 58, 91, 93, 123, 125, 0xFFFD,
                                        rng.randint(32, 126)]))
         elif op < 0.55:
-            chars.insert(i, rng.choice(["9" * 400, ": ", "- ", "&a ", "*a", "\n  ", "{", "[", "e999", "\\", "\t"]))
+            chars.insert(i, rng.choice(["9" * 400, ": ", "- ", "&a ", "*a", "\n  ", "{", "[", "e999", "\\", "\t",
+                                        "!!set ", "!!binary ", "!!omap ", "!!timestamp ", "!!python/name:os.system ",
+                                        "2001-12-14 ", "<<: ", "? ", "|\n", "0x" + "f" * 300]))
         elif op < 0.8:
             del chars[i:i + rng.randint(1, 20)]
         else:

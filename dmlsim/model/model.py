@@ -273,10 +273,10 @@ def _parse_expected_error(node: Node | None, problems: Diagnostics) -> ExpectedE
     match_node = node.get("match")
     match = None
     if match_node is not None:
-        if not isinstance(match_node.value, str):
-            problems.add(match_node.location, f"match must be a string, got {show(match_node.value)}")
+        if isinstance(match_node.value, (dict, list)):
+            problems.add(match_node.location, f"match must be a regular expression, got {show(match_node.value)}")
             return None
-        match = match_node.value
+        match = str(match_node.value)
         try:
             re.compile(match)
         except re.error as exc:
