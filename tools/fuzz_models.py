@@ -13,7 +13,8 @@ limits and an output folder, after which nothing may have been written outside t
 property: exit status 0, 1, 2 or 3, never a traceback, and a status-2 answer names a place
 (``file:line:column``). Failures are written to ``--save`` with the reason, for replaying.
 
-Usage: python tools/fuzz_models.py [--count 5000] [--seed 1] [--run-every 50] [--save DIR] [-v]
+Usage: python tools/fuzz_models.py [--count 5000] [--seed 1] [--run-every 50] [-j JOBS] [--save DIR]
+       [--index N ...] [-v]   (a failure's file is named m<INDEX>-...: replay it with --seed S --index INDEX)
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import contextlib
 import copy
 import io
 import json
+import multiprocessing
 import os
 import random
 import re
@@ -301,10 +303,21 @@ def _listing(folder: Path) -> set[str]:
     return {str(p) for p in folder.rglob("*")}
 
 
-def fuzz(count: int, seed: int, run_every: int = 50, save: Path | None = None, verbose: bool = False,
-         workroot: Path | None = None) -> Stats:
-    """Run ``count`` mutants from ``seed``; the statistics and failures."""
-    rng = random.Random(seed)  # noqa: S311 - reproducible mutations, not secrets
+def make_mutant(seed: int, index: int, files: list[tuple[str, str, Any]]) -> tuple[str, str, str]:
+    """Mutant ``index`` of ``seed``: (kind, text, file name). Each index has its own random stream, so a
+    mutant is the same whatever the number of jobs, and one can be replayed alone (``--index``)."""
+    rng = random.Random(seed * 1_000_003 + index)  # noqa: S311 - reproducible mutations, not secrets
+    name, text, tree = rng.choice(files)
+    if rng.random() < 0.15:
+        return "bytes", mutate_bytes(rng, text), name
+    mutated, kind = mutate_tree(rng, tree)
+    body, file_name = serialize(rng, mutated, name)
+    return kind, body, file_name
+
+
+def _fuzz_part(count: int, seed: int, run_every: int, save: Path | None, verbose: bool, workroot: Path | None,
+               part: int, parts: int, indexes: list[int] | None = None) -> Stats:
+    """Mutants ``part``, ``part + parts``, ... below ``count`` (or just ``indexes``), in this process."""
     stats = Stats()
     files = seeds()
     base = Path(tempfile.mkdtemp(prefix="dmlsim-fuzz-", dir=workroot))
@@ -312,13 +325,8 @@ def fuzz(count: int, seed: int, run_every: int = 50, save: Path | None = None, v
     shutil.copytree(DESCRIPTORS / "data", workdir / "data")
     previous = signal.signal(signal.SIGALRM, _alarm)
     try:
-        for index in range(count):
-            name, text, tree = rng.choice(files)
-            if rng.random() < 0.15:
-                kind, body, file_name = "bytes", mutate_bytes(rng, text), name
-            else:
-                mutated, kind = mutate_tree(rng, tree)
-                body, file_name = serialize(rng, mutated, name)
+        for index in indexes if indexes is not None else range(part, count, parts):
+            kind, body, file_name = make_mutant(seed, index, files)
             path = workdir / f"m{index}-{file_name}"
             path.write_text(body, encoding="utf-8", errors="surrogatepass")
             stats.mutants += 1
@@ -343,6 +351,24 @@ def fuzz(count: int, seed: int, run_every: int = 50, save: Path | None = None, v
     return stats
 
 
+def fuzz(count: int, seed: int, run_every: int = 50, save: Path | None = None, verbose: bool = False,
+         workroot: Path | None = None, jobs: int = 1, indexes: list[int] | None = None) -> Stats:
+    """Run mutants ``0 .. count-1`` of ``seed`` (or only ``indexes``) over ``jobs`` processes; the statistics."""
+    if jobs <= 1 or indexes is not None:
+        return _fuzz_part(count, seed, run_every, save, verbose, workroot, 0, 1, indexes)
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        parts = pool.starmap(_fuzz_part, [(count, seed, run_every, save, verbose, workroot, part, jobs)
+                                          for part in range(jobs)])
+    total = Stats()
+    for part in parts:
+        total.mutants += part.mutants
+        total.ran += part.ran
+        total.exits.update(part.exits)
+        total.kinds.update(part.kinds)
+        total.failures.extend(part.failures)
+    return total
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--count", type=int, default=5000, help="mutants to try (default 5000)")
@@ -350,6 +376,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run-every", type=int, default=50,
                         help="also run one mutant in N in a limited subprocess (0: never; default 50)")
     parser.add_argument("--save", type=Path, help="folder for failing mutants and their reasons")
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                        help="processes (default: one per CPU); the mutants do not depend on it")
+    parser.add_argument("--index", type=int, action="append", help="replay only mutant INDEX of --seed")
     parser.add_argument("-v", "--verbose", action="store_true", help="print each failure as it happens")
     args = parser.parse_args(argv)
     seed = args.seed if args.seed is not None else int(time.time())
@@ -357,12 +386,12 @@ def main(argv: list[str] | None = None) -> int:
     if soft == resource.RLIM_INFINITY or soft > PROCESS_MEMORY:
         resource.setrlimit(resource.RLIMIT_AS, (PROCESS_MEMORY, hard))
     start = time.perf_counter()
-    stats = fuzz(args.count, seed, args.run_every, args.save, args.verbose)
+    stats = fuzz(args.count, seed, args.run_every, args.save, args.verbose, jobs=args.jobs, indexes=args.index)
     elapsed = time.perf_counter() - start
     exits = ", ".join(f"exit {k}: {v}" for k, v in sorted(stats.exits.items(), key=lambda kv: str(kv[0])))
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(stats.kinds.items()))
     print(f"fuzz_models: seed {seed}: {stats.mutants} mutants ({kinds}); {stats.ran} also run in a subprocess; "
-          f"{exits}; {len(stats.failures)} failures; {elapsed:.1f} s")
+          f"{exits}; {len(stats.failures)} failures; {elapsed:.1f} s with {args.jobs} job(s)")
     for name, reason, _ in stats.failures[:20]:
         print(f"  {name}: {summary(reason)}")
     return 1 if stats.failures else 0
