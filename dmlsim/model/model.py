@@ -64,13 +64,6 @@ class Resource:
     def dtype(self) -> np.dtype:
         return NUMPY_DTYPE[self.data_type]
 
-    def image(self) -> bytes:
-        """The buffer's initial bytes."""
-        data = bytearray(self.size_in_bytes)
-        raw = self.values.astype(self.dtype).tobytes()
-        data[self.offset:self.offset + len(raw)] = raw
-        return bytes(data)
-
 
 @dataclass
 class ExpectedError:

@@ -200,7 +200,7 @@ class Runner:
                 continue
             try:
                 buffer = self.device.CreateBuffer(resource.size_in_bytes)
-                buffer.Write(resource.image())
+                buffer.Write(resource.values, resource.offset)  # the rest stays zero, as created
             except DMLError as exc:
                 outcome.message = str(exc)
                 return outcome
