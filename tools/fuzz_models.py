@@ -277,7 +277,8 @@ def run_subprocess(path: Path, workdir: Path) -> tuple[str | None, int | None]:
     out_dir = workdir / "out"
     shutil.rmtree(out_dir, ignore_errors=True)
     out_dir.mkdir()
-    before = _listing(workdir.parent)
+    base = workdir.parents[2]
+    before = _listing(base)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "DMLSIM_MEMORY_BUDGET": BUDGET}
     try:
         done = subprocess.run([sys.executable, "-m", "dmlsim", "run", "-a", "reference", "-o", str(out_dir),
@@ -286,7 +287,7 @@ def run_subprocess(path: Path, workdir: Path) -> tuple[str | None, int | None]:
     except subprocess.TimeoutExpired:
         return f"run took over {TIME_LIMIT_S} s", None
     reason = check_output(done.returncode, done.stderr)
-    after = _listing(workdir.parent)
+    after = _listing(base)
     leaked = sorted(p for p in after - before if not p.startswith(str(out_dir)))
     if reason is None and leaked:
         reason = f"wrote outside the output folder: {leaked[:3]}"
@@ -321,7 +322,7 @@ def _fuzz_part(count: int, seed: int, run_every: int, save: Path | None, verbose
     stats = Stats()
     files = seeds()
     base = Path(tempfile.mkdtemp(prefix="dmlsim-fuzz-", dir=workroot))
-    workdir = base / "models"
+    workdir = base / "up" / "up" / "models"  # a target escaping by up to three '..' still lands in ``base``
     shutil.copytree(DESCRIPTORS / "data", workdir / "data")
     previous = signal.signal(signal.SIGALRM, _alarm)
     try:
