@@ -574,3 +574,21 @@ def test_run_refuses_an_output_folder_that_does_not_exist(box, capsys):
     status, output = run_in_process(capsys, "run", "-a", "reference", "-o", str(box / "nowhere"), str(model))
     assert status == 2 and "is not a folder" in output
     assert not (box / "nowhere").exists()
+
+
+def test_integer_expectations_of_ten_million_values_compare_in_seconds(tmp_path):
+    """Integers were compared element by element in Python; one differing value is still found."""
+    (tmp_path / "m.yaml").write_text("""
+resources: {X: {initialValuesDataType: UINT32, initialValues: {valueCount: 10000000, valueStart: 0, valueDelta: 1}}}
+dispatchables: {}
+commands:
+  - {type: expect, resource: X, values: {valueCount: 10000000, valueStart: 0, valueDelta: 1}}
+  - {type: add, resource: X, value: 0}
+  - {type: expect, resource: X, values: {valueCount: 10000000, valueStart: 1, valueDelta: 1}}
+""")
+    start = time.perf_counter()
+    result = Runner(load_model(tmp_path / "m.yaml"), dml.DMLCreateDevice(0, "reference")).run()
+    assert time.perf_counter() - start < 10
+    assert result.outcomes["command-0"].status == "passed"
+    assert result.outcomes["command-2"].status == "failed"
+    assert "10000000 of 10000000 UINT32 values differ" in result.outcomes["command-2"].message
