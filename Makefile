@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test mutants opencl lint clean
+.PHONY: demo test mutants fuzz opencl lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,13 @@ test: opencl
 # Named deliberate bugs (tools/mutants.yaml), each run against the tests that must catch it: fails if any survives.
 mutants: opencl
 	$(PY) tools/mutants.py
+
+# Mutation fuzzer over descriptors/ (tools/fuzz_models.py): FUZZ_COUNT mutants, each validated with a time and
+# memory bound, one in 50 also run in a limited subprocess; fails on any traceback or unlocated exit 2.
+FUZZ_COUNT ?= 5000
+FUZZ_SEED  ?= $(shell date +%s)
+fuzz: $(STAMP)
+	$(PY) tools/fuzz_models.py --count $(FUZZ_COUNT) --seed $(FUZZ_SEED) --save fuzz-failures
 
 # `make bench` (the committed sweep), `make bench-target` (the 2^24 Adam point), `make bench-onnx` and
 # `make bench-adagrad-decay` (the extension operators' points): benchmarks/bench.mk

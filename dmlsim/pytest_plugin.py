@@ -20,7 +20,10 @@ carry ``xdist_group`` marks, so ``--dist loadgroup`` keeps them on one worker); 
 part of that run. A broken file is a collection error showing file:line:column and the key path.
 Items of an operator dmlsim does not implement (its desc valid) are skipped, saying so, and so are
 items that did not run because an earlier command of the same model stopped the run (that command
-fails).
+fails). The same limits as ``dmlsim run`` apply:
+``sourcePath`` reads regular files inside the model's folder only, ``writeFile`` writes inside the
+session's temporary output folder only, and ``$DMLSIM_MEMORY_BUDGET`` (default 256M) bounds what a file
+may make dmlsim hold.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from dmlsim.model import (
     RunResult,
     load_model,
 )
+from dmlsim.model.limits import Limits
 
 _devices: dict[tuple[str, int], Any] = {}
 _runs: dict[tuple[str, str], RunResult] = {}
@@ -98,9 +102,11 @@ class ModelFile(pytest.File):
         from dmlsim.testing import test_adapters
 
         try:
-            model = load_model(self.path)
+            model = load_model(self.path, limits=Limits.from_env())
         except ModelError as exc:
             raise self.CollectError(f"invalid model file:\n{exc}") from None
+        except ValueError as exc:  # a bad $DMLSIM_MEMORY_BUDGET
+            raise self.CollectError(str(exc)) from None
         keys = [(name, spec.node.location.line) for name, spec in model.dispatchables.items()]
         keys += [(c.key, c.node.location.line) for c in model.commands]
         # pytest-xdist's --dist loadgroup then sends all items of this file to one worker: one run of the model

@@ -7,6 +7,7 @@ Exit status convention: 0 success, 1 a check/expectation failed, 2 bad input (ar
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import pkgutil
 import sys
@@ -14,7 +15,9 @@ import sys
 from dmlsim.api.errors import DMLError
 
 
+@functools.cache
 def build_parser() -> argparse.ArgumentParser:
+    """The parser of every subcommand (built once per process: parsing does not change it)."""
     parser = argparse.ArgumentParser(prog="dmlsim", description="DirectML-style operator emulator on OpenCL")
     parser.add_argument("--version", action="version", version=f"dmlsim {dmlsim_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

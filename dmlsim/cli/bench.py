@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import os
 import sys
+from pathlib import Path
 
 NAME = "bench"
 HELP = "microbenchmark operators: GB/s vs a same-run OpenCL copy roofline and vs numpy/torch peers"
@@ -28,6 +31,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--csv", metavar="FILE", help="write one row per point as CSV")
     parser.add_argument("--plot", metavar="FILE.png",
                         help="plot GB/s vs size, device and host time apart, with the rooflines (dmlsim[plot])")
+
+
+def unwritable(option: str, path: str | None) -> str | None:
+    """Why ``path`` cannot be written (checked before measuring, which takes minutes), or None.
+
+    A probe opens it for appending, so an existing file is left as it is, and removes it if it created it.
+    """
+    if path is None:
+        return None
+    target = Path(path)
+    existed = os.path.lexists(target)
+    if existed and not target.is_file():
+        return f"{option} {path!r}: not a regular file"
+    try:
+        with open(target, "ab"):
+            pass
+    except OSError as exc:
+        return f"{option} {path!r}: cannot be written ({exc.strerror or exc})"
+    if not existed:
+        target.unlink()
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,6 +88,11 @@ def run(args: argparse.Namespace) -> int:
                    f"(they take {', '.join(sorted(known_dtypes))})")
     elif args.warmup < 0 or args.min_time < 0:
         problem = "--warmup and --min-time must not be negative"
+    else:
+        problem = next((p for option in ("json", "csv", "plot")
+                        if (p := unwritable(f"--{option}", getattr(args, option))) is not None), None)
+        if args.plot and problem is None and importlib.util.find_spec("matplotlib") is None:
+            problem = "--plot needs matplotlib: pip install 'dmlsim[plot]'"
     if problem:
         print(f"dmlsim bench: {problem}", file=sys.stderr)
         return 2

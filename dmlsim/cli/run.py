@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from dmlsim.model.limits import Limits
+
 NAME = "run"
 HELP = "run a model file (DxDispatch JSON or YAML) and check its expectations"
 
@@ -27,6 +29,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output-dir", type=Path, default=None,
                         help="directory for writeFile targets (default: the current directory)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every outcome, not only problems")
+    add_limit_arguments(parser)
+
+
+def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
+    """The confinement and budget options ``run`` and ``validate`` share (dmlsim.model.limits)."""
+    parser.add_argument("--input_path", "--input-path", action="append", default=[], metavar="DIR",
+                        help="a folder sourcePath may also read from (besides the model file's; repeatable)")
+    parser.add_argument("--allow-any-path", action="store_true",
+                        help="let sourcePath read any regular file, not only inside the model's and --input_path "
+                             "folders")
+    parser.add_argument("--memory-budget", metavar="SIZE",
+                        help="bytes of buffers and values a model may make dmlsim hold, e.g. 4G "
+                             "(default: $DMLSIM_MEMORY_BUDGET, else 256M)")
+
+
+def limits_from(args: argparse.Namespace) -> Limits:
+    """The Limits the options ask for; ValueError naming a bad --memory-budget or --input_path."""
+    for folder in args.input_path:
+        if not Path(folder).is_dir():
+            raise ValueError(f"--input_path {folder!r} is not a folder")
+    return Limits.from_env(args.memory_budget, args.input_path, args.allow_any_path)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -36,8 +59,17 @@ def run(args: argparse.Namespace) -> int:
     if args.iterations < 0 or args.warmup < 0:
         print("dmlsim run: -i and -w must not be negative", file=sys.stderr)
         return 2
+    output_dir = args.output_dir or Path.cwd()
     try:
-        model = load_model(args.model)
+        limits = limits_from(args)
+    except ValueError as exc:
+        print(f"dmlsim run: {exc}", file=sys.stderr)
+        return 2
+    if not output_dir.is_dir():
+        print(f"dmlsim run: -o {str(output_dir)!r} is not a folder", file=sys.stderr)
+        return 2
+    try:
+        model = load_model(args.model, limits=limits)
     except ModelError as exc:
         print(exc, file=sys.stderr)
         return 2
@@ -45,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     device = dml.DMLCreateDevice(flags, adapter=args.adapter)
     print(f"Running on '{device.adapter.label}'")
     result = run_model(model, device, iterations=args.iterations, warmup=args.warmup,
-                       output_dir=args.output_dir, echo=print)
+                       output_dir=output_dir, echo=print)
     bad = (FAILED, INVALID, NOT_IMPLEMENTED)
     shown = [o for o in result.outcomes.values() if args.verbose or o.status in bad]
     for outcome in shown:

@@ -1,8 +1,10 @@
 """``dmlsim validate MODEL...``: check model files without executing anything.
 
 Each file is parsed, its operators are created and its dispatches bound and recorded on the
-reference device (the same validation every adapter runs), but nothing is executed: problems found
-by CreateOperator, binding and hazard checks are reported, values are not computed. A DirectML
+reference device (the same validation every adapter runs), but nothing is executed and no buffer is
+allocated (binding checks get size-only buffers): problems found by CreateOperator, binding and
+hazard checks are reported, values are not computed. Initial values are still made (bounded by the
+memory budget), since their count decides the buffers' sizes and the expectations' lengths. A DirectML
 operator dmlsim does not implement has its desc checked all the same and is then reported as not
 implemented, at its ``type`` (exit status 3 when nothing else is wrong).
 """
@@ -12,22 +14,30 @@ from __future__ import annotations
 import argparse
 import sys
 
+from dmlsim.cli.run import add_limit_arguments, limits_from
+
 NAME = "validate"
 HELP = "check model files (syntax, descs, bindings) without executing them"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("models", metavar="MODEL", nargs="+", help=".json, .yaml or .yml model files")
+    add_limit_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     import dmlsim as dml
     from dmlsim.model import FAILED, INVALID, NOT_IMPLEMENTED, ModelError, Runner, load_model, worst_exit_status
 
+    try:
+        limits = limits_from(args)
+    except ValueError as exc:
+        print(f"dmlsim validate: {exc}", file=sys.stderr)
+        return 2
     status = 0
     for path in args.models:
         try:
-            model = load_model(path)
+            model = load_model(path, limits=limits)
         except ModelError as exc:
             print(exc, file=sys.stderr)
             status = worst_exit_status(status, 2)

@@ -58,7 +58,10 @@ def compare_values(got: np.ndarray, expected: np.ndarray, data_type: int, tolera
     """None when ``got`` matches ``expected``; otherwise a readable report of every mismatch."""
     tol = tolerance.for_type(data_type)
     if data_type not in DEFAULT_ULPS:
-        ok = np.array([int(a) == int(b) for a, b in zip(got, expected, strict=True)], bool)
+        if got.dtype == expected.dtype:  # the usual case: one vectorized comparison, however many values
+            ok = np.asarray(got == expected, bool)
+        else:
+            ok = np.array([int(a) == int(b) for a, b in zip(got, expected, strict=True)], bool)
         errors = None
     else:
         g = got.astype(np.float64)

@@ -39,13 +39,18 @@ from dmlsim.api.structs import (
     DML_TENSOR_DESC,
     SCALAR_UNION_MEMBERS,
 )
-from dmlsim.model.errors import Diagnostics
+from dmlsim.model.errors import Diagnostics, show
 from dmlsim.model.loader import Node
-from dmlsim.model.values import SPECIAL_FLOATS
+from dmlsim.model.values import as_float
 from dmlsim.operators import lookup_operator
 from dmlsim.operators.base import Operator
 
 BUFFER_DESC_KEYS = [f.name for f in dataclasses.fields(DML_BUFFER_TENSOR_DESC)]
+# Sizes/Strides longer than this are refused while parsing (DirectML allows 8 dimensions; a longer list
+# still reaches CreateOperator, so a file can pin that refusal, but not one of thousands of entries)
+MAX_TENSOR_DIMENSIONS = 64
+# integers of a desc beyond 64 bits are refused while parsing (a UINT64 field is the widest there is)
+INTEGER_RANGE = (-(2**63), 2**64 - 1)
 
 
 def unknown_key(node: Node, key: str, known: list[str], what: str, problems: Diagnostics) -> None:
@@ -71,7 +76,7 @@ def parse_enum(node: Node, enum_cls: type[Enum], problems: Diagnostics) -> Any:
     except (KeyError, ValueError):
         prefix = _common_prefix(enum_cls.__members__)  # type: ignore[attr-defined]
         names = ", ".join(m.name.removeprefix(prefix) for m in enum_cls)  # type: ignore[attr-defined]
-        problems.add(node.location, f"unknown {enum_cls.__name__} value {node.value!r} (one of {names})")
+        problems.add(node.location, f"unknown {enum_cls.__name__} value {show(node.value)} (one of {names})")
         return None
 
 
@@ -91,14 +96,21 @@ def parse_uint(node: Node, problems: Diagnostics) -> int | None:
     """An integer (its range is CreateOperator's to check)."""
     value = node.value
     if isinstance(value, bool) or not isinstance(value, int):
-        problems.add(node.location, f"expected an integer, got {value!r}")
+        problems.add(node.location, f"expected an integer, got {show(value)}")
+        return None
+    if not INTEGER_RANGE[0] <= value <= INTEGER_RANGE[1]:
+        problems.add(node.location, f"{show(value)} does not fit 64 bits")
         return None
     return value
 
 
-def parse_uint_list(node: Node, problems: Diagnostics) -> list[int] | None:
+def parse_uint_list(node: Node, problems: Diagnostics, max_length: int | None = None) -> list[int] | None:
     if not node.is_list:
-        problems.add(node.location, f"expected a list of integers, got {node.value!r}")
+        problems.add(node.location, f"expected a list of integers, got {show(node.value)}")
+        return None
+    if max_length is not None and len(node.value) > max_length:
+        problems.add(node.location, f"{len(node.value)} entries: at most {max_length} are accepted "
+                                    "(DirectML allows 8 dimensions)")
         return None
     values = [parse_uint(child, problems) for child in node.elements()]
     return None if any(v is None for v in values) else values  # type: ignore[return-value]
@@ -107,7 +119,7 @@ def parse_uint_list(node: Node, problems: Diagnostics) -> list[int] | None:
 def parse_tensor_desc(node: Node, problems: Diagnostics) -> DML_TENSOR_DESC | None:
     """A DML_TENSOR_DESC: short form ``{DataType, Sizes, ...}`` or long form ``{Type, Desc: {...}}``."""
     if not node.is_map:
-        problems.add(node.location, f"expected a tensor desc object {{DataType, Sizes}}, got {node.value!r}")
+        problems.add(node.location, f"expected a tensor desc object {{DataType, Sizes}}, got {show(node.value)}")
         return None
     tensor_type: Any = DML_TENSOR_TYPE.DML_TENSOR_TYPE_BUFFER
     body = node
@@ -119,13 +131,13 @@ def parse_tensor_desc(node: Node, problems: Diagnostics) -> DML_TENSOR_DESC | No
             tensor_type = parse_enum(type_node, DML_TENSOR_TYPE, problems)
         body = node.get("Desc")  # type: ignore[assignment]
         if not body.is_map:
-            problems.add(body.location, f"expected a DML_BUFFER_TENSOR_DESC object, got {body.value!r}")
+            problems.add(body.location, f"expected a DML_BUFFER_TENSOR_DESC object, got {show(body.value)}")
             return None
     elif "Type" in node:
         tensor_type = parse_enum(node.get("Type"), DML_TENSOR_TYPE, problems)  # type: ignore[arg-type]
     fields: dict[str, Any] = {"Flags": 0, "DimensionCount": None, "Strides": None,
                               "TotalTensorSizeInBytes": None, "GuaranteedBaseOffsetAlignment": 0}
-    before = len(problems.items)
+    before = problems.count
     for key, child in body.items():
         if key == "Type" and body is node:
             continue
@@ -136,13 +148,14 @@ def parse_tensor_desc(node: Node, problems: Diagnostics) -> DML_TENSOR_DESC | No
         elif key == "Flags":
             fields[key] = parse_flags(child, DML_TENSOR_FLAGS, problems)
         elif key in ("Sizes", "Strides"):
-            fields[key] = None if child.value is None and key == "Strides" else parse_uint_list(child, problems)
+            fields[key] = (None if child.value is None and key == "Strides"
+                           else parse_uint_list(child, problems, MAX_TENSOR_DIMENSIONS))
         else:
             fields[key] = parse_uint(child, problems)
     for key in ("DataType", "Sizes"):
         if key not in body:
             problems.add(body.location, f"missing required key '{key}' of the tensor desc")
-    if len(problems.items) > before or tensor_type is None:
+    if problems.count > before or tensor_type is None:
         return None
     if fields["TotalTensorSizeInBytes"] == 0:  # DxDispatch: 0 means "compute it"
         fields["TotalTensorSizeInBytes"] = None
@@ -151,22 +164,16 @@ def parse_tensor_desc(node: Node, problems: Diagnostics) -> DML_TENSOR_DESC | No
 
 def parse_number(node: Node, what: str, problems: Diagnostics) -> float | None:
     """A FLOAT (also ``"nan"``, ``"inf"``, ``"-inf"``)."""
-    value = node.value
-    if isinstance(value, str) and value.strip().lower() in SPECIAL_FLOATS:
-        return SPECIAL_FLOATS[value.strip().lower()]
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        problems.add(node.location, f"expected a number ({what}), got {value!r}")
-        return None
-    return float(value)
+    return as_float(node, what, problems)
 
 
 def _parse_struct(node: Node, struct: type, kinds: dict[str, str], problems: Diagnostics) -> Any:
     """A small header struct (DML_SCALE_BIAS, DML_SIZE_2D) from an object with every member."""
     name = struct.__name__
     if not node.is_map:
-        problems.add(node.location, f"expected a {name} object {{{', '.join(kinds)}}}, got {node.value!r}")
+        problems.add(node.location, f"expected a {name} object {{{', '.join(kinds)}}}, got {show(node.value)}")
         return None
-    before = len(problems.items)
+    before = problems.count
     values = {}
     for key, child in node.items():
         if key not in kinds:
@@ -176,7 +183,7 @@ def _parse_struct(node: Node, struct: type, kinds: dict[str, str], problems: Dia
     for key in kinds:
         if key not in node:
             problems.add(node.location, f"missing required key '{key}' of {name}")
-    return struct(**values) if len(problems.items) == before else None
+    return struct(**values) if problems.count == before else None
 
 
 def _parse_scalar_union(node: Node, problems: Diagnostics) -> Any:
@@ -211,7 +218,7 @@ def parse_attribute(node: Node, attr_type: Any, problems: Diagnostics) -> Any:
     if attr_type == "BOOL":
         if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
             return bool(value)
-        problems.add(node.location, f"expected true or false (BOOL), got {value!r}")
+        problems.add(node.location, f"expected true or false (BOOL), got {show(value)}")
         return None
     if attr_type == "SCALE_BIAS":
         return _parse_struct(node, DML_SCALE_BIAS, {"Scale": "FLOAT", "Bias": "FLOAT"}, problems)
@@ -225,14 +232,14 @@ def parse_attribute(node: Node, attr_type: Any, problems: Diagnostics) -> Any:
         element = ARRAY_KINDS[attr_type]
         if not node.is_list:
             what = "operator descs" if element == "OPERATOR_DESC" else f"{element} values"
-            problems.add(node.location, f"expected a list of {what}, got {value!r}")
+            problems.add(node.location, f"expected a list of {what}, got {show(value)}")
             return None
         items = [parse_attribute(child, element, problems) for child in node.elements()]
         return None if any(item is None for item in items) else items
     if isinstance(value, bool) or not isinstance(value, int):
-        problems.add(node.location, f"expected an integer ({attr_type}), got {value!r}")
+        problems.add(node.location, f"expected an integer ({attr_type}), got {show(value)}")
         return None
-    return value
+    return parse_uint(node, problems)
 
 
 def parse_nested_operator_desc(node: Node, problems: Diagnostics) -> DML_OPERATOR_DESC | None:
@@ -240,7 +247,7 @@ def parse_nested_operator_desc(node: Node, problems: Diagnostics) -> DML_OPERATO
     or with the desc's fields beside ``Type`` (``{"Type": "ACTIVATION_ELU", "Alpha": 0.5}``); its tensors
     are those of the operator it is fused into, so it has none."""
     if not node.is_map:
-        problems.add(node.location, f"expected an operator desc object {{Type, Desc}}, got {node.value!r}")
+        problems.add(node.location, f"expected an operator desc object {{Type, Desc}}, got {show(node.value)}")
         return None
     type_key = "Type" if "Type" in node else "type" if "type" in node else None
     if type_key is None:
@@ -268,7 +275,7 @@ def parse_operator_type(node: Node, problems: Diagnostics) -> Operator | None:
     try:
         return lookup_operator(enum_member(DML_OPERATOR_TYPE, node.value))
     except (KeyError, ValueError):
-        problems.add(node.location, f"unknown operator type {node.value!r}")
+        problems.add(node.location, f"unknown operator type {show(node.value)}")
     except DMLError as exc:
         problems.add(node.location, str(exc))
     return None
@@ -281,13 +288,13 @@ def parse_operator_desc(node: Node, op: Operator, problems: Diagnostics, *, fuse
     """
     struct = op.desc_cls.__name__
     if not node.is_map:
-        problems.add(node.location, f"expected a {struct} object, got {node.value!r}")
+        problems.add(node.location, f"expected a {struct} object, got {show(node.value)}")
         return None
     fields = {f.name: f for f in dataclasses.fields(op.desc_cls)}
     specs = {row.name: row.spec for row in op.fields()}
     counts = count_fields(op.desc_cls)
     values: dict[str, Any] = {}
-    before = len(problems.items)
+    before = problems.count
     for key, child in node.items():
         spec = specs.get(key)
         if key not in fields:
@@ -315,7 +322,7 @@ def parse_operator_desc(node: Node, op: Operator, problems: Diagnostics, *, fuse
             continue
         kind = "tensor desc" if spec.role != ATTRIBUTE else attr_type_name(spec.attr_type)
         problems.add(node.location, f"missing required field '{name}' ({kind}) of {struct}")
-    if len(problems.items) > before:
+    if problems.count > before:
         return None
     desc = op.desc_cls(**values)
     infer_array_counts(desc)  # an absent count: the first array's length (schema.infer_array_counts)

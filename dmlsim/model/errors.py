@@ -7,7 +7,9 @@ one pass are reported together, like dmlsim's desc validation does.
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import dataclass
+from typing import Any
 
 from dmlsim.api.errors import E_INVALIDARG, DMLError
 
@@ -47,14 +49,24 @@ class ModelError(DMLError):
         return "\n".join(str(d) for d in self.diagnostics)
 
 
+MAX_DIAGNOSTICS = 100
+
+
 class Diagnostics:
-    """Collects the problems of one file so they can all be reported at once."""
+    """Collects the problems of one file so they can all be reported at once (the first MAX_DIAGNOSTICS of
+    them, then a count: a list of a million wrong values is one mistake, not a million lines)."""
 
     def __init__(self) -> None:
         self.items: list[Diagnostic] = []
+        self.count = 0
 
     def add(self, location: Location, message: str) -> None:
-        self.items.append(Diagnostic(location, message))
+        self.count += 1
+        if len(self.items) < MAX_DIAGNOSTICS:
+            self.items.append(Diagnostic(location, message))
+        elif len(self.items) == MAX_DIAGNOSTICS:
+            self.items.append(Diagnostic(location, f"... more problems (only the first {MAX_DIAGNOSTICS} "
+                                                   "are listed)"))
 
     def __bool__(self) -> bool:
         return bool(self.items)
@@ -62,3 +74,31 @@ class Diagnostics:
     def raise_if_any(self) -> None:
         if self.items:
             raise ModelError(self.items)
+
+
+class _ShortRepr(reprlib.Repr):
+    """reprlib that also shortens the loader's dict/list subclasses and integers too long for ``repr``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel, self.maxdict, self.maxlist, self.maxstring, self.maxother, self.maxlong = 2, 4, 4, 60, 60, 40
+
+    def repr1(self, x: Any, level: int) -> str:
+        if isinstance(x, bool) or x is None:
+            return repr(x)
+        if isinstance(x, int) and x.bit_length() > 200:
+            return f"<an integer of {int(x.bit_length() * 0.30103) + 1} digits>"
+        if isinstance(x, dict):
+            return self.repr_dict(x, level)
+        if isinstance(x, list):
+            return self.repr_list(x, level)
+        return super().repr1(x, level)
+
+
+_SHORT = _ShortRepr()
+
+
+def show(value: Any) -> str:
+    """``repr(value)`` bounded in length and depth: what an error message may quote of a file's value
+    (a 500-byte YAML alias bomb has a repr of gigabytes)."""
+    return _SHORT.repr(value)

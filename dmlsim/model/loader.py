@@ -1,6 +1,7 @@
 """Reading a model file (YAML or JSON) into a tree that remembers where every node came from.
 
-Both formats go through PyYAML's *safe* loader (no tags that build Python objects are accepted).
+Both formats go through PyYAML's *safe* loader (no tags that build Python objects are accepted), on
+libyaml's parser where PyYAML has it.
 JSON is read by the same loader because YAML's flow style is a superset of JSON in practice; the
 differences DxDispatch relies on are handled first: RapidJSON's ``//`` and ``/* */`` comments are
 blanked out (column positions are kept) and tabs become spaces. Trailing commas are accepted by
@@ -18,7 +19,8 @@ from typing import Any
 
 import yaml
 
-from dmlsim.model.errors import Diagnostic, Location, ModelError
+from dmlsim.model.errors import Diagnostic, Location, ModelError, show
+from dmlsim.model.limits import Limits
 
 
 class LocatedDict(dict):
@@ -35,7 +37,11 @@ class LocatedList(list):
     item_marks: list[Any]
 
 
-class _LocatedLoader(yaml.SafeLoader):
+# libyaml's parser where PyYAML has it (ten times faster); the constructors below are Python either way
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _LocatedLoader(_SafeLoader):  # type: ignore[misc, valid-type]
     """SafeLoader that builds LocatedDict/LocatedList and rejects duplicate keys."""
 
     def construct_located_mapping(self, node: yaml.MappingNode) -> LocatedDict:
@@ -48,17 +54,25 @@ class _LocatedLoader(yaml.SafeLoader):
         for key_node, value_node in node.value:
             key = self.construct_object(key_node, deep=True)
             if not isinstance(key, (str, int, float, bool)) or key is None:
-                raise yaml.constructor.ConstructorError(None, None, f"a key must be a plain scalar, not {key!r}",
+                raise yaml.constructor.ConstructorError(None, None, f"a key must be a plain scalar, not {show(key)}",
                                                         key_node.start_mark)
             key = str(key) if not isinstance(key, str) else key
             if id(key_node) in own:
                 if key in seen_own:
-                    raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}",
+                    raise yaml.constructor.ConstructorError(None, None, f"duplicate key {show(key)}",
                                                             key_node.start_mark)
                 seen_own.add(key)
             result[key] = self.construct_object(value_node, deep=True)
             result.value_marks[key] = value_node.start_mark
         return result
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        """An integer; one too long for Python's int conversion is a located error, not a ValueError."""
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"an integer of {len(node.value)} characters is too long", node.start_mark) from None
 
     def construct_located_sequence(self, node: yaml.SequenceNode) -> LocatedList:
         result = LocatedList(self.construct_object(child, deep=True) for child in node.value)
@@ -69,6 +83,7 @@ class _LocatedLoader(yaml.SafeLoader):
 
 _LocatedLoader.add_constructor("tag:yaml.org,2002:map", _LocatedLoader.construct_located_mapping)
 _LocatedLoader.add_constructor("tag:yaml.org,2002:seq", _LocatedLoader.construct_located_sequence)
+_LocatedLoader.add_constructor("tag:yaml.org,2002:int", _LocatedLoader.construct_yaml_int)
 _LocatedLoader.add_implicit_resolver(
     "tag:yaml.org,2002:float", re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$"),
     list("-+0123456789."))
@@ -108,10 +123,52 @@ def blank_json_comments(text: str) -> str:
     return "".join(out)
 
 
-def load_tree(path: str | Path, text: str | None = None) -> Any:
-    """Parse a .json/.yaml/.yml model file into LocatedDict/LocatedList/scalars; ModelError if unreadable."""
+def _located(name: str, mark: Any, message: str) -> ModelError:
+    line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    return ModelError([Diagnostic(Location(name, line, column), message)])
+
+
+def _check_depth(text: str, name: str, max_depth: int) -> None:
+    """Refuse nesting deeper than ``max_depth`` from the event stream (iterative), before the composer,
+    which recurses, meets it."""
+    depth = 0
+    for event in yaml.parse(text, Loader=_LocatedLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > max_depth:
+                raise _located(name, event.start_mark, f"nested deeper than {max_depth} levels")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
+def _check_expansion(root: yaml.Node, name: str, max_nodes: int) -> None:
+    """Refuse a tree of more than ``max_nodes`` values once aliases are expanded (the "billion laughs"),
+    at the smallest node that exceeds it. Sizes are computed once per node, bottom-up, without recursion."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, ready = stack.pop()
+        if id(node) in sizes:
+            continue
+        children = ([v for pair in node.value for v in pair] if isinstance(node, yaml.MappingNode)
+                    else node.value if isinstance(node, yaml.SequenceNode) else [])
+        if not ready:
+            stack.append((node, True))
+            stack.extend((child, False) for child in children if id(child) not in sizes)
+            continue
+        size = 1 + sum(sizes[id(child)] for child in children)
+        if size > max_nodes:
+            raise _located(name, node.start_mark, f"this value expands to more than {max_nodes:,} values "
+                                                  "(through YAML aliases?)")
+        sizes[id(node)] = size
+
+
+def load_tree(path: str | Path, text: str | None = None, limits: Limits | None = None) -> Any:
+    """Parse a .json/.yaml/.yml model file into LocatedDict/LocatedList/scalars; ModelError if unreadable,
+    nested deeper or expanding (aliases) to more values than ``limits`` allow."""
     path = Path(path)
     name = str(path)
+    limits = limits or Limits()
     if text is None:
         try:
             text = path.read_text(encoding="utf-8")
@@ -120,12 +177,19 @@ def load_tree(path: str | Path, text: str | None = None) -> Any:
     if path.suffix.lower() == ".json":
         text = blank_json_comments(text)
     try:
-        return yaml.load(text, Loader=_LocatedLoader)  # noqa: S506 - _LocatedLoader is a SafeLoader subclass
+        _check_depth(text, name, limits.max_depth)
+        loader = _LocatedLoader(text)
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                return None
+            _check_expansion(node, name, limits.max_nodes)
+            return loader.construct_document(node)
+        finally:
+            loader.dispose()
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         problem = " ".join(p for p in (exc.context, exc.problem) if p)
-        raise ModelError([Diagnostic(Location(name, line, column), f"syntax error: {problem}")]) from None
+        raise _located(name, exc.problem_mark or exc.context_mark, f"syntax error: {problem}") from None
     except yaml.YAMLError as exc:
         raise ModelError([Diagnostic(Location(name, 1, 1), f"syntax error: {exc}")]) from None
 
@@ -206,6 +270,6 @@ class Node:
         return node
 
 
-def root_node(path: str | Path, text: str | None = None) -> Node:
-    tree = load_tree(path, text)
+def root_node(path: str | Path, text: str | None = None, limits: Limits | None = None) -> Node:
+    tree = load_tree(path, text, limits)
     return Node(tree, str(path), getattr(tree, "mark", None), "")

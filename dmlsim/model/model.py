@@ -8,6 +8,7 @@ the file position of whatever a device refuses.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,9 +26,11 @@ from dmlsim.api.schema import INPUT, OUTPUT
 from dmlsim.api.structs import DML_OPERATOR_DESC
 from dmlsim.api.tensor import NUMPY_DTYPE
 from dmlsim.model.descs import missing_type, parse_flags, parse_operator_desc, parse_operator_type, unknown_key
-from dmlsim.model.errors import Diagnostics
+from dmlsim.model.errors import Diagnostics, show
+from dmlsim.model.limits import Budget, Limits
 from dmlsim.model.loader import Node, root_node
-from dmlsim.model.values import FLOAT_TYPES, parse_data_type, parse_values, required, scalar
+from dmlsim.model.targets import check_target
+from dmlsim.model.values import FLOAT_TYPES, Sources, as_float, parse_data_type, parse_values, required, scalar
 from dmlsim.operators.base import Operator
 
 TOP_KEYS = ["$schema", "resources", "dispatchables", "commands", "createDeviceFlags", "requiredDataTypes"]
@@ -60,13 +63,6 @@ class Resource:
     @property
     def dtype(self) -> np.dtype:
         return NUMPY_DTYPE[self.data_type]
-
-    def image(self) -> bytes:
-        """The buffer's initial bytes."""
-        data = bytearray(self.size_in_bytes)
-        raw = self.values.astype(self.dtype).tobytes()
-        data[self.offset:self.offset + len(raw)] = raw
-        return bytes(data)
 
 
 @dataclass
@@ -175,16 +171,23 @@ class Model:
     commands: list[Command]
     device_flags: int = 0
     required_data_types: list[DML_TENSOR_DATA_TYPE] = field(default_factory=list)
+    limits: Limits = field(default_factory=Limits)
+    budget: Budget | None = None
 
     @property
     def needs_reference(self) -> bool:
         return any(isinstance(c, Expect) and c.reference for c in self.commands)
 
 
-def load_model(path: str | Path, text: str | None = None) -> Model:
-    """Parse and check a model file; ModelError listing every problem with its location."""
+def load_model(path: str | Path, text: str | None = None, limits: Limits | None = None) -> Model:
+    """Parse and check a model file; ModelError listing every problem with its location.
+
+    ``limits``: the memory budget and the folders ``sourcePath`` may read (default: the model's folder,
+    256 MiB); every size the file implies is checked against them before anything is allocated or read.
+    """
     path = Path(path)
-    root = root_node(path, text)
+    limits = limits or Limits()
+    root = root_node(path, text, limits)
     problems = Diagnostics()
     if not root.is_map:
         problems.add(root.location, "a model file must be an object with 'resources', 'dispatchables' and "
@@ -213,11 +216,13 @@ def load_model(path: str | Path, text: str | None = None) -> Model:
         else:
             required = [t for item in required_node.elements()
                         if (t := parse_data_type(item, problems)) is not None]
+    budget = Budget(limits)
+    sources = Sources(path.parent, limits)
     resources = {name: r for name, node in sections["resources"].items()
-                 if (r := _parse_resource(name, node, path.parent, problems)) is not None}
+                 if (r := _parse_resource(name, node, sources, budget, problems)) is not None}
     dispatchables = {name: d for name, node in sections["dispatchables"].items()
                      if (d := _parse_dispatchable(name, node, problems)) is not None}
-    model = Model(path, root, resources, dispatchables, [], flags, required)
+    model = Model(path, root, resources, dispatchables, [], flags, required, limits, budget)
     for spec in dispatchables.values():
         if (init_node := spec.node.get("bindings")) is not None:
             spec.initializer_bindings = _parse_bindings(init_node, spec, model, sections, problems, inputs_only=True)
@@ -231,7 +236,7 @@ def load_model(path: str | Path, text: str | None = None) -> Model:
 
 def _check_keys(node: Node, known: list[str], what: str, problems: Diagnostics) -> bool:
     if not node.is_map:
-        problems.add(node.location, f"{what} must be an object, got {node.value!r}")
+        problems.add(node.location, f"{what} must be an object, got {show(node.value)}")
         return False
     for key in node.value:
         if key not in known:
@@ -247,14 +252,23 @@ def _parse_expected_error(node: Node | None, problems: Diagnostics) -> ExpectedE
     hresult_node = node.get("hresult")
     hresult = 0x80070057
     if hresult_node is not None:
-        try:
-            hresult = hresult_from_name(str(hresult_node.value)) if not isinstance(
-                hresult_node.value, int) else hresult_node.value
-        except ValueError as exc:
-            problems.add(hresult_node.location, str(exc))
+        value = hresult_node.value
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**32:
+            hresult = value
+        elif isinstance(value, str) and len(value) < 64:
+            try:
+                hresult = hresult_from_name(value)
+            except ValueError as exc:
+                problems.add(hresult_node.location, str(exc))
+        else:
+            problems.add(hresult_node.location, f"hresult must be a name such as E_INVALIDARG or a 32-bit "
+                                                f"number, got {show(value)}")
     match_node = node.get("match")
     match = None
     if match_node is not None:
+        if isinstance(match_node.value, (dict, list)):
+            problems.add(match_node.location, f"match must be a regular expression, got {show(match_node.value)}")
+            return None
         match = str(match_node.value)
         try:
             re.compile(match)
@@ -263,41 +277,50 @@ def _parse_expected_error(node: Node | None, problems: Diagnostics) -> ExpectedE
     return ExpectedError(hresult, match, node)
 
 
-def _parse_resource(name: str, node: Node, base_dir: Path, problems: Diagnostics) -> Resource | None:
+def _parse_resource(name: str, node: Node, sources: Sources, budget: Budget, problems: Diagnostics
+                    ) -> Resource | None:
     if not _check_keys(node, RESOURCE_KEYS, f"resource '{name}'", problems):
         return None
-    before = len(problems.items)
+    before = problems.count
     if (type_node := node.get("type")) is not None and type_node.value != "buffer":
-        problems.add(type_node.location, f"only 'buffer' resources exist, got {type_node.value!r}")
+        problems.add(type_node.location, f"only 'buffer' resources exist, got {show(type_node.value)}")
     data_type = None
     if (dt_node := node.get("initialValuesDataType")) is not None:
         data_type = parse_data_type(dt_node, problems)
-    values_node = required(node, "initialValues", problems)
-    if values_node is None:
-        return None
-    if data_type is None and dt_node is None and not (values_node.is_map and "sourcePath" in values_node):
-        problems.add(node.location, "missing required key 'initialValuesDataType'")
-    values, data_type = parse_values(values_node, data_type, base_dir, problems)
-    if values is None or data_type is None or len(problems.items) > before:
-        return None
-    offset = 0
+    offset, size = 0, None
     if (off_node := node.get("initialValuesOffsetInBytes")) is not None:
         offset = off_node.value
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            problems.add(off_node.location, f"expected a non-negative integer, got {offset!r}")
-            return None
-    data_bytes = values.nbytes + offset
-    size = (data_bytes + 3) & ~3
+            problems.add(off_node.location, f"expected a non-negative integer, got {show(offset)}")
     if (size_node := node.get("sizeInBytes")) is not None:
         size = size_node.value
         if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
-            problems.add(size_node.location, f"sizeInBytes must be a positive integer, got {size!r}")
-            return None
-        if size < data_bytes:
-            problems.add(size_node.location, f"the buffer size ({size} bytes) is too small for the initialValues "
-                                             f"({values.nbytes} bytes) at offset {offset} bytes")
-            return None
-    return Resource(name, data_type, values, size, offset, node)
+            problems.add(size_node.location, f"sizeInBytes must be a positive integer, got {show(size)}")
+    values_node = required(node, "initialValues", problems)
+    if values_node is None or problems.count > before:
+        return None
+    if data_type is None and dt_node is None and not (values_node.is_map and "sourcePath" in values_node):
+        problems.add(node.location, "missing required key 'initialValuesDataType'")
+    final_size = [0]
+
+    def reserve(nbytes: int, where: Node) -> bool:
+        """The buffer's size from the values' byte count, checked and charged to the budget before they exist."""
+        data_bytes = nbytes + offset
+        if size is not None and size < data_bytes:
+            problems.add(size_node.location, f"the buffer size ({size} bytes) is too small for the "  # type: ignore[union-attr]
+                                             f"initialValues ({nbytes} bytes) at offset {offset} bytes")
+            return False
+        final_size[0] = (data_bytes + 3) & ~3 if size is None else size
+        refusal = budget.refusal(final_size[0], f"resource '{name}' ({final_size[0]} bytes)")
+        if refusal:
+            problems.add((size_node if size is not None and size > data_bytes else where).location, refusal)
+            return False
+        return True
+
+    values, data_type = parse_values(values_node, data_type, sources, problems, reserve=reserve)
+    if values is None or data_type is None or problems.count > before:
+        return None
+    return Resource(name, data_type, values, final_size[0], offset, node)
 
 
 def _parse_dispatchable(name: str, node: Node, problems: Diagnostics) -> DispatchableSpec | None:
@@ -309,6 +332,9 @@ def _parse_dispatchable(name: str, node: Node, problems: Diagnostics) -> Dispatc
     type_node = node.get("Type") or node.get("type")
     if type_node is None:
         missing_type(node, "type", f"dispatchable '{name}'", problems)
+        return None
+    if not isinstance(type_node.value, (str, int)) or isinstance(type_node.value, bool):
+        problems.add(type_node.location, f"type must be an operator name, got {show(type_node.value)}")
         return None
     if isinstance(type_node.value, str) and type_node.value.lower() in UNSUPPORTED_DISPATCHABLES:
         problems.add(type_node.location, f"'{type_node.value}' dispatchables are not supported: dmlsim runs "
@@ -333,7 +359,7 @@ def _parse_dispatchable(name: str, node: Node, problems: Diagnostics) -> Dispatc
     if (compile_node := node.get("dmlCompileType")) is not None:
         if compile_node.value not in COMPILE_TYPES:
             problems.add(compile_node.location, f"dmlCompileType must be one of {', '.join(COMPILE_TYPES)}, "
-                                                f"got {compile_node.value!r}")
+                                                f"got {show(compile_node.value)}")
         else:
             compile_type = compile_node.value
     expect = _parse_expected_error(node.get("expectError"), problems)
@@ -378,9 +404,9 @@ def _parse_command(index: int, node: Node, model: Model, sections: dict[str, Nod
     type_node = required(node, "type", problems)
     if type_node is None:
         return None
-    kind = str(type_node.value).lower()
+    kind = type_node.value.lower() if isinstance(type_node.value, str) else None
     if kind not in COMMAND_KEYS:
-        problems.add(type_node.location, f"unrecognized command {type_node.value!r} "
+        problems.add(type_node.location, f"unrecognized command {show(type_node.value)} "
                                          f"(one of dispatch, print, writeFile, expect, add)")
         return None
     if not _check_keys(node, COMMAND_KEYS[kind], f"a {type_node.value} command", problems):
@@ -397,16 +423,12 @@ def _parse_command(index: int, node: Node, model: Model, sections: dict[str, Nod
     if kind == "writefile":
         target = required(node, "targetPath", problems)
         dims = node.get("dimensions")
-        dimensions = None
-        if dims is not None:
-            from dmlsim.model.descs import parse_uint_list
-
-            dimensions = parse_uint_list(dims, problems)
-        if target is None:
+        dimensions = None if dims is None else _parse_dimensions(dims, resource, problems)
+        if target is None or (dims is not None and dimensions is None):
             return None
-        if str(target.value).lower().endswith((".png", ".jpg", ".jpeg")):
-            problems.add(target.location, "writing images is not supported (use .npy or raw bytes)")
-        return WriteFile(index, kind, node, expect_error, resource.name, str(target.value), dimensions)
+        if not check_target(target, problems):
+            return None
+        return WriteFile(index, kind, node, expect_error, resource.name, target.value, dimensions)
     if kind == "add":
         value_node = required(node, "value", problems)
         value = scalar(value_node, resource.data_type, problems) if value_node is not None else None
@@ -421,12 +443,40 @@ def _resource_ref(node: Node | None, model: Model, sections: dict[str, Node], pr
     if node is None:
         return None
     name = node.value
+    if not isinstance(name, str):
+        problems.add(node.location, f"expected a resource name, got {show(name)}")
+        return None
     if name in model.resources:
         return model.resources[name]
-    if not (isinstance(name, str) and name in sections["resources"].value):  # else already reported
-        known = ", ".join(sections["resources"].value) or "none"
-        problems.add(node.location, f"unknown resource {name!r} (resources: {known})")
+    if name not in sections["resources"].value:  # else already reported
+        problems.add(node.location, f"unknown resource {show(name)} (resources: {_known(sections['resources'])})")
     return None
+
+
+def _known(section: Node) -> str:
+    """The names of a section, for "unknown X (Xs: ...)" messages (at most 20 of them)."""
+    names = list(section.value)
+    more = f", ... ({len(names) - 20} more)" if len(names) > 20 else ""
+    return (", ".join(show(n)[1:-1] for n in names[:20]) or "none") + more
+
+
+def _parse_dimensions(node: Node, resource: Resource, problems: Diagnostics) -> list[int] | None:
+    """writeFile's ``dimensions``: positive integers whose product is the resource's element count."""
+    if not node.is_list or not node.value:
+        problems.add(node.location, f"dimensions must be a list of positive integers, got {show(node.value)}")
+        return None
+    dims = []
+    for child in node.elements():
+        if isinstance(child.value, bool) or not isinstance(child.value, int) or child.value <= 0:
+            problems.add(child.location, f"a dimension must be a positive integer, got {show(child.value)}")
+            return None
+        dims.append(child.value)
+    count = resource.values.size
+    if len(dims) > 32 or math.prod(dims) != count:
+        problems.add(node.location, f"dimensions {show(dims)} do not hold the {count} values of resource "
+                                    f"'{resource.name}'")
+        return None
+    return dims
 
 
 def _parse_expect(index: int, node: Node, resource: Resource, expect_error: ExpectedError | None, model: Model,
@@ -444,20 +494,32 @@ def _parse_expect(index: int, node: Node, resource: Resource, expect_error: Expe
         child = node.get(key)
         tolerances[key] = None
         if child is not None:
-            if isinstance(child.value, bool) or not isinstance(child.value, (int, float)) or child.value < 0:
-                problems.add(child.location, f"{key} must be a non-negative number, got {child.value!r}")
-            else:
-                tolerances[key] = float(child.value)
+            value = as_float(child, key, problems, special=False)
+            if value is not None and not value >= 0:
+                problems.add(child.location, f"{key} must be a non-negative number, got {show(child.value)}")
+            elif value is not None:
+                tolerances[key] = value
     values = None
     if values_node is not None:
         # expected float values stay float64: rounding them to the resource's type would blur the check
         exact = DML_TENSOR_DATA_TYPE.DML_TENSOR_DATA_TYPE_FLOAT64 if resource.data_type in FLOAT_TYPES else None
-        values, _ = parse_values(values_node, exact or resource.data_type, model.path.parent, problems)
+        data_type = exact or resource.data_type
+        itemsize = NUMPY_DTYPE[data_type].itemsize
+
+        def reserve(nbytes: int, where: Node) -> bool:
+            """As many expected values as the resource holds, within the budget, before they are made."""
+            if nbytes != resource.values.size * itemsize:
+                problems.add(where.location, f"{nbytes // itemsize} expected values for resource "
+                                             f"'{resource.name}', which holds {resource.values.size}")
+                return False
+            refusal = model.budget.refusal(nbytes, f"the expected values of command {index}") if model.budget else None
+            if refusal:
+                problems.add(where.location, refusal)
+            return refusal is None
+
+        values, _ = parse_values(values_node, data_type, Sources(model.path.parent, model.limits), problems,
+                                 reserve=reserve)
         if values is None:
-            return None
-        if values.size != resource.values.size:
-            problems.add(values_node.location, f"{values.size} expected values for resource '{resource.name}', "
-                                               f"which holds {resource.values.size}")
             return None
     return Expect(index, "expect", node, expect_error, resource.name, values, reference, **tolerances)
 
@@ -468,18 +530,21 @@ def _parse_dispatch(index: int, node: Node, expect_error: ExpectedError | None, 
     bindings_node = required(node, "bindings", problems)
     if name_node is None or bindings_node is None:
         return None
+    if not isinstance(name_node.value, str):
+        problems.add(name_node.location, f"expected a dispatchable name, got {show(name_node.value)}")
+        return None
     spec = model.dispatchables.get(name_node.value)
     if spec is None:
         if name_node.value not in sections["dispatchables"].value:
-            known = ", ".join(sections["dispatchables"].value) or "none"
-            problems.add(name_node.location, f"unknown dispatchable {name_node.value!r} (dispatchables: {known})")
+            problems.add(name_node.location, f"unknown dispatchable {show(name_node.value)} "
+                                             f"(dispatchables: {_known(sections['dispatchables'])})")
         return None
     bindings = _parse_bindings(bindings_node, spec, model, sections, problems)
     repeat = 1
     if (repeat_node := node.get("repeat")) is not None:
         repeat = repeat_node.value
         if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
-            problems.add(repeat_node.location, f"repeat must be a positive integer, got {repeat!r}")
+            problems.add(repeat_node.location, f"repeat must be a positive integer, got {show(repeat)}")
             repeat = 1
     increments = []
     if (inc_node := node.get("increment")) is not None:
@@ -495,7 +560,7 @@ def _binding_ref(node: Node, model: Model, sections: dict[str, Node], problems: 
         resource = _resource_ref(node, model, sections, problems)
         return None if resource is None else BindingRef(resource.name, 0, node)
     if not node.is_map:
-        problems.add(node.location, f"a binding is a resource name or {{name, elementOffset}}, got {node.value!r}")
+        problems.add(node.location, f"a binding is a resource name or {{name, elementOffset}}, got {show(node.value)}")
         return None
     for key in node.value:
         if key in HLSL_BINDING_KEYS:
@@ -511,7 +576,7 @@ def _binding_ref(node: Node, model: Model, sections: dict[str, Node], problems: 
         value = default if child is None else child.value
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             problems.add(child.location if child else node.location, f"{key} must be a non-negative integer, "
-                                                                     f"got {value!r}")
+                                                                     f"got {show(value)}")
             return None
         numbers[key] = value
     offset = numbers["elementOffset"] * numbers["elementSizeInBytes"]

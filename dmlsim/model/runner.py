@@ -23,6 +23,7 @@ is still taken), since comparing the device with itself proves nothing.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Callable
@@ -45,7 +46,8 @@ from dmlsim.api.structs import (
     buffer_binding,
 )
 from dmlsim.model.compare import Tolerance, compare_values, format_value
-from dmlsim.model.errors import Location
+from dmlsim.model.errors import Location, show
+from dmlsim.model.limits import describe_bytes
 from dmlsim.model.loader import Node
 from dmlsim.model.model import (
     Add,
@@ -59,6 +61,8 @@ from dmlsim.model.model import (
     Print,
     WriteFile,
 )
+from dmlsim.model.targets import open_target
+from dmlsim.runtime.buffer import Buffer
 from dmlsim.runtime.device import Device
 
 PASSED, FAILED, INVALID, NOT_RUN, SKIPPED = "passed", "failed", "invalid", "not run", "skipped"
@@ -111,6 +115,23 @@ class _StopError(Exception):
         self.status = status  # what later commands become
 
 
+class SizedBuffer(Buffer):
+    """A buffer with a size and no storage, for ``validate``: binding checks need sizes, not memory, and
+    nothing is executed (so nothing reads or writes it)."""
+
+    def __init__(self, device: Device, size: int) -> None:
+        self.device = device
+        self.size = size
+        self.storage = None
+
+
+def max_allocation(device: Device) -> int | None:
+    """The largest buffer ``device`` can allocate (OpenCL's CL_DEVICE_MAX_MEM_ALLOC_SIZE; None: no limit
+    known, the reference device's numpy arrays are bounded by the memory budget only)."""
+    limit = getattr(device.adapter.cl_device, "max_mem_alloc_size", None)
+    return limit if isinstance(limit, int) and limit > 0 else None
+
+
 class Runner:
     """Executes one model on one device; ``execute=False`` stops before ExecuteCommandLists (validate)."""
 
@@ -123,7 +144,7 @@ class Runner:
         self.execute = execute
         self.iterations = iterations
         self.warmup = warmup
-        self.output_dir = output_dir or Path.cwd()
+        self.output_dir = Path(os.path.realpath(output_dir or Path.cwd()))
         self.echo = echo or (lambda line: None)
         self.result = RunResult()
         self.buffers: dict[str, Any] = {}
@@ -144,10 +165,16 @@ class Runner:
                 self.result.outcomes[command.key] = Outcome(command.key, _title(command), command.node.location,
                                                             SKIPPED, reason)
             return self.result
-        for name, resource in self.model.resources.items():
-            buffer = self.device.CreateBuffer(resource.size_in_bytes)
-            buffer.Write(resource.image())
-            self.buffers[name] = buffer
+        refused = self._allocate()
+        if refused is not None:
+            self.result.outcomes[refused.key] = refused
+            for spec in self.model.dispatchables.values():
+                self.result.outcomes[spec.name] = Outcome(spec.name, f"dispatchable '{spec.name}'",
+                                                          spec.node.location, NOT_RUN, f"not run: {refused.title}")
+            for command in self.model.commands:
+                self.result.outcomes[command.key] = Outcome(command.key, _title(command), command.node.location,
+                                                            NOT_RUN, f"not run: {refused.title}")
+            return self.result
         for spec in self.model.dispatchables.values():
             self._create(spec)
         stopped: _StopError | None = None
@@ -163,6 +190,32 @@ class Runner:
                 stop.reason = f"command {command.index} {stop.reason}"
                 stopped = stop
         return self.result
+
+    def _allocate(self) -> Outcome | None:
+        """Create the resources' buffers (sizes only when not executing); the outcome of one that cannot be."""
+        limit = max_allocation(self.device)
+        for name, resource in self.model.resources.items():
+            outcome = Outcome(f"resource-{name}", f"resource '{name}' was not created", resource.node.location,
+                              INVALID)
+            if limit is not None and resource.size_in_bytes > limit:
+                outcome.message = (f"its {describe_bytes(resource.size_in_bytes)} exceed the largest buffer "
+                                   f"{self.device.adapter.label} can allocate ({describe_bytes(limit)})")
+                return outcome
+            if not self.execute:
+                self.buffers[name] = SizedBuffer(self.device, resource.size_in_bytes)
+                continue
+            try:
+                buffer = self.device.CreateBuffer(resource.size_in_bytes)
+                buffer.Write(resource.values, resource.offset)  # the rest stays zero, as created
+            except DMLError as exc:
+                outcome.message = str(exc)
+                return outcome
+            self.buffers[name] = buffer
+        return None
+
+    def _buffer(self, size: int) -> Buffer:
+        """A device buffer when executing; a size-only stand-in otherwise (validate allocates nothing)."""
+        return self.device.CreateBuffer(size) if self.execute else SizedBuffer(self.device, size)
 
     def _log(self, line: str) -> None:
         self.result.output.append(line)
@@ -206,7 +259,7 @@ class Runner:
             return
         node = spec.node.get("bindings") or spec.node
         try:
-            persistent = self.device.CreateBuffer(max(size, 4))
+            persistent = self._buffer(max(size, 4))
             initializer = self.device.CreateOperatorInitializer([compiled])
             table = self.device.CreateBindingTable(DML_BINDING_TABLE_DESC(
                 initializer, SizeInDescriptors=initializer.GetBindingProperties().RequiredDescriptorCount))
@@ -297,22 +350,22 @@ class Runner:
             self._log(f"[{i:>{width}}] {format_value(v)} (0x{int(b):0{2 * values.dtype.itemsize}X})")
 
     def _write_file(self, command: WriteFile, outcome: Outcome) -> None:
+        """Write the resource under the output folder only (see :mod:`dmlsim.model.targets`)."""
         values = self._read(command.resource)
-        target = self.output_dir / command.target
         if command.dimensions is not None:
-            if int(np.prod(command.dimensions)) != values.size:
-                outcome.status = INVALID
-                outcome.message = f"dimensions {command.dimensions} do not hold the {values.size} values"
-                raise _StopError
-            values = values.reshape(command.dimensions)
+            values = values.reshape(command.dimensions)  # the count was checked while parsing
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if target.suffix.lower() == ".npy":
-                np.save(target, values)
-            else:
-                target.write_bytes(values.tobytes())
+            fd, target = open_target(self.output_dir, command.target)
+            with os.fdopen(fd, "wb") as handle:
+                if target.suffix.lower() == ".npy":
+                    np.save(handle, values)
+                else:
+                    handle.write(values.tobytes())
         except OSError as exc:
-            outcome.status, outcome.message = INVALID, f"Failed to write resource to file '{target}': {exc}"
+            reason = exc.strerror or str(exc)
+            outcome.status = INVALID
+            outcome.message = (f"Failed to write resource to file {show(command.target)} in "
+                               f"'{self.output_dir}': {reason}")
             raise _StopError from None
         self._log(f"Resource '{command.resource}' written to '{target}'")
 
@@ -378,7 +431,7 @@ class Runner:
         table.BindInputs([self._binding(command.bindings.get(row.name)) for row in op.input_fields])
         table.BindOutputs([self._binding(command.bindings.get(row.name)) for row in op.output_fields])
         if props.TemporaryResourceSize:
-            table.BindTemporaryResource(buffer_binding(device.CreateBuffer(props.TemporaryResourceSize)))
+            table.BindTemporaryResource(buffer_binding(self._buffer(props.TemporaryResourceSize)))
         if command.dispatchable in self.persistent:
             table.BindPersistentResource(buffer_binding(self.persistent[command.dispatchable], 0,
                                                         props.PersistentResourceSize))

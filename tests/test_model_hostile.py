@@ -1,0 +1,594 @@
+"""Hostile and careless model files (issue 12): each ends with exit status 2 and a located message, within
+20 s and under 1 GiB, and writes nothing outside the output folder.
+
+Cases that could exhaust memory or hang run ``python -m dmlsim`` in a child limited to 1 GiB of address
+space (RLIMIT_AS) and 20 s; the others call the CLI in this process. ``UINT8`` resources make the bytes a
+file could write fully controlled, as an attacker would have them.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import dmlsim as dml
+from dmlsim.cli import main
+from dmlsim.model import load_model
+from dmlsim.model.errors import show
+from dmlsim.model.limits import Limits, parse_bytes
+from dmlsim.model.runner import Runner, SizedBuffer
+from dmlsim.model.values import random_values, sequence_values
+
+ROOT = Path(__file__).resolve().parents[1]
+GIB = 1 << 30
+SECONDS = 20
+PAYLOAD = """
+resources:
+  X: {initialValuesDataType: UINT8, initialValues: [35, 33, 10]}
+dispatchables: {}
+commands:
+"""
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """``python -m dmlsim ARGS`` with 1 GiB of address space and 20 s."""
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (GIB, GIB))
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    env.pop("DMLSIM_MEMORY_BUDGET", None)
+    return subprocess.run([sys.executable, "-m", "dmlsim", *args], capture_output=True, text=True, cwd=cwd,
+                          env=env, timeout=SECONDS, preexec_fn=limit, check=False)
+
+
+def run_in_process(capsys, *args: str) -> tuple[int, str]:
+    start = time.perf_counter()
+    status = main(list(args))
+    assert time.perf_counter() - start < SECONDS
+    captured = capsys.readouterr()
+    return status, captured.out + captured.err
+
+
+def files_under(folder: Path) -> set[Path]:
+    return set(folder.rglob("*"))
+
+
+@pytest.fixture
+def box(tmp_path):
+    """``tmp_path/models`` (the model's folder), ``tmp_path/out`` (-o) and ``tmp_path/outside``."""
+    for name in ("models", "out", "outside"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "outside" / "secret.bin").write_bytes(b"SECRET-BYTES")
+    return tmp_path
+
+
+def assert_located(output: str, line: int, text: str) -> None:
+    assert f"m.yaml:{line}:" in output and text in output, output
+    assert "Traceback" not in output, output
+
+
+# --- 1. writeFile stays inside the output folder ------------------------------------------------------
+@pytest.mark.parametrize("target, reason", [
+    ("../x.bin", "leaves the output folder"),
+    ("sub/../../x.bin", "leaves the output folder"),
+    ("/tmp/dmlsim-hostile-x.bin", "is absolute"),
+    ('"a\\0b.bin"', "no NUL character"),
+    ("C:/x.bin", "is absolute"),
+])
+def test_write_file_target_outside_or_malformed_is_refused_by_validate_and_run(box, capsys, target, reason):
+    model = box / "models" / "m.yaml"
+    model.write_text(PAYLOAD + f"  - {{type: writeFile, resource: X, targetPath: {target}}}\n")
+    before = files_under(box)
+    for command in (["validate", str(model)], ["run", "-a", "reference", "-o", str(box / "out"), str(model)]):
+        status, output = run_in_process(capsys, *command)
+        assert status == 2
+        assert_located(output, 6, reason)
+    assert files_under(box) == before
+    assert not Path("/tmp/dmlsim-hostile-x.bin").exists()
+
+
+def test_write_file_through_a_symlinked_folder_inside_the_output_folder_is_refused(box, capsys):
+    (box / "out" / "link").symlink_to(box / "outside")
+    model = box / "models" / "m.yaml"
+    model.write_text(PAYLOAD + "  - {type: writeFile, resource: X, targetPath: link/x.bin}\n")
+    status, output = run_in_process(capsys, "run", "-a", "reference", "-o", str(box / "out"), str(model))
+    assert status == 2
+    assert_located(output, 6, "symbolic link or not a folder")
+    assert sorted(p.name for p in (box / "outside").iterdir()) == ["secret.bin"]
+
+
+def test_write_file_onto_a_symlink_is_refused_and_its_target_unchanged(box, capsys):
+    (box / "out" / "x.bin").symlink_to(box / "outside" / "secret.bin")
+    model = box / "models" / "m.yaml"
+    model.write_text(PAYLOAD + "  - {type: writeFile, resource: X, targetPath: x.bin}\n")
+    status, output = run_in_process(capsys, "run", "-a", "reference", "-o", str(box / "out"), str(model))
+    assert status == 2
+    assert_located(output, 6, "is a symbolic link")
+    assert (box / "outside" / "secret.bin").read_bytes() == b"SECRET-BYTES"
+
+
+def test_write_file_to_a_fifo_is_refused_without_blocking(box):
+    os.mkfifo(box / "out" / "pipe.bin")
+    model = box / "models" / "m.yaml"
+    model.write_text(PAYLOAD + "  - {type: writeFile, resource: X, targetPath: pipe.bin}\n")
+    proc = cli("run", "-a", "reference", "-o", str(box / "out"), str(model), cwd=box)
+    assert proc.returncode == 2, proc.stderr
+    assert_located(proc.stderr, 6, "is a FIFO")
+
+
+def test_write_file_creates_folders_inside_and_overwrites_a_regular_file(box, capsys):
+    """DxDispatch overwrites; so does dmlsim, for a regular file inside the output folder."""
+    (box / "out" / "a").mkdir()
+    (box / "out" / "a" / "x.bin").write_bytes(b"old contents, longer")
+    model = box / "models" / "m.yaml"
+    model.write_text(PAYLOAD + "  - {type: writeFile, resource: X, targetPath: a/x.bin}\n"
+                               "  - {type: writeFile, resource: X, targetPath: b/c/y.npy}\n")
+    status, output = run_in_process(capsys, "run", "-a", "reference", "-o", str(box / "out"), str(model))
+    assert status == 0, output
+    assert (box / "out" / "a" / "x.bin").read_bytes() == b"#!\n"
+    assert np.load(box / "out" / "b" / "c" / "y.npy").tolist() == [35, 33, 10]
+
+
+def test_write_file_dimensions_that_do_not_hold_the_values_fail_validate(box, capsys):
+    model = box / "models" / "m.yaml"
+    model.write_text(PAYLOAD + "  - {type: writeFile, resource: X, targetPath: x.npy, dimensions: [-1, -3]}\n"
+                               "  - {type: writeFile, resource: X, targetPath: y.npy, dimensions: [2, 2]}\n")
+    status, output = run_in_process(capsys, "validate", str(model))
+    assert status == 2
+    assert_located(output, 6, "a dimension must be a positive integer, got -1")
+    assert_located(output, 7, "dimensions [2, 2] do not hold the 3 values")
+
+
+# --- 3. sourcePath reads regular files in the allowed folders only -------------------------------------------
+def source_model(box: Path, source: str, data_type: str = "UINT8") -> Path:
+    model = box / "models" / "m.yaml"
+    model.write_text(f"""
+resources:
+  S: {{initialValuesDataType: {data_type}, initialValues: {{sourcePath: {source}}}}}
+dispatchables: {{}}
+commands:
+  - {{type: print, resource: S}}
+""")
+    return model
+
+
+@pytest.mark.parametrize("source, reason", [
+    ("OUTSIDE", "is outside the model's folder"),
+    ("../outside/secret.bin", "is outside the model's folder"),
+    ("/proc/self/environ", "is outside the model's folder"),
+    ("link.bin", "is outside the model's folder"),
+    ("/dev/zero", "is outside the model's folder"),
+])
+def test_source_path_outside_the_allowed_folders_is_refused_and_never_printed(box, capsys, source, reason):
+    (box / "models" / "link.bin").symlink_to(box / "outside" / "secret.bin")
+    source = source.replace("OUTSIDE", str(box / "outside" / "secret.bin"))
+    model = source_model(box, source)
+    status, output = run_in_process(capsys, "run", "-a", "reference", str(model))
+    assert status == 2
+    assert_located(output, 3, reason)
+    assert "SECRET" not in output and "83, 69, 67" not in output  # neither the text nor its bytes
+
+
+def test_source_path_reads_from_an_input_path_folder_or_anywhere_when_allowed(box, capsys):
+    model = source_model(box, "secret.bin")
+    status, output = run_in_process(capsys, "run", "-a", "reference", "--input_path", str(box / "outside"),
+                                    str(model))
+    assert status == 0 and "Resource 'S': 83, 69, 67" in output, output
+    model = source_model(box, str(box / "outside" / "secret.bin"))
+    status, output = run_in_process(capsys, "run", "-a", "reference", "--allow-any-path", str(model))
+    assert status == 0 and "Resource 'S': 83, 69, 67" in output, output
+
+
+@pytest.mark.parametrize("kind", ["dev-zero", "dev-urandom", "fifo", "directory"])
+def test_special_files_are_refused_even_when_any_path_is_allowed(box, kind):
+    """Read until memory runs out (devices) or blocked forever (a FIFO) before; now refused at once."""
+    paths = {"dev-zero": "/dev/zero", "dev-urandom": "/dev/urandom", "fifo": str(box / "models" / "fifo"),
+             "directory": str(box / "models" / "data")}
+    os.mkfifo(box / "models" / "fifo")
+    (box / "models" / "data").mkdir()
+    model = source_model(box, paths[kind])
+    proc = cli("validate", "--allow-any-path", str(model), cwd=box)
+    assert proc.returncode == 2, proc.stderr
+    expected = {"dev-zero": "is a device", "dev-urandom": "is a device", "fifo": "is a FIFO",
+                "directory": "is a directory"}[kind]
+    assert_located(proc.stderr, 3, expected)
+
+
+def test_the_pytest_plugin_applies_the_same_confinement(box):
+    folder = box / "descriptors"
+    folder.mkdir()
+    (folder / "m.yaml").write_text(PAYLOAD + "  - {type: writeFile, resource: X, targetPath: ../../x.bin}\n")
+    (folder / "s.yaml").write_text(f"""
+resources:
+  S: {{initialValuesDataType: UINT8, initialValues: {{sourcePath: {box / "outside" / "secret.bin"}}}}}
+dispatchables: {{}}
+commands:
+  - {{type: print, resource: S}}
+""")
+    before = files_under(box)
+    env = {**os.environ, "DMLSIM_TEST_ADAPTERS": "reference",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(box),
+                           str(folder)], capture_output=True, text=True, env=env, cwd=box, check=False,
+                          timeout=60)
+    assert proc.returncode != 0
+    assert "m.yaml:6:" in proc.stdout and "leaves the output folder" in proc.stdout, proc.stdout
+    assert "s.yaml:3:" in proc.stdout and "is outside the model's folder" in proc.stdout, proc.stdout
+    assert "SECRET" not in proc.stdout
+    assert files_under(box) - before <= {p for p in files_under(box) if "__pycache__" in str(p)}
+
+
+# --- 2. limits before work ----------------------------------------------------------------------------------------
+ALIAS_BOMB = """x-a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
+x-b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
+x-c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
+x-d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
+x-e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
+x-f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
+x-g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
+x-h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
+resources: {X: {initialValuesDataType: FLOAT32, initialValues: *h}}
+dispatchables: {}
+commands: []
+"""
+
+
+def test_a_yaml_alias_bomb_is_refused_at_once(box):
+    """9^8 values through aliases: formatting it in an error message took 97 s and 8.3 GB."""
+    (box / "models" / "m.yaml").write_text(ALIAS_BOMB)
+    start = time.perf_counter()
+    proc = cli("validate", str(box / "models" / "m.yaml"), cwd=box)
+    assert time.perf_counter() - start < SECONDS
+    assert proc.returncode == 2, proc.stderr
+    assert_located(proc.stderr, 7, "expands to more than 2,000,000 values")
+
+
+def test_an_alias_bomb_under_the_expansion_limit_is_reported_briefly(box):
+    """531,441 values through aliases, where numbers go: each problem quotes a bounded part of its value."""
+    text = ALIAS_BOMB.replace("x-g: &g", "# g: &g").replace("x-h: &h", "# h: &h").replace("*h}", "*f}")
+    (box / "models" / "m.yaml").write_text(text)
+    proc = cli("validate", str(box / "models" / "m.yaml"), cwd=box)
+    assert proc.returncode == 2, proc.stderr
+    assert_located(proc.stderr, 5, "expected a number (or \"nan\", \"inf\", \"-inf\") for FLOAT32, got [[[...]")
+    assert len(proc.stderr) < 10_000
+
+
+def test_two_thousand_wrong_values_list_the_first_100_problems(tmp_path):
+    (tmp_path / "m.yaml").write_text("resources: {X: {initialValuesDataType: FLOAT32, initialValues: ["
+                                     + ", ".join(["lol"] * 2000) + "]}}\ndispatchables: {}\ncommands: []\n")
+    with pytest.raises(dml.DMLError) as info:
+        load_model(tmp_path / "m.yaml")
+    lines = str(info.value).splitlines()
+    assert len(lines) == 101 and "only the first 100 are listed" in lines[-1]
+
+
+def test_error_messages_quote_a_bounded_part_of_a_value():
+    nested: list = ["lol"] * 9
+    for _ in range(5):  # 9^6 values: the whole repr would be 4 MB (an alias bomb's, gigabytes)
+        nested = [nested] * 9
+    assert len(show(nested)) < 400
+    assert show(10**5000) == "<an integer of 5001 digits>"
+    assert len(show("x" * 10**6)) < 100
+
+
+def resource_model(box: Path, resource_yaml: str) -> Path:
+    model = box / "models" / "m.yaml"
+    model.write_text(f"resources:\n  X: {resource_yaml}\ndispatchables: {{}}\ncommands: []\n")
+    return model
+
+
+@pytest.mark.parametrize("resource_yaml", [
+    "{initialValuesDataType: FLOAT32, initialValues: [1], sizeInBytes: 1000000000000000}",
+    "{initialValuesDataType: FLOAT32, initialValues: {valueCount: 1000000000000, value: 0}}",
+    "{initialValuesDataType: FLOAT32, initialValues: {valueCount: 1000000000000, valueStart: 0, valueDelta: 1}}",
+    "{initialValuesDataType: FLOAT32, initialValues: {valueCount: 1000000000000, seed: 1, min: 0, max: 1}}",
+    "{initialValuesDataType: FLOAT32, initialValues: [1], initialValuesOffsetInBytes: 1000000000000000}",
+])
+def test_sizes_beyond_the_memory_budget_are_refused_before_anything_is_allocated(box, resource_yaml):
+    proc = cli("validate", str(resource_model(box, resource_yaml)), cwd=box)
+    assert proc.returncode == 2, proc.stderr
+    assert_located(proc.stderr, 2, "over the memory budget of 256 MiB")
+
+
+def test_a_npy_header_claiming_a_huge_shape_is_refused_before_reading(box):
+    path = box / "models" / "big.npy"
+    with open(path, "wb") as out:  # a header claiming 10^12 float32 values (4 TB) over 16 bytes of data
+        np.lib.format.write_array_header_1_0(out, {"descr": "<f4", "fortran_order": False, "shape": (10**12,)})
+        out.write(bytes(16))
+    model = source_model(box, "big.npy", "FLOAT32")
+    proc = cli("validate", str(model), cwd=box)
+    assert proc.returncode == 2, proc.stderr
+    assert_located(proc.stderr, 3, "needs more bytes than the file holds")
+
+
+def test_a_source_file_larger_than_the_budget_is_refused_and_the_budget_can_be_raised(box, capsys, monkeypatch):
+    (box / "models" / "big.bin").write_bytes(bytes(4096))
+    model = source_model(box, "big.bin")
+    status, output = run_in_process(capsys, "validate", "--memory-budget", "1K", str(model))
+    assert status == 2
+    assert_located(output, 3, "over the memory budget of 1 KiB; raise it with --memory-budget or "
+                              "$DMLSIM_MEMORY_BUDGET")
+    assert run_in_process(capsys, "validate", "--memory-budget", "8K", str(model))[0] == 0
+    monkeypatch.setenv("DMLSIM_MEMORY_BUDGET", "1K")
+    assert run_in_process(capsys, "validate", str(model))[0] == 2
+    monkeypatch.setenv("DMLSIM_MEMORY_BUDGET", "8K")
+    assert run_in_process(capsys, "validate", str(model))[0] == 0
+    status, output = run_in_process(capsys, "validate", "--memory-budget", "lots", str(model))
+    assert status == 2 and "--memory-budget: 'lots' is not a positive size" in output
+
+
+def test_the_budget_counts_every_resource_of_a_file(tmp_path):
+    text = "resources:\n" + "".join(
+        f"  R{i}: {{initialValuesDataType: UINT8, initialValues: {{valueCount: 400, value: 1}}}}\n" for i in range(3))
+    (tmp_path / "m.yaml").write_text(text + "dispatchables: {}\ncommands: []\n")
+    with pytest.raises(dml.DMLError) as info:
+        load_model(tmp_path / "m.yaml", limits=Limits(budget=1000))
+    assert "resource 'R2' (400 bytes) needs 400 bytes" in str(info.value) and "(200 bytes left)" in str(info.value)
+
+
+def test_parse_bytes_reads_binary_units():
+    assert parse_bytes("512M") == 512 << 20 and parse_bytes("4G") == 4 << 30 and parse_bytes("2GiB") == 2 << 30
+    assert parse_bytes("1000") == 1000
+    for bad in ("0", "-1K", "1.5G", "", "K", "9" * 30):
+        with pytest.raises(ValueError):
+            parse_bytes(bad)
+
+
+def test_validate_allocates_no_buffer_and_executes_nothing(box):
+    """A 3 GiB buffer (within a raised budget) validates under a 1 GiB address-space limit: only its size is
+    used; run would allocate it."""
+    model = resource_model(box, "{initialValuesDataType: FLOAT32, initialValues: [1], sizeInBytes: 3221225472}")
+    proc = cli("validate", "--memory-budget", "4G", str(model), cwd=box)
+    assert proc.returncode == 0, proc.stderr
+    runner = Runner(load_model(model, limits=Limits(budget=4 << 30)), dml.DMLCreateDevice(0, "reference"),
+                    execute=False)
+    runner.run()
+    assert all(isinstance(b, SizedBuffer) and b.storage is None for b in runner.buffers.values())
+
+
+def test_a_hundred_million_value_sequence_validates_in_seconds(box):
+    """The sequence form ran a Python loop: 72 s for validate at 1e8 values."""
+    model = resource_model(box, "{initialValuesDataType: FLOAT32, initialValues: "
+                                "{valueCount: 100000000, valueStart: 0, valueDelta: 1}}")
+    start = time.perf_counter()
+    proc = cli("validate", "--memory-budget", "512M", str(model), cwd=box)
+    assert proc.returncode == 0, proc.stderr
+    assert time.perf_counter() - start < 10
+
+
+@pytest.mark.parametrize("dtype", ["FLOAT16", "FLOAT32", "FLOAT64", "INT8", "UINT8", "INT32", "UINT64"])
+def test_the_vectorized_sequence_accumulates_like_the_element_loop(dtype):
+    from dmlsim.api.enums import DML_TENSOR_DATA_TYPE
+    from dmlsim.api.tensor import NUMPY_DTYPE
+
+    data_type = DML_TENSOR_DATA_TYPE[f"DML_TENSOR_DATA_TYPE_{dtype}"]
+    np_type = NUMPY_DTYPE[data_type].type
+    start, delta = (0.1, 0.3) if dtype.startswith("FLOAT") else (120, 7)
+    expected, current = [], np_type(start)
+    with np.errstate(all="ignore"):
+        for _ in range(3000):  # the loop it replaces: each sum rounded (or wrapped) in the type
+            expected.append(current)
+            current = np_type(current + np_type(delta))
+    got = sequence_values(3000, start, delta, data_type)
+    assert got.dtype == NUMPY_DTYPE[data_type] and got.tobytes() == np.array(expected, got.dtype).tobytes()
+
+
+@pytest.mark.parametrize("dtype, low, high", [("INT8", -128, 127), ("UINT16", 3, 9), ("INT64", -(2**63), 2**63 - 1),
+                                              ("UINT64", 0, 2**64 - 1), ("UINT64", 2**63, 2**63 + 5)])
+def test_vectorized_random_integers_equal_the_python_formula(dtype, low, high):
+    from dmlsim.api.enums import DML_TENSOR_DATA_TYPE
+    from dmlsim.model.values import random_unit
+
+    data_type = DML_TENSOR_DATA_TYPE[f"DML_TENSOR_DATA_TYPE_{dtype}"]
+    span = high - low + 1
+    expected = [low + min(int(x * span), span - 1) for x in random_unit(5, 2000)]
+    got = random_values(5, 2000, data_type, distribution="uniform", low=low, high=high, mean=0, stddev=1)
+    assert [int(v) for v in got] == expected
+
+
+# --- 4. malformed values: exit 2 at their place, never a traceback -----------------------------------------------
+def test_nesting_300_levels_deep_is_a_located_error(box, capsys):
+    model = box / "models" / "m.yaml"
+    model.write_text("resources: {}\ndispatchables: {}\ncommands: " + "[" * 300 + "]" * 300 + "\n")
+    status, output = run_in_process(capsys, "validate", str(model))
+    assert status == 2
+    assert_located(output, 3, "nested deeper than 64 levels")
+
+
+ADAM_DESC = """
+resources:
+  X: {initialValuesDataType: FLOAT32, initialValues: [1, 2]}
+  M: {initialValuesDataType: FLOAT32, initialValues: [0, 0]}
+  V: {initialValuesDataType: FLOAT32, initialValues: [0, 0]}
+  step: {initialValuesDataType: UINT32, initialValues: [1]}
+dispatchables:
+  adam:
+    type: ADAM_OPTIMIZER
+    desc: {InputParametersTensor: &t {DataType: FLOAT32, Sizes: [1, 1, 1, 2]}, InputFirstMomentTensor: *t,
+           InputSecondMomentTensor: *t, GradientTensor: *t, TrainingStepTensor: {DataType: UINT32, Sizes: [1, 1, 1, 1]},
+           OutputParametersTensor: *t, OutputFirstMomentTensor: *t, OutputSecondMomentTensor: *t,
+           LearningRate: LR, Beta1: 0.9, Beta2: 0.999, Epsilon: 1e-8}
+commands:
+  - {type: dispatch, dispatchable: adam, bindings: {InputParametersTensor: X, InputFirstMomentTensor: M,
+     InputSecondMomentTensor: V, GradientTensor: X, TrainingStepTensor: step, OutputParametersTensor: X,
+     OutputFirstMomentTensor: M, OutputSecondMomentTensor: V}, increment: INC}
+  - {type: add, resource: X, value: ADD}
+  - {type: expect, resource: X, values: [1, VALUE], rtol: RTOL}
+"""
+HUGE = "1" + "0" * 400  # an integer beyond the double range (about 1.8e308)
+FLOAT_PLACES = {"LR": 13, "INC": 17, "ADD": 18, "VALUE": 19, "RTOL": 19}
+
+
+@pytest.mark.parametrize("place", sorted(FLOAT_PLACES))
+def test_numbers_beyond_the_double_range_are_located_errors(box, capsys, place):
+    text = ADAM_DESC.replace("LR", "0.01").replace("INC", "{resource: step, value: 1}").replace("ADD", "0")
+    text = text.replace("VALUE", "2").replace("RTOL", "0.1")
+    default = {"LR": "LearningRate: 0.01", "INC": "value: 1}", "ADD": "value: 0}", "VALUE": "values: [1, 2]",
+               "RTOL": "rtol: 0.1"}[place]
+    huge = {"LR": f"LearningRate: {HUGE}", "INC": f"value: {HUGE}}}", "ADD": f"value: {HUGE}}}",
+            "VALUE": f"values: [1, {HUGE}]", "RTOL": f"rtol: {HUGE}"}[place]
+    if place == "INC":  # step is UINT32: an integer that does not fit it
+        text = text.replace("{resource: step, value: 1}", "{resource: X, value: 1}")
+    model = box / "models" / "m.yaml"
+    model.write_text(text.replace(default, huge))
+    status, output = run_in_process(capsys, "validate", str(model))
+    assert status == 2
+    assert_located(output, FLOAT_PLACES[place], "beyond the range of a double")
+
+
+@pytest.mark.parametrize("initial, reason", [
+    (f"[1, {HUGE}]", "beyond the range of a double"),
+    (f"{{valueCount: 2, valueStart: {HUGE}, valueDelta: 1}}", "beyond the range of a double"),
+    (f"{{valueCount: 2, value: {HUGE}}}", "beyond the range of a double"),
+    (f"{{valueCount: 2, seed: 1, min: 0, max: {HUGE}}}", "beyond the range of a double"),
+    (f"{{valueCount: 2, seed: 1, min: -{HUGE}, max: 0}}", "beyond the range of a double"),
+    ("{valueCount: 2, seed: 1, min: 0, max: .inf}", "max must be finite"),
+    ("{valueCount: 2, seed: 1, distribution: normal, mean: .nan}", "mean must be finite"),
+])
+def test_float_initializers_beyond_the_double_range_are_located_errors(box, capsys, initial, reason):
+    model = resource_model(box, f"{{initialValuesDataType: FLOAT32, initialValues: {initial}}}")
+    status, output = run_in_process(capsys, "validate", str(model))
+    assert status == 2
+    assert_located(output, 2, reason)
+
+
+@pytest.mark.parametrize("low, high, reason", [
+    ("0", "300", "300 does not fit UINT8"),
+    ("-1", "3", "-1 does not fit UINT8"),
+    ("0", ".inf", "expected an integer for UINT8"),
+    (".nan", "3", "expected an integer for UINT8"),
+    ("0", HUGE, "<an integer of 401 digits> does not fit UINT8"),
+])
+def test_random_integer_bounds_outside_the_type_are_located_errors(box, capsys, low, high, reason):
+    model = resource_model(box, f"{{initialValuesDataType: UINT8, initialValues: "
+                                f"{{valueCount: 2, seed: 1, min: {low}, max: {high}}}}}")
+    status, output = run_in_process(capsys, "validate", str(model))
+    assert status == 2
+    assert_located(output, 2, reason)
+
+
+@pytest.mark.parametrize("old, new, line, reason", [
+    ("resource: X, value: 0", "resource: [X], value: 0", 18, "expected a resource name, got ['X']"),
+    ("dispatchable: adam", "dispatchable: {a: 1}", 15, "expected a dispatchable name, got {'a': 1}"),
+    ("TrainingStepTensor: step", "TrainingStepTensor: {name: [step]}", 16, "expected a resource name, got ['step']"),
+    ("TrainingStepTensor: step", "TrainingStepTensor: [step]", 16, "TrainingStepTensor is one tensor"),
+    ("type: ADAM_OPTIMIZER", "type: [ADAM_OPTIMIZER]", 9, "type must be an operator name, got ['ADAM_OPTIMIZER']"),
+    ("type: dispatch", "type: [dispatch]", 15, "unrecognized command ['dispatch']"),
+    ("{DataType: UINT32", "{DataType: [UINT32]", 11, "unknown DML_TENSOR_DATA_TYPE value ['UINT32']"),
+    ("initialValuesDataType: UINT32", "initialValuesDataType: {a: 1}", 6, "unknown data type {'a': 1}"),
+    ("type: add", "type: add, expectError: {hresult: [1], match: {a: 1}}", 18, "hresult must be a name"),
+])
+def test_a_list_or_map_where_a_name_is_expected_is_a_located_error(box, capsys, old, new, line, reason):
+    text = ADAM_DESC.replace("LR", "0.01").replace("INC", "step").replace("ADD", "0").replace("VALUE", "2")
+    text = text.replace("RTOL", "0.1")
+    assert text.count(old) == 1
+    model = box / "models" / "m.yaml"
+    model.write_text(text.replace(old, new))
+    status, output = run_in_process(capsys, "validate", str(model))
+    assert status == 2
+    assert_located(output, line, reason)
+
+
+def test_sizes_with_15000_entries_are_a_located_error(box, capsys):
+    """The product of 15,000 sizes has more than 4,300 digits: formatting it raised ValueError."""
+    sizes = ", ".join(["4294967295"] * 15000)
+    model = box / "models" / "m.yaml"
+    model.write_text(ADAM_DESC.replace("LR", "0.01").replace("INC", "step").replace("ADD", "0")
+                     .replace("VALUE", "2").replace("RTOL", "0.1")
+                     .replace("TrainingStepTensor: {DataType: UINT32, Sizes: [1, 1, 1, 1]}",
+                              f"TrainingStepTensor: {{DataType: UINT32, Sizes: [{sizes}]}}"))
+    status, output = run_in_process(capsys, "validate", str(model))
+    assert status == 2
+    assert_located(output, 11, "15000 entries: at most 64 are accepted")
+
+
+def test_an_integer_too_long_for_python_is_a_located_error(box, capsys):
+    model = resource_model(box, "{initialValuesDataType: UINT8, initialValues: [" + "9" * 5000 + "]}")
+    status, output = run_in_process(capsys, "validate", str(model))
+    assert status == 2
+    assert_located(output, 2, "an integer of 5000 characters is too long")
+
+
+# --- 8. bench output paths are checked before measuring ---------------------------------------------------------
+@pytest.mark.parametrize("option", ["--json", "--csv", "--plot"])
+def test_bench_refuses_an_unwritable_output_before_measuring(tmp_path, capsys, option):
+    target = tmp_path / "missing-folder" / "out.file"
+    start = time.perf_counter()
+    status, output = run_in_process(capsys, "bench", "--sizes", "1K", "--peers", "none", option, str(target))
+    assert status == 2
+    assert f"{option} '{target}': cannot be written (No such file or directory)" in output
+    assert time.perf_counter() - start < 5 and "GB/s" not in output  # nothing was measured
+    status, output = run_in_process(capsys, "bench", "--sizes", "1K", option, str(tmp_path))
+    assert status == 2 and "not a regular file" in output
+
+
+def test_bench_output_probe_leaves_an_existing_file_and_removes_what_it_created(tmp_path):
+    from dmlsim.cli.bench import unwritable
+
+    existing = tmp_path / "kept.json"
+    existing.write_text("previous run")
+    assert unwritable("--json", str(existing)) is None and existing.read_text() == "previous run"
+    assert unwritable("--csv", str(tmp_path / "new.csv")) is None and not (tmp_path / "new.csv").exists()
+
+
+def test_sizes_in_messages_are_readable_however_large():
+    from dmlsim.model.limits import describe_bytes
+
+    assert describe_bytes(256 << 20) == "256 MiB" and describe_bytes(10**400) == "about 2^1328 bytes"
+
+
+def test_a_buffer_over_the_devices_largest_allocation_is_invalid_at_its_resource(box, capsys, monkeypatch):
+    import dmlsim.model.runner as runner_module
+
+    monkeypatch.setattr(runner_module, "max_allocation", lambda device: 64)
+    model = resource_model(box, "{initialValuesDataType: UINT8, initialValues: {valueCount: 100, value: 7}}")
+    model.write_text(model.read_text().replace("commands: []", "commands: [{type: print, resource: X}]"))
+    status, output = run_in_process(capsys, "run", "-a", "reference", str(model))
+    assert status == 2
+    assert_located(output, 2, "resource 'X' was not created: invalid")
+    assert "exceed the largest buffer" in output and "Resource 'X'" not in output  # the print did not run
+
+
+def test_the_opencl_devices_largest_allocation_is_its_max_mem_alloc_size():
+    from types import SimpleNamespace
+
+    from dmlsim.model.runner import max_allocation
+
+    def device(cl_device):
+        return SimpleNamespace(adapter=SimpleNamespace(cl_device=cl_device))
+
+    assert max_allocation(device(SimpleNamespace(max_mem_alloc_size=1 << 30))) == 1 << 30
+    assert max_allocation(device(None)) is None
+
+
+def test_run_refuses_an_output_folder_that_does_not_exist(box, capsys):
+    model = box / "models" / "m.yaml"
+    model.write_text(PAYLOAD + "  - {type: writeFile, resource: X, targetPath: x.bin}\n")
+    status, output = run_in_process(capsys, "run", "-a", "reference", "-o", str(box / "nowhere"), str(model))
+    assert status == 2 and "is not a folder" in output
+    assert not (box / "nowhere").exists()
+
+
+def test_integer_expectations_of_ten_million_values_compare_in_seconds(tmp_path):
+    """Integers were compared element by element in Python; one differing value is still found."""
+    (tmp_path / "m.yaml").write_text("""
+resources: {X: {initialValuesDataType: UINT32, initialValues: {valueCount: 10000000, valueStart: 0, valueDelta: 1}}}
+dispatchables: {}
+commands:
+  - {type: expect, resource: X, values: {valueCount: 10000000, valueStart: 0, valueDelta: 1}}
+  - {type: add, resource: X, value: 0}
+  - {type: expect, resource: X, values: {valueCount: 10000000, valueStart: 1, valueDelta: 1}}
+""")
+    start = time.perf_counter()
+    result = Runner(load_model(tmp_path / "m.yaml"), dml.DMLCreateDevice(0, "reference")).run()
+    assert time.perf_counter() - start < 10
+    assert result.outcomes["command-0"].status == "passed"
+    assert result.outcomes["command-2"].status == "failed"
+    assert "10000000 of 10000000 UINT32 values differ" in result.outcomes["command-2"].message
