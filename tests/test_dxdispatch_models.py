@@ -21,6 +21,7 @@ import dmlsim as dml
 from dmlsim.cli import main
 from dmlsim.model import INVALID, NOT_IMPLEMENTED, PASSED, ModelError, Runner, load_model
 from dmlsim.model.loader import blank_json_comments
+from dmlsim.operators import implemented_names
 
 DATA = Path(__file__).resolve().parent / "data" / "dxdispatch_style"
 FILES = sorted(DATA.glob("*.json"))
@@ -46,20 +47,28 @@ def test_there_are_model_files():
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_each_file_is_valid_and_stops_only_at_not_implemented(path, capsys):
-    assert main(["validate", str(path)]) == 3
-    out = capsys.readouterr()
-    assert "descs, bindings and flags valid; not implemented by dmlsim: DML_OPERATOR_" in out.out
-    result = validate(path)
+    """Dispatchables of operators dmlsim implements pass; the others stop at 'not implemented'."""
     model = load_model(path)
+    implemented = set(implemented_names())
+    missing = {spec.op.name for spec in model.dispatchables.values()} - implemented
+    assert main(["validate", str(path)]) == (3 if missing else 0)
+    out = capsys.readouterr()
+    if missing:
+        assert "descs, bindings and flags valid; not implemented by dmlsim: DML_OPERATOR_" in out.out
+    result = validate(path)
     for name, spec in model.dispatchables.items():
         outcome = result.outcomes[name]
+        if spec.op.name in implemented:
+            assert outcome.status == PASSED, outcome.describe()
+            continue
         assert outcome.status == NOT_IMPLEMENTED, outcome.describe()
         assert outcome.location == spec.type_node.location  # reported at the dispatchable's type
         assert f"{spec.op.name} is not implemented by dmlsim" in outcome.message
         assert "checked and is valid" in outcome.message
     for command in model.commands:
         outcome = result.outcomes[command.key]
-        if command.kind == "dispatch":  # bound and recorded: the bindings passed every check
+        if command.kind == "dispatch" and model.dispatchables[command.dispatchable].op.name not in implemented:
+            # bound and recorded: the bindings passed every check
             assert outcome.status == NOT_IMPLEMENTED and "bindings were checked and are valid" in outcome.message
         else:
             assert outcome.status == PASSED
@@ -268,10 +277,27 @@ def test_dispatchable_bindings_feed_the_operator_initializer(tmp_path):
     assert result.outcomes["adam"].status == INVALID and "initializer" in result.outcomes["adam"].message
 
 
+# An operator outside issue 11's list, so this stays unimplemented while the others arrive.
+UNIMPLEMENTED_TOP_K = """
+resources:
+  x: {initialValuesDataType: FLOAT32, initialValues: [3, 1, 4, 1]}
+  values: {initialValuesDataType: FLOAT32, initialValues: {valueCount: 2, value: 0}}
+  indices: {initialValuesDataType: UINT32, initialValues: {valueCount: 2, value: 0}}
+dispatchables:
+  top:
+    type: TOP_K
+    desc: {InputTensor: {DataType: FLOAT32, Sizes: [1, 1, 1, 4]}, OutputValueTensor: {DataType: FLOAT32, Sizes: [1, 1, 1, 2]},
+           OutputIndexTensor: {DataType: UINT32, Sizes: [1, 1, 1, 2]}, Axis: 3, K: 2}
+commands:
+  - {type: dispatch, dispatchable: top, bindings: {InputTensor: x, OutputValueTensor: values, OutputIndexTensor: indices}}
+  - {type: print, resource: values}
+"""
+
+
 def test_pytest_items_of_unimplemented_operators_are_skipped_saying_why(tmp_path):
     folder = tmp_path / "descriptors"
     folder.mkdir()
-    (folder / "split_join_reduce.json").write_text((DATA / "split_join_reduce.json").read_text())
+    (folder / "top_k.yaml").write_text(UNIMPLEMENTED_TOP_K)
     root = str(Path(__file__).resolve().parents[1])  # this dmlsim, not another one installed
     env = {**os.environ, "DMLSIM_TEST_ADAPTERS": "reference",
            "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
@@ -279,5 +305,5 @@ def test_pytest_items_of_unimplemented_operators_are_skipped_saying_why(tmp_path
                            str(tmp_path), str(folder)], capture_output=True, text=True, env=env, cwd=tmp_path,
                           check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "7 skipped" in proc.stdout  # 3 dispatchables, 3 dispatches, and the print (run after them)
-    assert "DML_OPERATOR_SPLIT is not implemented by dmlsim" in proc.stdout
+    assert "3 skipped" in proc.stdout  # the dispatchable, its dispatch, and the print (run after it)
+    assert "DML_OPERATOR_TOP_K is not implemented by dmlsim" in proc.stdout
