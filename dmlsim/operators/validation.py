@@ -325,7 +325,8 @@ def _fit(value: Any, member_type: Any, where: str, data_type: int, problems: Pro
     if kind is None:
         info = np.iinfo(member_type)
         if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer, float))
-                or not math.isfinite(value) or float(value) != int(value) or not info.min <= int(value) <= info.max):
+                or (isinstance(value, float) and (not math.isfinite(value) or value != int(value)))
+                or not info.min <= int(value) <= info.max):  # ints compared exactly: 2**64 - 2 is no float
             problems.add(f"{where} must be an integer in [{info.min}, {info.max}] (a {np.dtype(member_type).name}), "
                          f"got {value!r}")
             return None
