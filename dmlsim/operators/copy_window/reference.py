@@ -3,7 +3,7 @@
 CAST's conversion rules (dmlsim's decisions where the doc page is silent, README "Decisions"): float to
 integer rounds toward zero and saturates to the integer type's range, NaN gives 0; integer to integer
 keeps the low bits (two's-complement wrap, as a C cast); to a floating type rounds to nearest even
-(FLOAT16 from FLOAT64: rounded once).
+(FLOAT16 from FLOAT64: rounded once; beyond the largest finite value: infinity).
 """
 
 from __future__ import annotations
@@ -44,7 +44,8 @@ def cast(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """CAST with dmlsim's conversion rules (module docstring)."""
     dtype = np.dtype(dtype)
     if dtype.kind == "f":
-        return np.asarray(x).astype(dtype)
+        with np.errstate(over="ignore"):  # beyond the type's range: rounds to infinity, as documented above
+            return np.asarray(x).astype(dtype)
     if x.dtype.kind == "f":
         info = np.iinfo(dtype)
         t = np.trunc(np.asarray(x, np.float64))
