@@ -8,8 +8,24 @@ import math
 
 import numpy as np
 import pytest
-from datamove_support import F16, F32, F64, I8, I32, I64, NUMPY, U8, U32, U64, operator, refused, run, \
-    skip_without_fp64, tensor, type_id
+from datamove_support import (
+    F16,
+    F32,
+    F64,
+    I8,
+    I32,
+    I64,
+    NUMPY,
+    U8,
+    U32,
+    U64,
+    operator,
+    refused,
+    run,
+    skip_without_fp64,
+    tensor,
+    type_id,
+)
 
 OUT = "OutputTensor"
 INF = math.inf

@@ -71,7 +71,7 @@ def running_sum(x, axis):
     out = np.zeros(x.shape, np.float64)
     for index in itertools.product(*(range(s) for s in x.shape)):
         for i in range(index[axis] + 1):
-            out[index] += float(x[index[:axis] + (i,) + index[axis + 1:]])
+            out[index] += float(x[(*index[:axis], i, *index[axis + 1:])])
     return out
 
 

@@ -286,10 +286,12 @@ resources:
 dispatchables:
   top:
     type: TOP_K
-    desc: {InputTensor: {DataType: FLOAT32, Sizes: [1, 1, 1, 4]}, OutputValueTensor: {DataType: FLOAT32, Sizes: [1, 1, 1, 2]},
+    desc: {InputTensor: {DataType: FLOAT32, Sizes: [1, 1, 1, 4]},
+           OutputValueTensor: {DataType: FLOAT32, Sizes: [1, 1, 1, 2]},
            OutputIndexTensor: {DataType: UINT32, Sizes: [1, 1, 1, 2]}, Axis: 3, K: 2}
 commands:
-  - {type: dispatch, dispatchable: top, bindings: {InputTensor: x, OutputValueTensor: values, OutputIndexTensor: indices}}
+  - {type: dispatch, dispatchable: top,
+     bindings: {InputTensor: x, OutputValueTensor: values, OutputIndexTensor: indices}}
   - {type: print, resource: values}
 """
 

@@ -6,8 +6,21 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from datamove_support import F16, F32, F64, I8, I32, U64, NUMPY, operator, refused, run, skip_without_fp64, tensor, \
-    type_id
+from datamove_support import (
+    F16,
+    F32,
+    F64,
+    I8,
+    I32,
+    NUMPY,
+    U64,
+    operator,
+    refused,
+    run,
+    skip_without_fp64,
+    tensor,
+    type_id,
+)
 
 OUT = "OutputTensor"
 

@@ -79,7 +79,8 @@ def test_slice_8d_strided_input_every_type_bits(device):
     (lambda: slice1_op(tensor(F32, [4, 4]), tensor(F32, [2, 2]), [0, 0], [2, 2], [0, 1]),
      "DML_SLICE1_OPERATOR_DESC.InputWindowStrides[0] must not be 0"),
     (lambda: slice1_op(tensor(F32, [4, 4]), tensor(F32, [2, 2]), [3, 0], [2, 2], [1, 1]),
-     "DML_SLICE1_OPERATOR_DESC: InputWindowOffsets[0] 3 + InputWindowSizes[0] 2 must not exceed InputTensor.Sizes[0] 4"),
+     "DML_SLICE1_OPERATOR_DESC: InputWindowOffsets[0] 3 + InputWindowSizes[0] 2 must not exceed "
+     "InputTensor.Sizes[0] 4"),
     (lambda: slice1_op(tensor(F32, [4, 4]), tensor(F32, [1, 2]), [0, 0], [3, 4], [-2, 3]),
      "DML_SLICE1_OPERATOR_DESC.OutputTensor.Sizes [1, 2] must be [2, 2] (ceil(InputWindowSizes / "
      "|InputWindowStrides|))"),
