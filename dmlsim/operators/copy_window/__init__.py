@@ -255,7 +255,9 @@ class Cast(Operator):
             else arithmetic_type(x.data_type)
         defines = typed_defines(x.data_type, y.data_type, acc=acc)
         if y.data_type in INTEGERS and x.data_type not in INTEGERS:
-            defines["CONVERT(v)"] = f"convert_{CL_TYPE[y.data_type]}_sat_rtz(v)"
+            # NaN -> 0 spelled out: the sat conversions give it, but PyPI's PoCL 3.0 returns the type's minimum
+            out = CL_TYPE[y.data_type]
+            defines["CONVERT(v)"] = f"(isnan(v)?({out})0:convert_{out}_sat_rtz(v))"
         elif y.data_type not in INTEGERS:
             out = "float" if y.data_type in FLOATS else "double"
             if x.data_type in INTEGERS:
