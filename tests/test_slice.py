@@ -47,6 +47,13 @@ def test_slice1_window_strides(device, strides, expected):
     assert run(device, op, InputTensor=RAMP_4x4)[OUT][0, 0].tolist() == expected
 
 
+@pytest.mark.parametrize(("stride", "expected"), [(1, [5, 6]), (-1, [8, 7]), (-2, [8, 6])])
+def test_slice1_output_may_take_fewer_than_the_window_reaches(device, stride, expected):
+    """Row 1's window of 4 columns, an output of 2: the first two elements of the walk (from the end if < 0)."""
+    op = slice1_op(tensor(F32, [1, 1, 4, 4]), tensor(F32, [1, 1, 1, 2]), [0, 0, 1, 0], [1, 1, 1, 4], [1, 1, 1, stride])
+    assert run(device, op, InputTensor=RAMP_4x4)[OUT].ravel().tolist() == expected
+
+
 def test_slice_8d_strided_input_every_type_bits(device):
     """An 8-D window of an INT64 ramp with padded input strides; FLOAT16/UINT8 moved bit for bit."""
     sizes = [1, 2, 1, 3, 1, 4, 1, 5]
@@ -71,7 +78,9 @@ def test_slice_8d_strided_input_every_type_bits(device):
      "DML_SLICE_OPERATOR_DESC: the window of dimension 1 (Offsets[1] 2 + (Sizes[1] 2 - 1) * Strides[1] 2) must lie "
      "inside InputTensor.Sizes[1] 4"),
     (lambda: slice_op(tensor(F32, [4, 4]), tensor(F32, [2, 3]), [0, 0], [2, 2], [1, 1]),
-     "DML_SLICE_OPERATOR_DESC.OutputTensor.Sizes [2, 3] must be [2, 2] (Sizes)"),
+     "DML_SLICE_OPERATOR_DESC.OutputTensor.Sizes[1] 3 must equal Sizes[1] 2"),
+    (lambda: slice_op(tensor(F32, [4, 4]), tensor(F32, [2, 1]), [0, 0], [2, 0], [1, 1]),
+     "DML_SLICE_OPERATOR_DESC.Sizes[1] must be at least 1"),
     (lambda: slice_op(tensor(F32, [4, 4]), tensor(F32, [2, 2]), [0, 0, 0], [2, 2, 1], [1, 1, 1]),
      "DML_SLICE_OPERATOR_DESC.DimensionCount 3 must equal InputTensor.DimensionCount 2"),
     (lambda: slice_op(tensor(F32, [4, 4]), tensor(F16, [2, 2]), [0, 0], [2, 2], [1, 1]),
@@ -81,10 +90,11 @@ def test_slice_8d_strided_input_every_type_bits(device):
     (lambda: slice1_op(tensor(F32, [4, 4]), tensor(F32, [2, 2]), [3, 0], [2, 2], [1, 1]),
      "DML_SLICE1_OPERATOR_DESC: InputWindowOffsets[0] 3 + InputWindowSizes[0] 2 must not exceed "
      "InputTensor.Sizes[0] 4"),
-    (lambda: slice1_op(tensor(F32, [4, 4]), tensor(F32, [1, 2]), [0, 0], [3, 4], [-2, 3]),
-     "DML_SLICE1_OPERATOR_DESC.OutputTensor.Sizes [1, 2] must be [2, 2] (ceil(InputWindowSizes / "
-     "|InputWindowStrides|))"),
-], ids=["slice-stride-0", "slice-window", "slice-output", "slice-rank", "slice-type", "slice1-stride-0",
-        "slice1-window", "slice1-output"])
+    (lambda: slice1_op(tensor(F32, [4, 4]), tensor(F32, [3, 2]), [0, 0], [3, 4], [-2, 3]),
+     "DML_SLICE1_OPERATOR_DESC.OutputTensor.Sizes[0] 3 must be at most 2, the elements the window reaches"),
+    (lambda: slice1_op(tensor(F32, [4, 4]), tensor(F32, [1, 2]), [0, 0], [0, 4], [1, 1]),
+     "DML_SLICE1_OPERATOR_DESC.InputWindowSizes[0] must be at least 1 (the window must not be empty)"),
+], ids=["slice-stride-0", "slice-window", "slice-output", "slice-size-0", "slice-rank", "slice-type",
+        "slice1-stride-0", "slice1-window", "slice1-output", "slice1-empty-window"])
 def test_refusals_name_the_field(ref_device, make, message):
     assert message in refused(ref_device, make())

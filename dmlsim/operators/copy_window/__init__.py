@@ -4,9 +4,10 @@ from one kernel (``copy_window``: one launch per copied window). The descs are D
 Rules (their doc pages): JOIN/SPLIT: every tensor has the same DataType and DimensionCount, Axis is less
 than it, Sizes agree except on Axis, where the output's (input's) is the sum of the inputs' (outputs').
 SLICE: DimensionCount equals both tensors'; Strides at least 1; the window (Offsets + (Sizes - 1) *
-Strides) lies inside InputTensor; OutputTensor.Sizes equal Sizes. SLICE1: InputWindowStrides not 0;
-InputWindowOffsets + InputWindowSizes inside InputTensor; OutputTensor.Sizes[i] = ceil(InputWindowSizes[i] /
-|InputWindowStrides[i]|). Moves keep the DataType (both tensors the same); CAST takes any pair.
+Strides) lies inside InputTensor; OutputTensor.Sizes equal Sizes. SLICE1: the window is not empty and lies
+inside InputTensor (InputWindowOffsets + InputWindowSizes); InputWindowStrides not 0; each OutputTensor.Sizes[i]
+at most 1 + (InputWindowSizes[i] - 1) / |InputWindowStrides[i]| (the output need not take every element the
+window reaches). Moves keep the DataType (both tensors the same); CAST takes any pair.
 Every data type, 1 to 8 dimensions (dmlsim's reading of the newest feature level's tables).
 """
 
@@ -152,21 +153,15 @@ class Slice(Operator):
         if rank != len(in_sizes):
             problems.add(f"{v.struct_name}.DimensionCount {rank} must equal {IN}.DimensionCount {len(in_sizes)}")
             return
+        if len(out_sizes) != rank:
+            return  # reported by require_same
         offsets, sizes, strides = (v.attrs[f] for f in (self.offsets_field, self.sizes_field, self.strides_field))
         for d in range(rank):
-            self.check_dimension(v, problems, d, in_sizes[d], offsets[d], sizes[d], strides[d])
-        expected = [self.output_size(sizes[d], strides[d]) for d in range(rank)]
-        if len(out_sizes) == rank and list(out_sizes) != expected:
-            problems.add(f"{v.struct_name}.{OUT}.Sizes {list(out_sizes)} must be {expected} "
-                         f"({self.output_rule})")
+            self.check_dimension(v, problems, d, in_sizes[d], out_sizes[d], offsets[d], sizes[d], strides[d])
 
-    output_rule: str
-
-    def check_dimension(self, v: ValidatedDesc, problems: Problems, d: int, extent: int, offset: int, size: int,
-                        stride: int) -> None:
-        raise NotImplementedError
-
-    def output_size(self, size: int, stride: int) -> int:
+    def check_dimension(self, v: ValidatedDesc, problems: Problems, d: int, extent: int, out_size: int, offset: int,
+                        size: int, stride: int) -> None:
+        """Add the problems of dimension ``d``: input extent, output size, the window's offset/size/stride."""
         raise NotImplementedError
 
     def window(self, v: ValidatedDesc) -> list[tuple[int, int]]:
@@ -183,21 +178,24 @@ class Slice(Operator):
 
 @register
 class SliceOp(Slice):
+    """DML_SLICE: ``Sizes`` elements per dimension (the output's Sizes) from ``Offsets`` every ``Strides``."""
+
     type = DML_OPERATOR_TYPE.DML_OPERATOR_SLICE
     desc_cls = DML_SLICE_OPERATOR_DESC
     offsets_field, sizes_field, strides_field = "Offsets", "Sizes", "Strides"
-    output_rule = "Sizes"
 
-    def check_dimension(self, v: ValidatedDesc, problems: Problems, d: int, extent: int, offset: int, size: int,
-                        stride: int) -> None:
+    def check_dimension(self, v: ValidatedDesc, problems: Problems, d: int, extent: int, out_size: int, offset: int,
+                        size: int, stride: int) -> None:
+        name = v.struct_name
+        if out_size != size:
+            problems.add(f"{name}.{OUT}.Sizes[{d}] {out_size} must equal Sizes[{d}] {size}")
+        if size < 1:
+            problems.add(f"{name}.Sizes[{d}] must be at least 1")
         if stride < 1:
-            problems.add(f"{v.struct_name}.Strides[{d}] {stride} must be at least 1")
-        elif offset + (size - 1) * stride >= extent:
-            problems.add(f"{v.struct_name}: the window of dimension {d} (Offsets[{d}] {offset} + (Sizes[{d}] {size} "
-                         f"- 1) * Strides[{d}] {stride}) must lie inside {IN}.Sizes[{d}] {extent}")
-
-    def output_size(self, size: int, stride: int) -> int:
-        return size
+            problems.add(f"{name}.Strides[{d}] {stride} must be at least 1")
+        elif size >= 1 and offset + (size - 1) * stride >= extent:
+            problems.add(f"{name}: the window of dimension {d} (Offsets[{d}] {offset} + (Sizes[{d}] {size} - 1) * "
+                         f"Strides[{d}] {stride}) must lie inside {IN}.Sizes[{d}] {extent}")
 
     def window(self, v: ValidatedDesc) -> list[tuple[int, int]]:
         return list(zip(v.attrs["Offsets"], v.attrs["Strides"], strict=True))
@@ -209,21 +207,28 @@ class SliceOp(Slice):
 
 @register
 class Slice1(Slice):
+    """DML_SLICE1: the window ``[InputWindowOffsets, + InputWindowSizes)`` read every ``|InputWindowStrides|``
+    elements from its start (its end for a negative stride); the output may take fewer than all reachable."""
+
     type = DML_OPERATOR_TYPE.DML_OPERATOR_SLICE1
     desc_cls = DML_SLICE1_OPERATOR_DESC
     offsets_field, sizes_field, strides_field = "InputWindowOffsets", "InputWindowSizes", "InputWindowStrides"
-    output_rule = "ceil(InputWindowSizes / |InputWindowStrides|)"
 
-    def check_dimension(self, v: ValidatedDesc, problems: Problems, d: int, extent: int, offset: int, size: int,
-                        stride: int) -> None:
+    def check_dimension(self, v: ValidatedDesc, problems: Problems, d: int, extent: int, out_size: int, offset: int,
+                        size: int, stride: int) -> None:
+        name = v.struct_name
+        if size < 1:
+            problems.add(f"{name}.InputWindowSizes[{d}] must be at least 1 (the window must not be empty)")
         if stride == 0:
-            problems.add(f"{v.struct_name}.InputWindowStrides[{d}] must not be 0")
+            problems.add(f"{name}.InputWindowStrides[{d}] must not be 0")
         if offset + size > extent:
-            problems.add(f"{v.struct_name}: InputWindowOffsets[{d}] {offset} + InputWindowSizes[{d}] {size} must not "
-                         f"exceed {IN}.Sizes[{d}] {extent}")
-
-    def output_size(self, size: int, stride: int) -> int:
-        return -(-size // abs(stride)) if stride else 0
+            problems.add(f"{name}: InputWindowOffsets[{d}] {offset} + InputWindowSizes[{d}] {size} must not exceed "
+                         f"{IN}.Sizes[{d}] {extent}")
+        if size >= 1 and stride != 0:
+            reachable = 1 + (size - 1) // abs(stride)
+            if out_size > reachable:
+                problems.add(f"{name}.{OUT}.Sizes[{d}] {out_size} must be at most {reachable}, the elements the "
+                             f"window reaches (1 + (InputWindowSizes[{d}] - 1) / |InputWindowStrides[{d}]|)")
 
     def window(self, v: ValidatedDesc) -> list[tuple[int, int]]:
         a = v.attrs
@@ -232,8 +237,8 @@ class Slice1(Slice):
 
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
         a = v.attrs
-        return {OUT: slice1_window(inputs[IN], a["InputWindowOffsets"], a["InputWindowSizes"],
-                                   a["InputWindowStrides"])}
+        return {OUT: slice1_window(inputs[IN], a["InputWindowOffsets"], v.layout(OUT).sizes,
+                                   a["InputWindowStrides"], a["InputWindowSizes"])}
 
 
 @register

@@ -30,13 +30,14 @@ def slice_window(x: np.ndarray, offsets: Sequence[int], sizes: Sequence[int], st
     return x[index]
 
 
-def slice1_window(x: np.ndarray, offsets: Sequence[int], sizes: Sequence[int], strides: Sequence[int]) -> np.ndarray:
-    """DML_SLICE1: the window [offsets, offsets + sizes) taken every |stride| elements, from its first element
-    for a positive stride and from its last element (backwards) for a negative one."""
+def slice1_window(x: np.ndarray, offsets: Sequence[int], out_sizes: Sequence[int], strides: Sequence[int],
+                  window_sizes: Sequence[int]) -> np.ndarray:
+    """DML_SLICE1's pseudo-code: CopyStart = offsets, moved to the window's last element in each dimension whose
+    stride is negative; output[c] = x[CopyStart + strides * c] for the output's sizes."""
     index = []
-    for o, n, s in zip(offsets, sizes, strides, strict=True):
-        picks = list(range(o, o + n, s)) if s > 0 else list(range(o + n - 1, o - 1, s))
-        index.append(np.array(picks))
+    for o, n, s, w in zip(offsets, out_sizes, strides, window_sizes, strict=True):
+        start = o + w - 1 if s < 0 else o
+        index.append(np.array([start + s * c for c in range(n)]))
     return x[np.ix_(*index)]
 
 
