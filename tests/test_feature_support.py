@@ -38,7 +38,8 @@ def test_feature_levels_answer_the_highest_requested_level_reached(ref_device):
     levels = [dml.DML_FEATURE_LEVEL_1_0, dml.DML_FEATURE_LEVEL_3_0, dml.DML_FEATURE_LEVEL_5_0]
     data = ref_device.CheckFeatureSupport(dml.DML_FEATURE_FEATURE_LEVELS,
                                           dml.DML_FEATURE_QUERY_FEATURE_LEVELS(3, levels))
-    assert data.MaxSupportedFeatureLevel == dml.DML_FEATURE_LEVEL_3_0 == ref_device.GetFeatureLevel()
+    assert data.MaxSupportedFeatureLevel == dml.DML_FEATURE_LEVEL_3_0  # 3_1 reached (CUMULATIVE_PRODUCT); 5_0 not
+    assert ref_device.GetFeatureLevel() == dml.DML_FEATURE_LEVEL_3_1
     with pytest.raises(dml.DMLError, match="RequestedFeatureLevelCount 2 must be the length"):
         ref_device.CheckFeatureSupport(dml.DML_FEATURE_FEATURE_LEVELS, dml.DML_FEATURE_QUERY_FEATURE_LEVELS(2, levels))
     with pytest.raises(dml.DMLError) as info:

@@ -119,3 +119,10 @@ def test_counts_must_match_arrays(ref_device):
     op = join([tensor(F32, [2]), tensor(F32, [2])], tensor(F32, [4]), 0)
     op.Desc.InputCount = 3
     assert "DML_JOIN_OPERATOR_DESC.InputTensors must hold InputCount (3)" in refused(ref_device, op)
+
+
+def test_counts_must_be_positive(ref_device):
+    op = join([], tensor(F32, [2]), 0)
+    assert "DML_JOIN_OPERATOR_DESC.InputCount must be a UINT ≥ 1, got 0" in refused(ref_device, op)
+    op = split(tensor(F32, [2]), [], 0)
+    assert "DML_SPLIT_OPERATOR_DESC.OutputCount must be a UINT ≥ 1, got 0" in refused(ref_device, op)
