@@ -108,3 +108,23 @@ def test_in_place(device, direction):
 ], ids=["axis", "sizes", "data-type-equal", "int8", "float64"])
 def test_refusals_name_the_field(ref_device, make, message):
     assert message in refused(ref_device, make())
+
+
+DOC_INPUT = np.array([[[[2, 1, 3, 5], [3, 8, 7, 3], [9, 6, 2, 4]]]], np.float32)  # the doc pages' input
+
+
+@pytest.mark.parametrize(("kind", "axis", "direction", "exclusive", "expected"), [
+    ("SUMMATION", 3, "INCREASING", False, [[2, 3, 6, 11], [3, 11, 18, 21], [9, 15, 17, 21]]),
+    ("SUMMATION", 3, "INCREASING", True, [[0, 2, 3, 6], [0, 3, 11, 18], [0, 9, 15, 17]]),
+    ("SUMMATION", 3, "DECREASING", False, [[11, 9, 8, 5], [21, 18, 10, 3], [21, 12, 6, 4]]),
+    ("SUMMATION", 2, "INCREASING", False, [[2, 1, 3, 5], [5, 9, 10, 8], [14, 15, 12, 12]]),
+    ("PRODUCT", 3, "INCREASING", False, [[2, 2, 6, 30], [3, 24, 168, 504], [9, 54, 108, 432]]),
+    ("PRODUCT", 3, "INCREASING", True, [[1, 2, 2, 6], [1, 3, 24, 168], [1, 9, 54, 108]]),
+    ("PRODUCT", 3, "DECREASING", False, [[30, 15, 15, 5], [504, 168, 21, 3], [432, 48, 8, 4]]),
+    ("PRODUCT", 2, "INCREASING", False, [[2, 1, 3, 5], [6, 8, 21, 15], [54, 48, 42, 60]]),
+], ids=["sum-1", "sum-2-exclusive", "sum-3-decreasing", "sum-4-axis-2", "product-1", "product-2-exclusive",
+        "product-3-decreasing", "product-4-axis-2"])
+def test_doc_examples(device, kind, axis, direction, exclusive, expected):
+    t = tensor(F32, [1, 1, 3, 4])
+    got = run(device, cumulative(kind, t, t, axis, direction, exclusive), InputTensor=DOC_INPUT)[OUT]
+    assert got[0, 0].tolist() == expected

@@ -8,7 +8,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from datamove_support import F16, F32, F64, I8, I32, I64, U8, U16, U64, operator, refused, run, tensor
+from datamove_support import (
+    F16,
+    F32,
+    F64,
+    I8,
+    I32,
+    I64,
+    U8,
+    U16,
+    U64,
+    operator,
+    refused,
+    run,
+    skip_without_fp64,
+    tensor,
+)
 
 import dmlsim as dml
 
@@ -73,11 +88,20 @@ def test_constant(device, data_type, value, expected):
     assert got.shape == (3, 5) and (got == expected).all()
 
 
+def test_doc_example_constant(device):
+    assert run(device, constant(F32, [1, 1, 2, 4], 13.0))[OUT].tolist() == [[[[13.0] * 4] * 2]]
+
+
+def test_constant_float64(device):
+    """FILL_VALUE_CONSTANT takes FLOAT64 (feature level 4_1); FILL_VALUE_SEQUENCE does not."""
+    skip_without_fp64(device, F64)
+    got = run(device, constant(F64, [3], 0.1))[OUT]
+    assert got.dtype == np.float64 and got.tolist() == [0.1, 0.1, 0.1]
+
+
 def test_refusals_name_the_field(ref_device):
     assert ("DML_FILL_VALUE_SEQUENCE_OPERATOR_DESC.ValueDataType INT32 must match OutputTensor.DataType FLOAT32"
             in refused(ref_device, sequence(F32, [4], 1, 1, value_type=I32)))
-    assert ("DML_FILL_VALUE_CONSTANT_OPERATOR_DESC.OutputTensor.DataType FLOAT64 is not supported by "
-            "DML_OPERATOR_FILL_VALUE_CONSTANT" in refused(ref_device, constant(F64, [4], 1.0)))
     assert ("DML_FILL_VALUE_SEQUENCE_OPERATOR_DESC.OutputTensor.DataType FLOAT64 is not supported"
             in refused(ref_device, sequence(F64, [4], 1.0, 1.0)))
     bad_member = constant(F16, [4], dml.DML_SCALAR_UNION(Float32=1.0))

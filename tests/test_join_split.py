@@ -126,3 +126,26 @@ def test_counts_must_be_positive(ref_device):
     assert "DML_JOIN_OPERATOR_DESC.InputCount must be a UINT ≥ 1, got 0" in refused(ref_device, op)
     op = split(tensor(F32, [2]), [], 0)
     assert "DML_SPLIT_OPERATOR_DESC.OutputCount must be a UINT ≥ 1, got 0" in refused(ref_device, op)
+
+
+JOIN_DOC = [np.array([[[[1, 2], [3, 4]]]], np.float32), np.array([[[[5, 6], [7, 8]]]], np.float32),
+            np.array([[[[9, 10], [11, 12]]]], np.float32)]  # the doc page's third example
+
+
+@pytest.mark.parametrize(("axis", "sizes", "expected"), [
+    (1, [1, 3, 2, 2], [[[[1, 2], [3, 4]], [[5, 6], [7, 8]], [[9, 10], [11, 12]]]]),
+    (2, [1, 1, 6, 2], [[[[1, 2], [3, 4], [5, 6], [7, 8], [9, 10], [11, 12]]]]),
+    (3, [1, 1, 2, 6], [[[[1, 2, 5, 6, 9, 10], [3, 4, 7, 8, 11, 12]]]]),
+])
+def test_join_doc_examples(device, axis, sizes, expected):
+    op = join([tensor(F32, [1, 1, 2, 2])] * 3, tensor(F32, sizes), axis)
+    assert run(device, op, InputTensors=JOIN_DOC)[OUT].tolist() == expected
+
+
+def test_split_doc_examples(device):
+    x = np.arange(1, 13, dtype=np.float32).reshape(1, 1, 6, 2)
+    outs = [tensor(F32, [1, 1, 2, 2]), tensor(F32, [1, 1, 1, 2]), tensor(F32, [1, 1, 3, 2])]
+    got = run(device, split(tensor(F32, [1, 1, 6, 2]), outs, 2), InputTensor=x)["OutputTensors"]
+    assert [g.tolist() for g in got] == [[[[[1, 2], [3, 4]]]], [[[[5, 6]]]], [[[[7, 8], [9, 10], [11, 12]]]]]
+    got = run(device, split(tensor(F32, [1, 1, 6, 2]), [tensor(F32, [1, 1, 6, 1])] * 2, 3), InputTensor=x)
+    assert [g.ravel().tolist() for g in got["OutputTensors"]] == [[1, 3, 5, 7, 9, 11], [2, 4, 6, 8, 10, 12]]

@@ -195,3 +195,22 @@ def test_axes_must_hold_axis_count(ref_device):
     desc = reduce_op("SUM", tensor(F32, [2, 3]), tensor(F32, [2, 1]), [1])
     desc.Desc.AxisCount = 2
     assert "DML_REDUCE_OPERATOR_DESC.Axes must hold AxisCount (2) values" in refused(ref_device, desc)
+
+
+ARGMAX_DOC = np.array([[1, 2, 3], [3, 0, 4], [2, 5, 2]], np.float32)  # DML_ARGMAX_OPERATOR_DESC's examples
+
+
+@pytest.mark.parametrize(("axes", "out_sizes", "expected"), [
+    ([0], [1, 3], [[1, 2, 1]]), ([1], [3, 1], [[2], [2], [1]]), ([0, 1], [1, 1], [[7]]),
+], ids=["columns", "rows", "all"])
+def test_argmax_doc_examples(device, axes, out_sizes, expected):
+    got = run(device, arg_op("ARGMAX", tensor(F32, [3, 3]), tensor(U32, out_sizes), axes), InputTensor=ARGMAX_DOC)
+    assert got[OUT].tolist() == expected
+
+
+@pytest.mark.parametrize(("direction", "expected"), [("INCREASING", 0), ("DECREASING", 4)])
+def test_argmax_doc_tie_examples(device, direction, expected):
+    """argmax({3, 2, 1, 2, 3}) is 0 (INCREASING) or 4 (DECREASING)."""
+    x = np.array([3, 2, 1, 2, 3], np.float32)
+    assert run(device, arg_op("ARGMAX", tensor(F32, [5]), tensor(U32, [1]), [0], direction),
+               InputTensor=x)[OUT].tolist() == [expected]

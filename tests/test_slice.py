@@ -98,3 +98,20 @@ def test_slice_8d_strided_input_every_type_bits(device):
         "slice1-stride-0", "slice1-window", "slice1-output", "slice1-empty-window"])
 def test_refusals_name_the_field(ref_device, make, message):
     assert message in refused(ref_device, make())
+
+
+@pytest.mark.parametrize(("offsets", "sizes", "strides", "expected"), [
+    ([0, 0, 1, 2], [1, 1, 3, 2], [1, 1, 1, 1], [[7, 8], [11, 12], [15, 16]]),
+    ([0, 0, 1, 0], [1, 1, 2, 2], [1, 1, 2, 3], [[5, 8], [13, 16]]),
+], ids=["contiguous", "strided"])
+def test_slice_doc_examples(device, offsets, sizes, strides, expected):
+    op = slice_op(tensor(F32, [1, 1, 4, 4]), tensor(F32, sizes), offsets, sizes, strides)
+    assert run(device, op, InputTensor=RAMP_4x4)[OUT][0, 0].tolist() == expected
+
+
+@pytest.mark.parametrize(("strides", "expected"), [
+    ([1, 1, 2, 2], [[2, 4], [10, 12]]), ([1, 1, -2, 2], [[14, 16], [6, 8]]),
+], ids=["positive", "negative"])
+def test_slice1_doc_examples(device, strides, expected):
+    op = slice1_op(tensor(F32, [1, 1, 4, 4]), tensor(F32, [1, 1, 2, 2]), [0, 0, 0, 1], [1, 1, 4, 3], strides)
+    assert run(device, op, InputTensor=RAMP_4x4)[OUT][0, 0].tolist() == expected

@@ -1,7 +1,7 @@
 """DML_OPERATOR_FILL_VALUE_CONSTANT and DML_OPERATOR_FILL_VALUE_SEQUENCE: one kernel, DirectML's generated
-descs. Rules of the doc pages: ValueDataType must match OutputTensor.DataType; the output is 1 to 8-D
-of FLOAT32, FLOAT16, INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16 or UINT8 (no FLOAT64); any size.
-The DML_SCALAR_UNION values are read as ValueDataType by the generic validation.
+descs. Rules of the doc pages: ValueDataType must match OutputTensor.DataType; the output is 1 to 8-D, any
+size, of any data type for CONSTANT (FLOAT64 included, feature level 4_1) and of every type but FLOAT64 for
+SEQUENCE (its table at 5_0). The DML_SCALAR_UNION values are read as ValueDataType by the generic validation.
 """
 
 from __future__ import annotations
@@ -17,17 +17,28 @@ from dmlsim.api.tensor import data_type_name
 from dmlsim.operators.base import Operator, ValidatedDesc, register
 from dmlsim.operators.fill_value.reference import fill_constant, fill_sequence
 from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, TensorArg
-from dmlsim.operators.typed import FLOAT16, FLOAT32, FLOAT64, FLOATS, INTEGERS, require_type, typed_defines, ulong8
+from dmlsim.operators.typed import (
+    EVERY_TYPE,
+    FLOAT16,
+    FLOAT32,
+    FLOAT64,
+    FLOATS,
+    INTEGERS,
+    require_type,
+    typed_defines,
+    ulong8,
+)
 
 OUT = "OutputTensor"
-DATA_TYPES = FLOATS + INTEGERS
 
 
 class FillValue(Operator):
     """The shared template: the data-type rules and the launch of ``start + i * delta``."""
 
+    data_types: tuple[int, ...]
+
     def check(self, v: ValidatedDesc, problems: Problems) -> None:
-        if not require_type(v, problems, OUT, DATA_TYPES, f"by {self.name}"):
+        if not require_type(v, problems, OUT, self.data_types, f"by {self.name}"):
             return
         value_type = v.attrs.get("ValueDataType")
         out_type = v.layout(OUT).data_type
@@ -57,6 +68,7 @@ class FillValue(Operator):
 class FillValueSequence(FillValue):
     type = DML_OPERATOR_TYPE.DML_OPERATOR_FILL_VALUE_SEQUENCE
     desc_cls = DML_FILL_VALUE_SEQUENCE_OPERATOR_DESC
+    data_types = FLOATS + INTEGERS
 
     def start_delta(self, v: ValidatedDesc) -> tuple[np.generic, np.generic]:
         return v.attrs["ValueStart"], v.attrs["ValueDelta"]
@@ -70,6 +82,7 @@ class FillValueSequence(FillValue):
 class FillValueConstant(FillValue):
     type = DML_OPERATOR_TYPE.DML_OPERATOR_FILL_VALUE_CONSTANT
     desc_cls = DML_FILL_VALUE_CONSTANT_OPERATOR_DESC
+    data_types = EVERY_TYPE
 
     def start_delta(self, v: ValidatedDesc) -> tuple[np.generic, np.generic]:
         value = v.attrs["Value"]
