@@ -214,3 +214,12 @@ def test_argmax_doc_tie_examples(device, direction, expected):
     x = np.array([3, 2, 1, 2, 3], np.float32)
     assert run(device, arg_op("ARGMAX", tensor(F32, [5]), tensor(U32, [1]), [0], direction),
                InputTensor=x)[OUT].tolist() == [expected]
+
+
+@pytest.mark.parametrize(("function", "expected"), [("SUM", [1, -2, 3]), ("L1", [1, 2, 3]), ("ARGMAX", [0, 0, 0])])
+def test_no_axes_reduces_each_element_alone(device, function, expected):
+    """AxisCount 0 (dmlsim's reading, README "Decisions"): every output is the function of one element."""
+    out_type = U32 if function == "ARGMAX" else F32
+    x = np.array([1, -2, 3], np.float32)
+    got = run(device, reduce_op(function, tensor(F32, [3]), tensor(out_type, [3]), []), InputTensor=x)[OUT]
+    assert got.tolist() == expected
