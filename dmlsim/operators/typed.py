@@ -40,6 +40,12 @@ def arithmetic_type(data_type: int) -> str:
     return "float" if data_type in FLOATS else CL_TYPE[data_type]
 
 
+def wrapping_type(data_type: int) -> str:
+    """The type a kernel sums and multiplies ``data_type`` values in: the unsigned type of the same width for
+    signed integers (it wraps; signed overflow is undefined in OpenCL C), else the arithmetic type."""
+    return f"u{CL_TYPE[data_type]}" if data_type in SIGNED else arithmetic_type(data_type)
+
+
 def typed_defines(in_type: int, out_type: int, acc: str | None = None) -> dict[str, Any]:
     """Build defines of typed.h for an input and output data type; ``acc`` defaults to the input's
     arithmetic type."""

@@ -28,6 +28,7 @@ from dmlsim.operators.typed import (
     sizes_of,
     typed_defines,
     ulong8,
+    wrapping_type,
 )
 
 IN, OUT = "InputTensor", "OutputTensor"
@@ -59,7 +60,8 @@ class Cumulative(Operator):
         axis = v.attrs["Axis"]
         line_sizes = [1 if d == axis else s for d, s in enumerate(x.sizes)]
         lines = int(np.prod(line_sizes))
-        defines = {**typed_defines(x.data_type, x.data_type), "OP_PRODUCT": self.product,
+        defines = {**typed_defines(x.data_type, x.data_type), "SUM_T": wrapping_type(x.data_type),
+                   "OP_PRODUCT": self.product,
                    "DECREASING": self.decreasing(v), "EXCLUSIVE": bool(v.attrs[self.exclusive_field])}
         args = (TensorArg(IN, rank=8), TensorArg(OUT, rank=8), ulong8(line_sizes, fill=1), np.uint32(lines),
                 np.uint32(x.sizes[axis]), np.uint64(bound[IN].layout.strides[axis]),

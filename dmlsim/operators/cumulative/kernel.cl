@@ -4,16 +4,20 @@
  * and writes the running sum/product, including the current element or, with -DEXCLUSIVE, excluding it
  * (the first output of the walk is then 0, or 1 for the product). Each element is read before it is
  * written, so the output may alias the input in place. ACC_T: float for FLOAT16/FLOAT32, the integer
- * type itself for integers (wrapping).
+ * type itself for integers, whose running value is kept in SUM_T (the unsigned type of the same width for
+ * signed integers: it wraps, where signed overflow would be undefined).
  */
 #include "typed.h"
 
+#ifndef SUM_T
+#define SUM_T ACC_T
+#endif
 #ifdef OP_PRODUCT
-#define IDENTITY ((ACC_T)1)
-#define COMBINE(a, b) ((a) * (b))
+#define IDENTITY ((SUM_T)1)
+#define COMBINE(a, b) ((a) * (SUM_T)(b))
 #else
-#define IDENTITY ((ACC_T)0)
-#define COMBINE(a, b) ((a) + (b))
+#define IDENTITY ((SUM_T)0)
+#define COMBINE(a, b) ((a) + (SUM_T)(b))
 #endif
 
 __kernel void cumulative(TYPED_IN8(x), TYPED_OUT8(y), ulong8 line_sizes, uint lines, uint length,
@@ -24,7 +28,7 @@ __kernel void cumulative(TYPED_IN8(x), TYPED_OUT8(y), ulong8 line_sizes, uint li
         return;
     COORDS8(c, gid, line_sizes)
     const ulong x0 = OFFSET8(c, x__strides), y0 = OFFSET8(c, y__strides);
-    ACC_T acc = IDENTITY;
+    SUM_T acc = IDENTITY;
     for (uint step = 0; step < length; ++step) {
 #ifdef DECREASING
         const ulong j = length - 1 - step;

@@ -35,6 +35,7 @@ from dmlsim.operators.typed import (
     sizes_of,
     typed_defines,
     ulong8,
+    wrapping_type,
 )
 
 IN, OUT = "InputTensor", "OutputTensor"
@@ -98,7 +99,8 @@ class ReduceTemplate(Operator):
         red_sizes = [s if d in axes else 1 for d, s in enumerate(x.sizes)]
         function = self.function(v)
         defines = {**typed_defines(x.data_type, y.data_type), f"FUNC_{function}": True,
-                   "ACC_FLOAT": arithmetic_type(x.data_type) == "float", "LAST_INDEX": self.last_index(v)}
+                   "ACC_FLOAT": arithmetic_type(x.data_type) == "float", "LAST_INDEX": self.last_index(v),
+                   "SUM_T": wrapping_type(x.data_type)}
         args = (TensorArg(IN, rank=8), TensorArg(OUT, rank=8), ulong8(y.sizes, fill=1), ulong8(red_sizes, fill=1),
                 np.uint32(y.element_count), np.uint32(int(np.prod(red_sizes))))
         return [KernelLaunch(self.kernel_source, "reduce", defines, Items(y.element_count), args=args)]

@@ -2,7 +2,9 @@
  * One work-item per output element: it walks the n_red input elements of its reduction (the reduced
  * axes' coordinates, row-major over red_sizes, added to its own coordinates, which are 0 on the reduced
  * axes) in increasing order. -DFUNC_<NAME> picks the function; ACC_T is float for FLOAT16/FLOAT32
- * inputs, the integer type itself for integers (which wrap, as C unsigned/two's-complement arithmetic).
+ * inputs, the integer type itself for integers. Sums and products accumulate in SUM_T: ACC_T, or for
+ * signed integers the unsigned type of the same width, so that they wrap (two's complement) instead of
+ * overflowing a signed type, which C leaves undefined.
  * ARGMIN/ARGMAX store the index of the chosen element within the reduced axes (row-major over them):
  * -DLAST_INDEX keeps the last of equal elements (DML_AXIS_DIRECTION_DECREASING), else the first.
  */
@@ -16,7 +18,7 @@
 #define MAXF(a, b) fmax((a), (b))
 #define MINF(a, b) fmin((a), (b))
 #else
-#define ABS(v) ((ACC_T)abs(v))
+#define ABS(v) abs(v) /* unsigned: |INT_MIN| fits */
 #define MAXF(a, b) max((a), (b))
 #define MINF(a, b) min((a), (b))
 #endif
@@ -72,21 +74,24 @@ __kernel void reduce(TYPED_IN8(x), TYPED_OUT8(y), ulong8 out_sizes, ulong8 red_s
         m = fmax(m, v);
     }
 #endif
+#ifndef SUM_T
+#define SUM_T ACC_T
+#endif
 #if defined(FUNC_MULTIPLY)
-    ACC_T acc = (ACC_T)1;
+    SUM_T acc = (SUM_T)1;
 #else
-    ACC_T acc = (ACC_T)0;
+    SUM_T acc = (SUM_T)0;
 #endif
     for (uint r = 0; r < n_red; ++r) {
         INPUT_AT(v, r)
 #if defined(FUNC_SUM) || defined(FUNC_AVERAGE) || defined(FUNC_LOG_SUM)
-        acc += v;
+        acc += (SUM_T)v;
 #elif defined(FUNC_SUM_SQUARE) || defined(FUNC_L2)
-        acc += v * v;
+        acc += (SUM_T)v * (SUM_T)v;
 #elif defined(FUNC_L1)
-        acc += ABS(v);
+        acc += (SUM_T)ABS(v);
 #elif defined(FUNC_MULTIPLY)
-        acc *= v;
+        acc *= (SUM_T)v;
 #elif defined(FUNC_LOG_SUM_EXP)
         acc += exp(v - m);
 #else
