@@ -34,9 +34,8 @@ from dmlsim.operators.plan import Items, KernelLaunch, TensorArg
 from dmlsim.operators.typed import (
     CL_TYPE,
     FLOAT16,
-    FLOATS,
+    FLOAT64,
     INTEGERS,
-    arithmetic_type,
     bits_defines,
     check_axis,
     sizes_of,
@@ -256,18 +255,24 @@ class Cast(Operator):
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: Any) -> list[KernelLaunch]:
         x, y = v.layout(IN), v.layout(OUT)
-        acc = "double" if "double" in (CL_TYPE[x.data_type], CL_TYPE[y.data_type]) and x.data_type not in INTEGERS \
-            else arithmetic_type(x.data_type)
-        defines = typed_defines(x.data_type, y.data_type, acc=acc)
-        if y.data_type in INTEGERS and x.data_type not in INTEGERS:
-            # NaN -> 0 spelled out: the sat conversions give it, but PyPI's PoCL 3.0 returns the type's minimum
-            out = CL_TYPE[y.data_type]
-            defines["CONVERT(v)"] = f"(isnan(v)?({out})0:convert_{out}_sat_rtz(v))"
-        elif y.data_type not in INTEGERS:
-            out = "float" if y.data_type in FLOATS else "double"
-            if x.data_type in INTEGERS:
-                defines["CONVERT(v)"] = f"convert_{out}_rte(v)"
-            elif y.data_type != FLOAT16:  # a FLOAT16 store rounds a float or double once itself
-                defines["CONVERT(v)"] = f"(({out})(v))"
+        acc, convert = cast_conversion(x.data_type, y.data_type)
+        defines = {**typed_defines(x.data_type, y.data_type, acc=acc), "CONVERT(v)": convert}
         return [window_launch(self.kernel_source, defines, TensorArg(IN, scalar=True), TensorArg(OUT, scalar=True),
                               x.sizes, list(x.strides), 0, list(y.strides), 0)]
+
+
+def cast_conversion(source: int, target: int) -> tuple[str, str | None]:
+    """The type a CAST kernel loads ``source`` elements as, and its ``CONVERT(v)`` expression to ``target``
+    (None: the store converts), following reference.cast's rules."""
+    if source in INTEGERS:
+        if target in INTEGERS:
+            return CL_TYPE[source], None  # the C conversion keeps the low bits
+        return CL_TYPE[source], f"convert_{'double' if target == FLOAT64 else 'float'}_rte(v)"
+    acc = "double" if FLOAT64 in (source, target) else "float"
+    if target in INTEGERS:
+        # NaN -> 0 spelled out: the sat conversions give it, but PyPI's PoCL 3.0 returns the type's minimum
+        out = CL_TYPE[target]
+        return acc, f"(isnan(v)?({out})0:convert_{out}_sat_rtz(v))"
+    if target == FLOAT16:
+        return acc, None  # vstore_half_rte rounds a float or a double once
+    return acc, f"(({CL_TYPE[target]})(v))"
