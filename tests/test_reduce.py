@@ -1,0 +1,225 @@
+"""DML_OPERATOR_REDUCE (every DML_REDUCE_FUNCTION), DML_OPERATOR_ARGMIN and DML_OPERATOR_ARGMAX, on every adapter.
+
+Expected values are literals from the doc pages' examples and hand calculations, or loops written here
+that transcribe the documented formula (never dmlsim's reference). FLOAT32 results: the kernel sums in
+float32 in index order, the expectation is exact: rtol 1e-6 covers a few roundings of these magnitudes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+
+import numpy as np
+import pytest
+from datamove_support import F16, F32, I8, I32, I64, U8, U32, U64, operator, refused, run, tensor, type_id
+
+import dmlsim as dml
+
+IN, OUT = "InputTensor", "OutputTensor"
+DOC_INPUT = np.array([[1, 2, 3], [3, 0, 4], [2, 4, 2]], np.float32)  # the doc page's examples
+
+
+def reduce_op(function, x_desc, y_desc, axes):
+    return operator("REDUCE", Function=getattr(dml, f"DML_REDUCE_FUNCTION_{function}"), InputTensor=x_desc,
+                    OutputTensor=y_desc, AxisCount=len(axes), Axes=list(axes))
+
+
+def arg_op(name, x_desc, y_desc, axes, direction="INCREASING"):
+    return operator(name, InputTensor=x_desc, OutputTensor=y_desc, AxisCount=len(axes), Axes=list(axes),
+                    AxisDirection=getattr(dml, f"DML_AXIS_DIRECTION_{direction}"))
+
+
+@pytest.mark.parametrize(("axes", "out_sizes", "expected"), [
+    ([0], [1, 3], [[6, 6, 9]]),          # example 1: columns
+    ([1], [3, 1], [[6], [7], [8]]),      # example 2: rows
+    ([0, 1], [1, 1], [[21]]),            # example 3: the whole tensor
+], ids=["columns", "rows", "all"])
+def test_doc_examples_sum(device, axes, out_sizes, expected):
+    got = run(device, reduce_op("SUM", tensor(F32, [3, 3]), tensor(F32, out_sizes), axes), InputTensor=DOC_INPUT)
+    np.testing.assert_array_equal(got[OUT], np.array(expected, np.float32))
+
+
+ROWS = np.array([[1, -2, 3], [4, 5, -6]], np.float32)
+E = math.exp
+# Each function over axis 1 of ROWS, by hand (formulas of the DML_REDUCE_FUNCTION page).
+BY_HAND = {
+    "SUM": [2, 3], "SUM_SQUARE": [14, 77], "L1": [6, 15], "L2": [math.sqrt(14), math.sqrt(77)],
+    "AVERAGE": [2 / 3, 1], "MULTIPLY": [-6, -120], "MAX": [3, 5], "MIN": [-2, -6],
+    "LOG_SUM_EXP": [math.log(E(1) + E(-2) + E(3)), math.log(E(4) + E(5) + E(-6))],
+}
+
+
+@pytest.mark.parametrize("function", list(BY_HAND))
+def test_every_float_function_by_hand(device, function):
+    got = run(device, reduce_op(function, tensor(F32, [2, 3]), tensor(F32, [2, 1]), [1]), InputTensor=ROWS)[OUT]
+    np.testing.assert_allclose(got[:, 0], BY_HAND[function], rtol=1e-6)
+
+
+def test_log_sum(device):
+    x = np.array([[0.5, 1.5, 1.0], [2.0, 3.0, 5.0]], np.float32)  # sums 3 and 10
+    got = run(device, reduce_op("LOG_SUM", tensor(F32, [2, 3]), tensor(F32, [2, 1]), [1]), InputTensor=x)[OUT]
+    np.testing.assert_allclose(got[:, 0], [math.log(3), math.log(10)], rtol=1e-6)
+
+
+def test_log_sum_exp_does_not_overflow(device):
+    """exp(1000) overflows float32 (and float64); the result, 1000 + log 2, does not."""
+    x = np.array([1000, 1000], np.float32)
+    got = run(device, reduce_op("LOG_SUM_EXP", tensor(F32, [2]), tensor(F32, [1]), [0]), InputTensor=x)[OUT]
+    np.testing.assert_allclose(got, [1000 + math.log(2)], rtol=1e-6)
+
+
+@pytest.mark.parametrize(("function", "expected"), [("ARGMAX", [2, 1]), ("ARGMIN", [1, 2])])
+@pytest.mark.parametrize("index_type", [U32, U64, I32, I64], ids=type_id)
+def test_reduce_arg_functions_write_indices(device, function, expected, index_type):
+    got = run(device, reduce_op(function, tensor(F32, [2, 3]), tensor(index_type, [2, 1]), [1]), InputTensor=ROWS)
+    assert got[OUT].dtype == np.dtype(dml.api.tensor.NUMPY_DTYPE[index_type])
+    np.testing.assert_array_equal(got[OUT][:, 0], expected)
+
+
+def sum_over(x, axes):
+    """The documented SUM, transcribed: for each output coordinate, add every input element whose
+    coordinates agree with it off the reduced axes (loops, no numpy reductions)."""
+    out_shape = [1 if d in axes else s for d, s in enumerate(x.shape)]
+    out = np.zeros(out_shape, np.float64)
+    for index in itertools.product(*(range(s) for s in x.shape)):
+        out[tuple(0 if d in axes else i for d, i in enumerate(index))] += float(x[index])
+    return out
+
+
+@pytest.mark.parametrize(("sizes", "axes"), [
+    ([2, 3, 4], [0, 2]), ([2, 3, 4], [2, 0]), ([5], [0]), ([2, 1, 3, 1, 2, 1, 2, 3], [0, 5, 7]),
+    ([1, 2, 3, 2, 1, 2, 1, 2], [1, 2, 3, 5, 7]), ([3, 130], [1]),
+], ids=["3d-outer", "3d-axes-unsorted", "1d", "8d", "8d-many", "long-rows"])
+def test_sum_any_axes_any_rank(device, sizes, axes):
+    x = (np.arange(int(np.prod(sizes))) % 7 - 3).astype(np.float32).reshape(sizes)
+    out_sizes = [1 if d in axes else s for d, s in enumerate(sizes)]
+    got = run(device, reduce_op("SUM", tensor(F32, sizes), tensor(F32, out_sizes), axes), InputTensor=x)[OUT]
+    np.testing.assert_array_equal(got, sum_over(x, axes))
+
+
+def test_strided_input_and_output(device):
+    """Padded rows on the input and a padded output column: 2x3 rows summed, then MAX."""
+    x_desc = tensor(F32, [2, 3], strides=[8, 2])
+    y_desc = tensor(F32, [2, 1], strides=[4, 1])
+    got = run(device, reduce_op("SUM", x_desc, y_desc, [1]), InputTensor=ROWS)[OUT]
+    np.testing.assert_array_equal(got[:, 0], [2, 3])
+    got = run(device, reduce_op("MAX", x_desc, tensor(F32, [1, 3], strides=[0 + 3, 1]), [0]), InputTensor=ROWS)[OUT]
+    np.testing.assert_array_equal(got[0], [4, 5, 3])
+
+
+@pytest.mark.parametrize(("data_type", "function", "x", "expected"), [
+    (I32, "SUM", [[2_000_000_000, 2_000_000_000, -5]], [(4_000_000_000 - 5) - 2**32]),  # wraps like int32
+    (I64, "MULTIPLY", [[-3, 1 << 40, 2]], [-(3 << 41)]),
+    (U32, "SUM_SQUARE", [[3, 4, 65536]], [(9 + 16 + 2**32) % 2**32]),
+    (I32, "L1", [[-7, 7, -1]], [15]),
+    (U8, "MAX", [[7, 255, 0]], [255]),
+    (I8, "MIN", [[-128, 127, 0]], [-128]),
+], ids=["int32-sum-wraps", "int64-multiply", "uint32-sum-square-wraps", "int32-l1", "uint8-max", "int8-min"])
+def test_integer_reductions(device, data_type, function, x, expected):
+    dtype = dml.api.tensor.NUMPY_DTYPE[data_type]
+    got = run(device, reduce_op(function, tensor(data_type, [1, 3]), tensor(data_type, [1, 1]), [1]),
+              InputTensor=np.array(x, dtype))[OUT]
+    assert got.dtype == dtype
+    assert got.ravel().tolist() == expected
+
+
+def test_float16_sum_rounds_once(device):
+    """2049 is not a half: 2048 + 1 (ties to even: 2048) and 2048 + 3 = 2051 (nearest halves 2050, 2052: 2052)."""
+    x = np.array([[2048, 1], [2048, 3]], np.float16)
+    got = run(device, reduce_op("SUM", tensor(F16, [2, 2]), tensor(F16, [2, 1]), [1]), InputTensor=x)[OUT]
+    assert got.ravel().tolist() == [2048, 2052]
+
+
+@pytest.mark.parametrize(("name", "direction", "expected"), [
+    ("ARGMAX", "INCREASING", 0), ("ARGMAX", "DECREASING", 2),
+    ("ARGMIN", "INCREASING", 1), ("ARGMIN", "DECREASING", 3),
+])
+def test_argmin_argmax_ties_follow_axis_direction(device, name, direction, expected):
+    """[3, 1, 3, 1]: the first (INCREASING) or last (DECREASING) of the equal extremes."""
+    x = np.array([3, 1, 3, 1], np.float32)
+    got = run(device, arg_op(name, tensor(F32, [4]), tensor(U32, [1]), [0], direction), InputTensor=x)[OUT]
+    assert got.tolist() == [expected]
+
+
+@pytest.mark.parametrize(("direction", "expected"), [("INCREASING", 1), ("DECREASING", 2)])
+def test_argmax_over_two_axes_counts_row_major(device, direction, expected):
+    """[[1, 5], [5, 0]] over both axes: the 5s are at flat indices 1 and 2 of the reduced axes."""
+    x = np.array([[[1, 5], [5, 0]], [[9, 0], [0, 0]]], np.int32)
+    got = run(device, arg_op("ARGMAX", tensor(I32, [2, 2, 2]), tensor(I64, [2, 1, 1]), [1, 2], direction),
+              InputTensor=x)[OUT]
+    assert got.ravel().tolist() == [expected, 0]
+
+
+def test_argmin_float16_strided(device):
+    x = np.array([[0.5, -1, 2], [-3, -3, 7]], np.float16)
+    got = run(device, arg_op("ARGMIN", tensor(F16, [2, 3], strides=[4, 1]), tensor(I32, [2, 1]), [1]),
+              InputTensor=x)[OUT]
+    assert got.ravel().tolist() == [1, 0]
+
+
+# --- validation: each rule of the doc pages, each refusal naming the field -----------------------------
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda: reduce_op("SUM", tensor(F32, [2, 3]), tensor(F32, [2, 1]), [2]),
+     r"DML_REDUCE_OPERATOR_DESC.Axes\[0\] 2 must be in \[0, 1\]"),
+    (lambda: reduce_op("SUM", tensor(F32, [2, 3]), tensor(F32, [1, 1]), [1, 1]),
+     r"DML_REDUCE_OPERATOR_DESC.Axes\[1\] 1 repeats an axis"),
+    (lambda: reduce_op("SUM", tensor(F32, [2, 3]), tensor(F32, [2, 1, 1]), [1]),
+     r"DML_REDUCE_OPERATOR_DESC.OutputTensor.DimensionCount 3 must equal InputTensor.DimensionCount 2"),
+    (lambda: reduce_op("SUM", tensor(F32, [2, 3]), tensor(F32, [2, 3]), [1]),
+     r"DML_REDUCE_OPERATOR_DESC.OutputTensor.Sizes \[2, 3\] must be \[2, 1\]"),
+    (lambda: reduce_op("SUM", tensor(F32, [2, 3]), tensor(F32, [1, 1]), [1]),
+     r"OutputTensor.Sizes \[1, 1\] must be \[2, 1\]"),
+    (lambda: reduce_op("AVERAGE", tensor(I32, [2, 3]), tensor(I32, [2, 1]), [1]),
+     r"DML_REDUCE_OPERATOR_DESC.InputTensor.DataType INT32 is not supported by DML_OPERATOR_REDUCE with AVERAGE"),
+    (lambda: reduce_op("SUM", tensor(I8, [2, 3]), tensor(I8, [2, 1]), [1]),
+     r"InputTensor.DataType INT8 is not supported by DML_OPERATOR_REDUCE with SUM"),
+    (lambda: reduce_op("SUM", tensor(F32, [2, 3]), tensor(F16, [2, 1]), [1]),
+     r"DML_REDUCE_OPERATOR_DESC.OutputTensor.DataType FLOAT16 must equal InputTensor.DataType FLOAT32"),
+    (lambda: reduce_op("ARGMAX", tensor(F32, [2, 3]), tensor(F32, [2, 1]), [1]),
+     r"DML_REDUCE_OPERATOR_DESC.OutputTensor.DataType FLOAT32 is not supported for the indices of ARGMAX"),
+    (lambda: arg_op("ARGMIN", tensor(F32, [2, 3]), tensor(U8, [2, 1]), [1]),
+     r"DML_ARGMIN_OPERATOR_DESC.OutputTensor.DataType UINT8 is not supported for the indices of ARGMIN"),
+    (lambda: arg_op("ARGMAX", tensor(F32, [2, 3]), tensor(U32, [2, 1]), [5]),
+     r"DML_ARGMAX_OPERATOR_DESC.Axes\[0\] 5 must be in \[0, 1\]"),
+    (lambda: arg_op("ARGMAX", tensor(dml.DML_TENSOR_DATA_TYPE_FLOAT64, [2, 3]), tensor(U32, [2, 1]), [1]),
+     r"DML_ARGMAX_OPERATOR_DESC.InputTensor.DataType FLOAT64 is not supported"),
+], ids=["axis-range", "axis-repeated", "rank", "sizes-kept", "sizes-reduced-only", "average-int", "sum-int8",
+        "output-type", "argmax-float-output", "argmin-uint8-output", "argmax-axis-range", "argmax-float64"])
+def test_refusals_name_the_field(ref_device, make, message):
+    assert re.search(message, refused(ref_device, make()))
+
+
+def test_axes_must_hold_axis_count(ref_device):
+    desc = reduce_op("SUM", tensor(F32, [2, 3]), tensor(F32, [2, 1]), [1])
+    desc.Desc.AxisCount = 2
+    assert "DML_REDUCE_OPERATOR_DESC.Axes must hold AxisCount (2) values" in refused(ref_device, desc)
+
+
+ARGMAX_DOC = np.array([[1, 2, 3], [3, 0, 4], [2, 5, 2]], np.float32)  # DML_ARGMAX_OPERATOR_DESC's examples
+
+
+@pytest.mark.parametrize(("axes", "out_sizes", "expected"), [
+    ([0], [1, 3], [[1, 2, 1]]), ([1], [3, 1], [[2], [2], [1]]), ([0, 1], [1, 1], [[7]]),
+], ids=["columns", "rows", "all"])
+def test_argmax_doc_examples(device, axes, out_sizes, expected):
+    got = run(device, arg_op("ARGMAX", tensor(F32, [3, 3]), tensor(U32, out_sizes), axes), InputTensor=ARGMAX_DOC)
+    assert got[OUT].tolist() == expected
+
+
+@pytest.mark.parametrize(("direction", "expected"), [("INCREASING", 0), ("DECREASING", 4)])
+def test_argmax_doc_tie_examples(device, direction, expected):
+    """argmax({3, 2, 1, 2, 3}) is 0 (INCREASING) or 4 (DECREASING)."""
+    x = np.array([3, 2, 1, 2, 3], np.float32)
+    assert run(device, arg_op("ARGMAX", tensor(F32, [5]), tensor(U32, [1]), [0], direction),
+               InputTensor=x)[OUT].tolist() == [expected]
+
+
+@pytest.mark.parametrize(("function", "expected"), [("SUM", [1, -2, 3]), ("L1", [1, 2, 3]), ("ARGMAX", [0, 0, 0])])
+def test_no_axes_reduces_each_element_alone(device, function, expected):
+    """AxisCount 0 (dmlsim's reading, README "Decisions"): every output is the function of one element."""
+    out_type = U32 if function == "ARGMAX" else F32
+    x = np.array([1, -2, 3], np.float32)
+    got = run(device, reduce_op(function, tensor(F32, [3]), tensor(out_type, [3]), []), InputTensor=x)[OUT]
+    assert got.tolist() == expected
