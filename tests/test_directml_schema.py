@@ -295,8 +295,9 @@ def clip1(data_type, low, high, **changes):
 def test_scalar_unions_are_read_as_their_data_type_field(ref_device):
     f16, i8 = dml.DML_TENSOR_DATA_TYPE_FLOAT16, dml.DML_TENSOR_DATA_TYPE_INT8
     clip = dml.DML_OPERATOR_ELEMENT_WISE_CLIP1
-    refused(ref_device, clip, clip1(f16, -1.5, dml.DML_SCALAR_UNION(UInt16=0x3C00)), dml.E_NOTIMPL)
-    refused(ref_device, clip, clip1(i8, -128, dml.DML_SCALAR_UNION(Bytes=[127])), dml.E_NOTIMPL)
+    # valid: FLOAT16 bits 0x3C00 = 1.0, and the INT8 byte 127 (CLIP1 is implemented: created)
+    assert create(ref_device, clip, clip1(f16, -1.5, dml.DML_SCALAR_UNION(UInt16=0x3C00))).validated.attrs["Max"] == 1.0
+    assert create(ref_device, clip, clip1(i8, -128, dml.DML_SCALAR_UNION(Bytes=[127]))).validated.attrs["Max"] == 127
     E = "DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC"
     error = refused(ref_device, clip, clip1(f16, 70000.0, dml.DML_SCALAR_UNION(Float32=1.0)))
     assert error.problems == [f"{E}.Min 70000.0 does not fit a FLOAT16",
@@ -361,15 +362,15 @@ def test_the_feature_level_is_the_newest_implemented_directml_operators(ref_devi
 def test_an_unimplemented_operator_can_be_bound_for_checking(ref_device):
     """check_operator: the dispatch's bindings are checked, then RecordDispatch refuses with E_NOTIMPL."""
     t = tensor((4,))
-    op = ref_device.check_operator(dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ELEMENT_WISE_ADD,
-                                                         S.DML_ELEMENT_WISE_ADD_OPERATOR_DESC(t, t, t)))
+    op = ref_device.check_operator(dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_MAX_UNPOOLING,
+                                                         S.DML_MAX_UNPOOLING_OPERATOR_DESC(t, t, t)))
     compiled = ref_device.CompileOperator(op)
     table = ref_device.CreateBindingTable(dml.DML_BINDING_TABLE_DESC(compiled, SizeInDescriptors=3))
-    a, small = ref_device.CreateBuffer(16), ref_device.CreateBuffer(8)
+    a, out, small = ref_device.CreateBuffer(16), ref_device.CreateBuffer(16), ref_device.CreateBuffer(8)
     table.BindInputs([dml.buffer_binding(a), dml.buffer_binding(a)])
     with pytest.raises(dml.DMLError, match="SizeInBytes 8 is less than TotalTensorSizeInBytes 16"):
         table.BindOutputs([dml.buffer_binding(small)])
-    table.BindOutputs([dml.buffer_binding(a)])  # in place: ELEMENT_WISE_ADD supports it
+    table.BindOutputs([dml.buffer_binding(out)])
     with pytest.raises(dml.DMLError) as info:
         ref_device.CreateCommandRecorder().RecordDispatch(ref_device.CreateCommandList(), compiled, table)
     assert info.value.hresult == dml.E_NOTIMPL and "bindings were checked and are valid" in str(info.value)

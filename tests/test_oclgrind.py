@@ -2,7 +2,7 @@
 
 The device tests need Oclgrind's ICD in this process: tests/matrix.py runs this file in its Oclgrind
 tier with ``DMLSIM_REQUIRE_OCLGRIND=1``, which turns a missing Oclgrind into a failure rather than a
-skip. Deliberately faulty kernels: the shared copy kernel (cl_kernels/copy.cl) told to copy more floats
+skip. Deliberately faulty kernels: the shared copy kernel (dmlsim/cl_kernels/copy.cl) told to copy more floats
 than its buffers hold, a write-write race, and a read of uninitialized local memory.
 """
 
@@ -69,7 +69,8 @@ def test_log_is_split_into_messages_with_kernel_line_and_statement():
 def test_error_text_names_file_line_statement_and_counts_every_kind():
     launch = SimpleNamespace(name="copy", source=COPY_KERNEL)
     text = describe(parse_log(LOGGED), launch, "running a test")
-    statement = (ROOT / "cl_kernels" / "copy.cl").read_text().splitlines()[33 - 1].strip()  # copy.cl includes nothing
+    copy_cl = ROOT / "dmlsim" / "cl_kernels" / "copy.cl"
+    statement = copy_cl.read_text().splitlines()[33 - 1].strip()  # copy.cl includes nothing
     assert text.splitlines()[0] == (
         "Oclgrind: Invalid read of size 4 at global memory address 0x2000000000020 in "
         f"kernel copy at dmlsim/cl_kernels/copy.cl:33:23 (`{statement}`), while running a test")
@@ -87,7 +88,7 @@ def test_source_lines_map_back_to_the_repository_file_they_come_from():
     for number, text in enumerate(built, start=1):
         label, line = source_origin(source, number)
         files.add(label)
-        path = ROOT / label.removeprefix("dmlsim/") if label.startswith("dmlsim/cl_kernels/") else ROOT / label
+        path = ROOT / label
         assert path.read_text().splitlines()[line - 1] == text, (number, label, line)
     assert any(f.startswith("dmlsim/cl_kernels/") for f in files)
     assert "dmlsim/operators/adam_optimizer/kernel.cl" in files
@@ -123,7 +124,7 @@ def test_out_of_bounds_kernel_is_a_dmlerror_naming_kernel_line_and_access(backen
         backend.submit(dispatch)
     message = str(info.value)
     assert info.value.hresult == dml.DXGI_ERROR_DEVICE_REMOVED
-    line = _line_of(ROOT / "cl_kernels/copy.cl", "dst[i] = src[i];")
+    line = _line_of(ROOT / "dmlsim/cl_kernels/copy.cl", "dst[i] = src[i];")
     assert f"in kernel copy at dmlsim/cl_kernels/copy.cl:{line}:" in message and "(`dst[i] = src[i];`)" in message
     assert "Invalid read of size 4" in message.splitlines()[0] and "a deliberately bad copy" in message
     # nothing is lost: every access Oclgrind reported is in the error
