@@ -135,7 +135,8 @@ class Rnn(Operator):
         bad = np.flatnonzero(lengths > seq)
         if bad.size:
             shown = ", ".join(f"[{i}] = {lengths[i]}" for i in bad[:8])
-            problems.add(f"{LENGTHS} holds sequence lengths above seq_length {seq} ({X}.Sizes[1]): {shown}")
+            problems.add(f"{v.struct_name}.{LENGTHS} holds {bad.size} sequence length(s) above seq_length {seq} "
+                         f"({X}.Sizes[1]): {shown}")
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
         _, seq, batch, inputs = v.layout(X).sizes
