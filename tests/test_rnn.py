@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 import pytest
-from dispatch import run
+from dispatch import Dispatch, run
 
 import dmlsim as dml
 from dmlsim.api.numerics import compare_ulps
@@ -222,6 +222,29 @@ def test_more_hidden_units_than_work_items_and_padded_strides(device):
     desc = make_desc(F32, seq, batch, inputs, hidden, BIDIRECTIONAL, strides=strides, activations=["TANH", "TANH"])
     values = random_inputs(F32, seq, batch, inputs, hidden, 2, seed=5, scale=0.2)
     run_and_check(device, desc, values, F32)
+
+
+@pytest.mark.formula
+def test_broadcast_inputs_and_binding_offsets(device):
+    """Stride 0 broadcasts: one bias row for both directions, one initial H for every batch entry, X's one
+    time step repeated; every tensor bound at its own 16-byte-aligned offset inside one shared buffer."""
+    seq, batch, inputs, hidden = 3, 2, 3, 4
+    strides = {"InputTensor": [0, 0, 3, 1], "BiasTensor": [0, 0, 0, 1], "HiddenInitTensor": [0, 4, 0, 1]}
+    desc = make_desc(F32, seq, batch, inputs, hidden, BIDIRECTIONAL, strides=strides, activations=["TANH", "TANH"])
+    values = random_inputs(F32, seq, batch, inputs, hidden, 2, seed=8)
+    values["InputTensor"] = np.broadcast_to(values["InputTensor"][:, :1], (1, seq, batch, inputs))
+    values["BiasTensor"] = np.broadcast_to(values["BiasTensor"][:, :, :1], (1, 1, 2, 2 * hidden))
+    values["HiddenInitTensor"] = np.broadcast_to(values["HiddenInitTensor"][:, :, :1], (1, 2, batch, hidden))
+    shared = device.CreateBuffer(4096)
+    names = ["InputTensor", "WeightTensor", "RecurrenceTensor", "BiasTensor", "HiddenInitTensor",
+             "OutputSequenceTensor", "OutputSingleTensor"]
+    placement = {name: (shared, 48 + 512 * i) for i, name in enumerate(names)}
+    dispatch = Dispatch(device, dml.DML_OPERATOR_DESC(OP, desc), placement=placement)
+    dispatch.load(values)
+    dispatch.execute()
+    seq_expected, single_expected = expectations(desc, values)
+    check(dispatch.read("OutputSequenceTensor"), seq_expected, F32, inputs + hidden, "OutputSequenceTensor")
+    check(dispatch.read("OutputSingleTensor"), single_expected, F32, inputs + hidden, "OutputSingleTensor")
 
 
 @pytest.mark.formula
