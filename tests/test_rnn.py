@@ -8,7 +8,8 @@ Tolerance: each output element has a magnitude bound E, the sum of the absolute 
 its pre-activation sum plus the bound of the previous H carried through |R|, times the activation's
 largest slope. A float32 sum of n terms is within n·eps·E of the exact one, so FLOAT32 results must be
 within 2·(n + 2) ulps of E (n = input_size + hidden_size). FLOAT16 is computed in float32 and rounded
-once: 1 ulp (FLOAT16) of max(|expected|, E·2⁻¹¹).
+once: 1 ulp (FLOAT16) of max(|expected|, c·E) with c = 2·(n + 2)·2⁻¹², so that the half ulp left beside the
+rounding covers the float32 error bound (a FLOAT16 ulp is 2¹³ float32 ulps).
 """
 
 from __future__ import annotations
