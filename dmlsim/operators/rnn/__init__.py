@@ -1,0 +1,156 @@
+"""DML_OPERATOR_RNN: a one-layer simple recurrent network, forward, backward or bidirectional.
+
+The desc is DirectML's generated ``DML_RNN_OPERATOR_DESC``; this module adds the doc page's rules, each
+refusal naming its field: every tensor 4-D with the page's sizes (X {1, seq_length, batch_size,
+input_size}, W {1, D, hidden_size, input_size}, R {1, D, hidden_size, hidden_size}, B {1, 1, D,
+2 * hidden_size}, HiddenInit {1, D, batch_size, hidden_size}, SequenceLengths {1, 1, 1, batch_size},
+OutputSequence {seq_length, D, batch_size, hidden_size}, OutputSingle {1, D, batch_size, hidden_size},
+D = 2 for BIDIRECTIONAL, else 1), FLOAT32 or FLOAT16 sharing one data type (SequenceLengthsTensor
+UINT32), no OWNED_BY_DML tensor, ``ActivationDescCount`` = D (one activation per direction: the generic
+validation checks each as a nested element-wise activation), and at least one output (dmlsim's rule).
+
+Execution: one kernel launch per direction, each built with its direction's activation
+(dmlsim.operators.activation.fused), one work-group per batch entry looping over time, H kept in float32
+in the temporary resource (two slots per direction and batch entry, read one, write the other). FLOAT16
+tensors are storage: computed in float32, stored rounded to nearest even.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dmlsim.api.directml_schema import DML_RECURRENT_NETWORK_DIRECTION, DML_RNN_OPERATOR_DESC
+from dmlsim.api.enums import DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE
+from dmlsim.api.errors import Problems
+from dmlsim.api.tensor import TensorLayout, data_type_name
+from dmlsim.operators.activation.fused import apply_fused, fused_defines
+from dmlsim.operators.base import Operator, ValidatedDesc, register
+from dmlsim.operators.plan import Groups, KernelLaunch, LaunchTarget, TemporaryArg, TensorArg
+from dmlsim.operators.rnn.reference import rnn
+
+_T = DML_TENSOR_DATA_TYPE
+_D = DML_RECURRENT_NETWORK_DIRECTION
+FLOATS = (_T.DML_TENSOR_DATA_TYPE_FLOAT32, _T.DML_TENSOR_DATA_TYPE_FLOAT16)
+X, W, R, B, H0, LENGTHS = ("InputTensor", "WeightTensor", "RecurrenceTensor", "BiasTensor", "HiddenInitTensor",
+                           "SequenceLengthsTensor")
+Y_SEQUENCE, Y_SINGLE = "OutputSequenceTensor", "OutputSingleTensor"
+FLOAT_TENSORS = (X, W, R, B, H0, Y_SEQUENCE, Y_SINGLE)
+TENSORS = (X, W, R, B, H0, LENGTHS, Y_SEQUENCE, Y_SINGLE)
+# The kernel's build define for each optional tensor that is given.
+OPTIONAL = {B: "HAS_BIAS", H0: "HAS_HIDDEN_INIT", LENGTHS: "HAS_SEQUENCE_LENGTHS", Y_SEQUENCE: "HAS_OUTPUT_SEQUENCE",
+            Y_SINGLE: "HAS_OUTPUT_SINGLE"}
+# Work-items per work-group: each work-group is one batch entry, its work-items share the hidden units.
+MAX_LOCAL = 64
+
+
+def directions(direction: int) -> tuple[bool, ...]:
+    """For each direction of the desc, in WeightTensor order: whether it runs backward in time."""
+    if direction == _D.DML_RECURRENT_NETWORK_DIRECTION_BIDIRECTIONAL:
+        return (False, True)
+    return (direction == _D.DML_RECURRENT_NETWORK_DIRECTION_BACKWARD,)
+
+
+@register
+class Rnn(Operator):
+    """H_t = f(X_t·Wᵀ + H_{t−1}·Rᵀ + Wb + Rb) per direction (the doc page's equations)."""
+
+    type = DML_OPERATOR_TYPE.DML_OPERATOR_RNN
+    desc_cls = DML_RNN_OPERATOR_DESC
+
+    # --- validation ---------------------------------------------------------------------------------
+    def check(self, v: ValidatedDesc, problems: Problems) -> None:
+        s = v.struct_name
+        layouts = {name: v.tensors[name] for name in TENSORS if isinstance(v.tensors.get(name), TensorLayout)}
+        for name, layout in layouts.items():
+            if len(layout.sizes) != 4:
+                problems.add(f"{s}.{name}.DimensionCount {len(layout.sizes)} must be 4")
+            if layout.owned_by_dml:
+                problems.add(f"{s}.{name}.Flags: DML_TENSOR_FLAG_OWNED_BY_DML is not supported by RNN "
+                             "(the doc page says so of every tensor)")
+        data_type = layouts[X].data_type
+        if data_type not in FLOATS:
+            problems.add(f"{s}.{X}.DataType {data_type_name(data_type)} is not supported by RNN "
+                         "(supported: FLOAT32, FLOAT16)")
+        for name in FLOAT_TENSORS[1:]:
+            if name in layouts and layouts[name].data_type != data_type:
+                problems.add(f"{s}.{name}.DataType {data_type_name(layouts[name].data_type)} must equal "
+                             f"{X}.DataType {data_type_name(data_type)}")
+        if LENGTHS in layouts and layouts[LENGTHS].data_type != _T.DML_TENSOR_DATA_TYPE_UINT32:
+            problems.add(f"{s}.{LENGTHS}.DataType {data_type_name(layouts[LENGTHS].data_type)} must be UINT32")
+        if Y_SEQUENCE not in layouts and Y_SINGLE not in layouts:
+            problems.add(f"{s}.{Y_SEQUENCE} and {s}.{Y_SINGLE} are both null: at least one output must be given "
+                         "(dmlsim's rule: such an RNN would compute nothing)")
+        count = len(directions(v.attrs["Direction"]))
+        if v.attrs["ActivationDescCount"] != count:
+            problems.add(f"{s}.ActivationDescCount {v.attrs['ActivationDescCount']} must be {count}: one activation "
+                         f"per direction ({s}.Direction is {_D(v.attrs['Direction']).name})")
+        if all(len(layout.sizes) == 4 for layout in layouts.values()):
+            self._check_sizes(v, layouts, count, problems)
+
+    @staticmethod
+    def _check_sizes(v: ValidatedDesc, layouts: dict[str, TensorLayout], count: int, problems: Problems) -> None:
+        """Every tensor's Sizes against the doc page's, from X's {1, seq, batch, input} and W's hidden_size."""
+        _, seq, batch, inputs = layouts[X].sizes
+        hidden = layouts[W].sizes[2]
+        expected = {X: (1, seq, batch, inputs), W: (1, count, hidden, inputs), R: (1, count, hidden, hidden),
+                    B: (1, 1, count, 2 * hidden), H0: (1, count, batch, hidden), LENGTHS: (1, 1, 1, batch),
+                    Y_SEQUENCE: (seq, count, batch, hidden), Y_SINGLE: (1, count, batch, hidden)}
+        meaning = {X: "{1, seq_length, batch_size, input_size}", W: "{1, num_directions, hidden_size, input_size}",
+                   R: "{1, num_directions, hidden_size, hidden_size}", B: "{1, 1, num_directions, 2 * hidden_size}",
+                   H0: "{1, num_directions, batch_size, hidden_size}", LENGTHS: "{1, 1, 1, batch_size}",
+                   Y_SEQUENCE: "{seq_length, num_directions, batch_size, hidden_size}",
+                   Y_SINGLE: "{1, num_directions, batch_size, hidden_size}"}
+        for name, layout in layouts.items():
+            if layout.sizes != expected[name]:
+                problems.add(f"{v.struct_name}.{name}.Sizes {list(layout.sizes)} must be {list(expected[name])} "
+                             f"({meaning[name]}; num_directions {count} from Direction, seq_length, batch_size "
+                             f"and input_size from {X}, hidden_size from {W})")
+
+    def temporary_size(self, v: ValidatedDesc) -> int:
+        """H in float32, two slots per direction and batch entry."""
+        return 4 * 2 * self._state_size(v)
+
+    @staticmethod
+    def _state_size(v: ValidatedDesc) -> int:
+        """Floats of one H slot for every direction and batch entry (D × batch × hidden)."""
+        _, count, hidden, _ = v.layout(W).sizes
+        return count * v.layout(X).sizes[2] * hidden
+
+    # --- execution ----------------------------------------------------------------------------------
+    def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
+        fused = v.attrs["ActivationDescs"]
+        sequence, single = rnn(
+            inputs[X], inputs[W], inputs[R], bias=inputs.get(B), hidden_init=inputs.get(H0),
+            sequence_lengths=inputs.get(LENGTHS), backward=directions(v.attrs["Direction"]),
+            activations=[lambda a, f=f: apply_fused(a, f) for f in fused])
+        return {Y_SEQUENCE: sequence, Y_SINGLE: single}
+
+    def debug_check(self, v: ValidatedDesc, read: Any, problems: Problems) -> None:
+        if v.tensors.get(LENGTHS) is None:
+            return
+        seq = v.layout(X).sizes[1]
+        lengths = read(LENGTHS).reshape(-1).astype(np.int64)
+        bad = np.flatnonzero(lengths > seq)
+        if bad.size:
+            shown = ", ".join(f"[{i}] = {lengths[i]}" for i in bad[:8])
+            problems.add(f"{v.struct_name}.{LENGTHS} holds {bad.size} sequence length(s) above seq_length {seq} "
+                         f"({X}.Sizes[1]): {shown}")
+
+    def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        _, seq, batch, inputs = v.layout(X).sizes
+        hidden = v.layout(W).sizes[2]
+        given = [name for name in TENSORS if bound.get(name) is not None]
+        base = {"STORE_HALF": v.layout(X).data_type == _T.DML_TENSOR_DATA_TYPE_FLOAT16,
+                **{define: name in given for name, define in OPTIONAL.items()}}
+        launches = []
+        for d, backward in enumerate(directions(v.attrs["Direction"])):
+            defines = {**base, "BACKWARD": backward, **fused_defines(v.attrs["ActivationDescs"][d])}
+            # this direction's two H slots per batch entry: [d][slot][batch][hidden] in the temporary
+            slots = TemporaryArg(4, (2 * d * batch * hidden,))
+            args = [*(TensorArg(name) for name in given), slots,
+                    np.uint32(seq), np.uint32(inputs), np.uint32(hidden), np.uint32(batch), np.uint32(d)]
+            launches.append(KernelLaunch(self.kernel_source, "rnn", defines,
+                                         Groups(batch, min(MAX_LOCAL, hidden)), args=args))
+        return launches
