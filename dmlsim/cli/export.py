@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from dmlsim.model import ModelError, load_model
     from dmlsim.model.corpus import INDEX, RUN_SCRIPT, model_files, unique_stems, write_index, write_model
-    from dmlsim.model.export import NotExportable, export_model
+    from dmlsim.model.export import NotExportableError, export_model
 
     files = model_files(args.models)
     if not files:
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
             left_out.append((str(path), "the model file has errors (see 'dmlsim validate')"))
             status = 2
             continue
-        except NotExportable as exc:
+        except NotExportableError as exc:
             invalid = "is invalid" in str(exc)
             print(f"{path}: not exported: {exc}", file=sys.stderr if invalid else sys.stdout)
             left_out.append((str(path), str(exc)))

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from dmlsim.api.enums import DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE, DML_TENSOR_FLAGS
-from dmlsim.api.schema import ATTRIBUTE, ARRAY_KINDS, FieldSpec, desc_fields
+from dmlsim.api.schema import ARRAY_KINDS, ATTRIBUTE, FieldSpec, desc_fields
 from dmlsim.api.structs import DML_OPERATOR_DESC, DML_SCALAR_UNION, DML_TENSOR_DESC
 from dmlsim.api.tensor import NUMPY_DTYPE
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from dmlsim.api.directml_schema import DML_ELEMENT_WISE_ADD_OPERATOR_DESC
 from dmlsim.api.enums import (
     DML_CREATE_DEVICE_FLAGS,
     DML_EXECUTION_FLAGS,
@@ -37,9 +38,19 @@ from dmlsim.api.enums import (
 from dmlsim.api.errors import DMLError
 from dmlsim.api.structs import DML_OPERATOR_DESC, buffer_tensor
 from dmlsim.api.tensor import data_type_name
-from dmlsim.api.directml_schema import DML_ELEMENT_WISE_ADD_OPERATOR_DESC
 from dmlsim.model import dxjson
-from dmlsim.model.model import Add, BindingRef, Command, Dispatch, DispatchableSpec, Expect, Model, Print, Resource, WriteFile
+from dmlsim.model.model import (
+    Add,
+    BindingRef,
+    Command,
+    Dispatch,
+    DispatchableSpec,
+    Expect,
+    Model,
+    Print,
+    Resource,
+    WriteFile,
+)
 from dmlsim.model.runner import FAILED, INVALID, RunResult, reference_snapshots
 from dmlsim.operators.validation import validate_operator_desc
 
@@ -52,7 +63,7 @@ REFERENCE_NOTE = ("expected values of 'reference: true' expectations were comput
                   "an export choice, the values the emulator's own reference gives, not an independent oracle")
 
 
-class NotExportable(Exception):
+class NotExportableError(Exception):
     """The model as a whole cannot be exported (the message says why)."""
 
 
@@ -67,7 +78,7 @@ class ModelExport:
 
 
 def export_model(model: Model, stem: str, *, result_suffix: str = ".npy") -> ModelExport:
-    """Translate ``model`` (see the module docstring); NotExportable when nothing of it can run on DxDispatch."""
+    """Translate ``model`` (see the module docstring); NotExportableError when nothing of it can run on DxDispatch."""
     return _Exporter(model, stem, result_suffix).run()
 
 
@@ -98,13 +109,13 @@ class _Exporter:
         reference = reference_snapshots(model, int(model.device_flags))
         invalid = [o for o in reference.outcomes.values() if o.status == INVALID]
         if invalid:
-            raise NotExportable(f"the model is invalid on dmlsim's reference device: {invalid[0].describe()}")
+            raise NotExportableError(f"the model is invalid on dmlsim's reference device: {invalid[0].describe()}")
         exported = {name: spec for name, spec in model.dispatchables.items() if self._dispatchable_ok(spec)}
         self._commands(exported, reference)
         if not any(c["type"] == "dispatch" and c["dispatchable"] in exported for c in self.commands):
             reasons = sorted({item["why"] for item in self.left_out
                               if not item["why"].startswith(("an earlier step", "dispatchable '"))})
-            raise NotExportable("none of its dispatches can run on DxDispatch: "
+            raise NotExportableError("none of its dispatches can run on DxDispatch: "
                                 + ("; ".join(reasons) or "it dispatches nothing"))
         document = {
             "resources": {**{name: self._resource(r) for name, r in model.resources.items()}, **self.extra_resources},
@@ -253,7 +264,7 @@ class _Exporter:
         resource = self.model.resources[name]
         if name not in self.adders:
             if resource.offset % DXDISPATCH_ALIGNMENT:
-                raise NotExportable(f"{_where(command.node)}: resource '{name}' starts at byte {resource.offset}, "
+                raise NotExportableError(f"{_where(command.node)}: resource '{name}' starts at byte {resource.offset}, "
                                     f"not a multiple of {DXDISPATCH_ALIGNMENT}: its add/increment cannot be bound "
                                     "to an ELEMENT_WISE_ADD")
             tensor = buffer_tensor(resource.data_type, [1, 1, 1, int(resource.values.size)])
@@ -262,7 +273,7 @@ class _Exporter:
             try:
                 validate_operator_desc(desc)
             except DMLError as exc:
-                raise NotExportable(f"{_where(command.node)}: the add/increment of resource '{name}' cannot be an "
+                raise NotExportableError(f"{_where(command.node)}: the add/increment of resource '{name}' cannot be an "
                                     f"ELEMENT_WISE_ADD: {exc}") from None
             adder = self._fresh(f"dmlsim_add_{name}")
             self.adders[name] = adder
