@@ -98,7 +98,8 @@ def run_script(stems: Sequence[str]) -> str:
         "@echo off",
         "rem Runs every model dmlsim exported into this folder with DxDispatch (dmlsim README: 'dmlsim export').",
         "rem Usage: run_dxdispatch.cmd [RESULTS_FOLDER]   (default: the folder 'results' beside this script)",
-        "rem DxDispatch is %DXDISPATCH% when set, else dxdispatch.exe on the PATH. Each model's output goes",
+        "rem DxDispatch is %DXDISPATCH% when set, else dxdispatch.exe on the PATH; %DXDISPATCH_ARGS% (e.g. -a Intel)",
+        "rem is added to every call. Each model's console output goes",
         "rem to RESULTS_FOLDER\\STEM.log. Then bring RESULTS_FOLDER back and run:",
         "rem   dmlsim compare THIS_FOLDER RESULTS_FOLDER",
         "setlocal",
@@ -112,7 +113,7 @@ def run_script(stems: Sequence[str]) -> str:
     ]
     for stem in stems:
         lines += [f"echo {stem}.json",
-                  f'"%DXDISPATCH%" "%HERE%{stem}.json" > "{stem}.log" 2>&1 || '
+                  f'"%DXDISPATCH%" "%HERE%{stem}.json" %DXDISPATCH_ARGS% > "{stem}.log" 2>&1 || '
                   f'(set FAILED=1& echo   DxDispatch failed: see {stem}.log)']
     lines += ["popd", "exit /b %FAILED%", ""]
     return "\n".join(lines)
