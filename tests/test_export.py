@@ -372,14 +372,20 @@ dispatchables:
   fill:
     type: FILL_VALUE_CONSTANT
     desc: {OutputTensor: {DataType: FLOAT16, Sizes: [2]}, ValueDataType: FLOAT16, Value: {Bytes: [0, 60]}}
+  ramp:
+    type: FILL_VALUE_SEQUENCE
+    desc: {OutputTensor: {DataType: INT32, Sizes: [2]}, ValueDataType: INT32, ValueStart: 10, ValueDelta: -2}
 commands:
   - {type: dispatch, dispatchable: fill, bindings: {OutputTensor: Y}}
   - {type: expect, resource: Y, values: [1, 1]}
 """)
     out = tmp_path / "out"
     assert export([source], out) == 0
-    desc = strict_json(out / "fill.json")["dispatchables"]["fill"]["desc"]
-    assert desc["Value"] == {"UInt16": 15360}  # bytes 0x00 0x3C: the half 1.0, as DxDispatch's UInt16 member
+    dispatchables = strict_json(out / "fill.json")["dispatchables"]
+    assert dispatchables["fill"]["desc"]["Value"] == {"UInt16": 15360}  # bytes 00 3C: the half 1.0, read as UInt16
+    ramp = dispatchables["ramp"]["desc"]  # an INT32 union from a number: a JSON integer (RapidJSON's GetInt)
+    assert (ramp["ValueStart"], ramp["ValueDelta"]) == (10, -2)
+    assert all(isinstance(ramp[k], int) for k in ("ValueStart", "ValueDelta"))
 
 
 def test_whole_buffer_and_region_results_are_both_read_at_the_values_offset(tmp_path, capsys):

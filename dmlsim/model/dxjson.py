@@ -128,13 +128,14 @@ def _attribute(value: Any, kind: Any, spec: FieldSpec, desc: Any) -> Any:
 def scalar_union(value: Any, data_type: Any) -> Any:
     """A DML_SCALAR_UNION as DxDispatch reads it for ``data_type``: a plain number stays a number (read as
     the data type on both sides); a union becomes ``{Member: value}`` of the member that type reads."""
-    if not isinstance(value, DML_SCALAR_UNION):
-        return number(value)
-    member = UNION_MEMBER[_T(int(data_type))]
+    data_type = _T(int(data_type))
+    if not isinstance(value, DML_SCALAR_UNION):  # DxDispatch reads an integer type's number as a JSON integer
+        return number(value) if data_type in FLOATS or not float(value).is_integer() else int(value)
+    member = UNION_MEMBER[data_type]
     (name, item), = value.members().items()
     if name == "Bytes":  # the union's bytes, read as the member's type
         raw = bytes(item) + bytes(8 - len(item))
-        dtype = np.dtype(np.uint16) if member == "UInt16" else NUMPY_DTYPE[_T(int(data_type))]
+        dtype = np.dtype(np.uint16) if member == "UInt16" else NUMPY_DTYPE[data_type]
         item = np.frombuffer(raw[:dtype.itemsize], dtype)[0]
     return {member: number(item)}
 
