@@ -440,3 +440,25 @@ def test_a_broken_model_file_is_reported_and_exits_2(tmp_path, capsys):
     assert "broken.yaml:3" in capsys.readouterr().err
     index = strict_json(tmp_path / "out" / "_index.json")
     assert index["models"] == [] and "errors" in index["notExported"][0]["why"]
+
+
+def test_data_files_of_resources_whose_names_clash_as_file_names_stay_apart(tmp_path):
+    source = tmp_path / "clash.yaml"
+    source.write_text("""
+resources:
+  "a b": {initialValuesDataType: FLOAT32, initialValues: {valueCount: 2, seed: 1, min: 0, max: 1}}
+  "A_b": {initialValuesDataType: FLOAT32, initialValues: {valueCount: 2, seed: 2, min: 0, max: 1}}
+dispatchables:
+  copy:
+    type: ELEMENT_WISE_IDENTITY
+    desc: {InputTensor: {DataType: FLOAT32, Sizes: [2]}, OutputTensor: {DataType: FLOAT32, Sizes: [2]}}
+commands:
+  - {type: dispatch, dispatchable: copy, bindings: {InputTensor: "a b", OutputTensor: "A_b"}}
+""")
+    assert export([source], tmp_path / "out") == 0
+    resources = strict_json(tmp_path / "out" / "clash.json")["resources"]
+    paths = [resources[name]["initialValues"]["sourcePath"] for name in ("a b", "A_b")]
+    assert paths == ["clash.data/a_b.npy", "clash.data/A_b-2.npy"]
+    model = load_model(source)
+    for name, path in zip(("a b", "A_b"), paths, strict=True):
+        np.testing.assert_array_equal(np.load(tmp_path / "out" / path), model.resources[name].values)

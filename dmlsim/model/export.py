@@ -174,7 +174,10 @@ class _Exporter:
         generated = initial is not None and initial.is_map and ("seed" in initial or "sourcePath" in initial)
         values = resource.values
         if generated or values.size > INLINE_LIMIT:
-            path = f"{self.data_dir}/{safe_name(resource.name)}.npy"
+            path, n = f"{self.data_dir}/{safe_name(resource.name)}.npy", 1
+            while path.lower() in {p.lower() for p in self.arrays}:  # "a b" and "a_b"; Windows ignores case
+                n += 1
+                path = f"{self.data_dir}/{safe_name(resource.name)}-{n}.npy"
             self.arrays[path] = values.astype(resource.dtype)
             out["initialValues"] = {"sourcePath": path}
         elif values.size > 1 and (values.view(f"u{resource.dtype.itemsize}") == values.view(
