@@ -194,7 +194,9 @@ def test_a_missing_result_exits_2(corpus_export, reference_results, tmp_path, ca
     (results / "adam_float32" / "command-5-X.npy").unlink()
     capsys.readouterr()
     assert main(["compare", str(corpus_export), str(results)]) == 2
-    assert "command-5-X.npy: no such result file" in capsys.readouterr().err
+    assert "expect 'X' (command 5, adam_float32/command-5-X.npy): missing" in capsys.readouterr().err
+    assert main(["compare", str(corpus_export), str(tmp_path / "nowhere")]) == 2
+    assert "no such results folder" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("damage", ["truncated", "other_type", "not_npy"])

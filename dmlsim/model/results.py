@@ -73,6 +73,9 @@ class CompareReport:
 def compare_folder(export_dir: Path, results_dir: Path) -> CompareReport:
     """Check every manifest of ``export_dir`` (as its ``_index.json`` lists them) against ``results_dir``."""
     report = CompareReport()
+    if not results_dir.is_dir():
+        report.problems.append(f"{results_dir}: no such results folder")
+        return report
     try:
         index = read_json(export_dir / INDEX)
         entries = [(m["model"], m["manifest"]) for m in index["models"]]
@@ -126,7 +129,7 @@ def _read_result(path: Path, data_type: DML_TENSOR_DATA_TYPE, offset: int, count
     """The ``count`` values at ``offset`` of a written buffer (or exactly the region); ResultError otherwise."""
     dtype = NUMPY_DTYPE[data_type]
     if not path.is_file():
-        raise ResultError(MISSING, f"{path}: no such result file (did the model run?)")
+        raise ResultError(MISSING, "")  # the check's line names the file
     try:
         if path.suffix.lower() == ".npy":
             array = np.load(path, allow_pickle=False)
