@@ -51,7 +51,13 @@ from dmlsim.model.model import (
     Resource,
     WriteFile,
 )
-from dmlsim.model.runner import FAILED, INVALID, RunResult, reference_snapshots
+from dmlsim.model.runner import (
+    FAILED,
+    INVALID,
+    RunResult,
+    _title,  # the command's name as run and validate report it
+    reference_snapshots,
+)
 from dmlsim.operators.validation import validate_operator_desc
 
 MANIFEST_FORMAT = "dmlsim-dxdispatch-export"
@@ -309,8 +315,4 @@ def _where(node: Any) -> str:
     location = node.location
     return f"{location.file}:{location.line}:{location.column}"
 
-
-def _title(command: Command) -> str:
-    detail = getattr(command, "dispatchable", None) or getattr(command, "resource", "")
-    return f"command {command.index} ({command.kind} '{detail}')"
 
