@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test mutants fuzz opencl lint clean
+.PHONY: demo test mutants fuzz opencl lint clean export
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,13 @@ fuzz: $(STAMP)
 BENCH_PYTHON := $(PY)
 include benchmarks/bench.mk
 bench bench-target bench-onnx bench-adagrad-decay: opencl
+
+# The descriptors/ corpus as plain DxDispatch models with manifests (README: "Running the corpus on DirectML"):
+# copy build/dxdispatch to a Windows machine, run its run_dxdispatch.cmd, bring results/ back, `dmlsim compare`.
+EXPORT_DIR ?= build/dxdispatch
+export: $(STAMP)
+	rm -rf $(EXPORT_DIR)
+	$(VENV)/bin/dmlsim export descriptors -o $(EXPORT_DIR)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check dmlsim tests benchmarks tools

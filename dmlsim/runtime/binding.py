@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from dmlsim.api.enums import DML_BINDING_TYPE
+from dmlsim.api.enums import DML_BINDING_TYPE, DML_EXECUTION_FLAGS
 from dmlsim.api.errors import E_INVALIDARG, DMLError, Problems
 from dmlsim.api.structs import DML_BINDING_DESC, DML_BINDING_TABLE_DESC, DML_BUFFER_ARRAY_BINDING, DML_BUFFER_BINDING
 from dmlsim.api.tensor import (
@@ -297,3 +297,33 @@ class BindingTable:
         problems.raise_if_any(f"IDMLBindingTable::{call}")
         self._version += 1
         return result
+
+
+def descriptors_volatile(dispatchable: Any) -> bool:
+    """Whether ``dispatchable`` was compiled with DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE (late binding).
+
+    Operator initializers have no execution flags: their bindings are always captured at record.
+    """
+    return bool(getattr(dispatchable, "flags", 0) & DML_EXECUTION_FLAGS.DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE)
+
+
+@dataclass(frozen=True)
+class LateBoundDispatch:
+    """A dispatch recorded with DESCRIPTORS_VOLATILE: its binding table is read when the command list
+    executes, so bindings set or changed after RecordDispatch (and before ExecuteCommandLists) take
+    effect, as DirectML's late binding allows. Completeness and hazards are checked at execution."""
+
+    dispatchable: Dispatchable
+    table: BindingTable
+
+    def resolve(self, backend: Any) -> Any:
+        """The dispatch the table describes now; DMLError (nothing executed) when it is incomplete."""
+        if self.table.dispatchable is not self.dispatchable:
+            raise DMLError(E_INVALIDARG, "ExecuteCommandLists: the binding table of a late-bound dispatch "
+                                         "(DESCRIPTORS_VOLATILE) was Reset for another dispatchable after "
+                                         "RecordDispatch")
+        try:
+            return self.table.resolved(backend)
+        except DMLError as exc:
+            raise DMLError(exc.hresult, f"ExecuteCommandLists (late binding, DESCRIPTORS_VOLATILE): {exc}",
+                           exc.problems) from None

@@ -34,7 +34,7 @@ from dmlsim.api.structs import (
 from dmlsim.api.tensor import FLOAT64_TYPES, strided_array
 from dmlsim.operators import implemented_feature_level
 from dmlsim.operators.validation import validate_operator_desc
-from dmlsim.runtime.binding import BindingTable
+from dmlsim.runtime.binding import BindingTable, LateBoundDispatch, descriptors_volatile
 from dmlsim.runtime.buffer import Buffer
 from dmlsim.runtime.dispatchable import CompiledOperator, OperatorInitializer, OperatorObject
 from dmlsim.runtime.execution import Backend, Dispatchable, ResolvedCopies, ResolvedDispatch, dispatches_of
@@ -46,7 +46,7 @@ class CommandList:
 
     def __init__(self, device: Device) -> None:
         self.device = device
-        self.items: list[ResolvedDispatch | ResolvedCopies] = []
+        self.items: list[ResolvedDispatch | ResolvedCopies | LateBoundDispatch] = []
         self.closed = False
 
     def Close(self) -> None:
@@ -65,7 +65,8 @@ class CommandRecorder:
 
     def RecordDispatch(self, commandList: CommandList, dispatchable: Dispatchable,
                        bindings: BindingTable) -> None:
-        """Check the bindings (completeness, hazards) and prepare the launch; bindings are captured now."""
+        """Check the bindings (completeness, hazards) and prepare the launch; bindings are captured now,
+        except with DESCRIPTORS_VOLATILE (late binding: the table is read, and checked, at execution)."""
         if not isinstance(commandList, CommandList) or commandList.device is not self.device:
             raise DMLError(E_INVALIDARG, "RecordDispatch: commandList must be a command list of this device")
         if commandList.closed:
@@ -80,6 +81,9 @@ class CommandRecorder:
             dispatchable.resolve(bindings)  # the bindings are checked all the same
             raise DMLError(E_NOTIMPL, f"RecordDispatch: {operator.name} is not implemented by dmlsim (the "
                                       "bindings were checked and are valid)")
+        if descriptors_volatile(dispatchable):
+            commandList.items.append(LateBoundDispatch(dispatchable, bindings))
+            return
         commandList.items.append(bindings.resolved(self.device.backend))
 
 
@@ -95,11 +99,12 @@ class CommandQueue:
         for i, cmd in enumerate(lists):
             if not isinstance(cmd, CommandList) or cmd.device is not self.device:
                 raise DMLError(E_INVALIDARG, f"ExecuteCommandLists: entry {i} is not a command list of this device")
-        items = [item for cmd in lists for item in cmd.items]
+        backend = self.device.backend
+        items = [item.resolve(backend) if isinstance(item, LateBoundDispatch) else item
+                 for cmd in lists for item in cmd.items]
         if self.device.debug:  # a graph's nodes read intermediates not yet computed: checked operators only
             self.device.debug_check(items)
         items = dispatches_of(items)
-        backend = self.device.backend
         timings = []
         for item in items:
             if isinstance(item, ResolvedCopies):
