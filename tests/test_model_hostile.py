@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from plugin_support import descriptor_folder
 
 import dmlsim as dml
 from dmlsim.cli import main
@@ -202,8 +203,7 @@ def test_special_files_are_refused_even_when_any_path_is_allowed(box, kind):
 
 
 def test_the_pytest_plugin_applies_the_same_confinement(box):
-    folder = box / "descriptors"
-    folder.mkdir()
+    folder = descriptor_folder(box)
     (folder / "m.yaml").write_text(PAYLOAD + "  - {type: writeFile, resource: X, targetPath: ../../x.bin}\n")
     (folder / "s.yaml").write_text(f"""
 resources:
