@@ -60,6 +60,7 @@ def exported_models(folder: Path) -> list[Path]:
 
 
 def run_all(folder: Path, results: Path, adapter: str = "reference") -> None:
+    results.mkdir(parents=True, exist_ok=True)  # `run` writes into an existing output folder only
     for model in exported_models(folder):
         assert main(["run", "-a", adapter, str(model), OUTPUT_FLAG, str(results)]) == 0, model
 
