@@ -46,12 +46,8 @@ __kernel void convolution(__global const store_t *x__base, ulong x__offset, ulon
     const uint gid = get_global_id(0);
     if (gid >= count)
         return;
-    uint rest = gid;
-    const uint ow = rest % (uint)y_sizes.s7; rest /= (uint)y_sizes.s7;
-    const uint oh = rest % (uint)y_sizes.s6; rest /= (uint)y_sizes.s6;
-    const uint od = rest % (uint)y_sizes.s5; rest /= (uint)y_sizes.s5;
-    const uint oc = rest % (uint)y_sizes.s4;
-    const uint n = rest / (uint)y_sizes.s4;
+    COORDS8(o, gid, y_sizes)  /* the 5-D output {N, C, D, H, W} sits in o[3..7] */
+    const uint n = o[3], oc = o[4], od = o[5], oh = o[6], ow = o[7];
 
     const uint cin_group = (uint)x_sizes.s4 / groups;
 #ifdef BACKWARD

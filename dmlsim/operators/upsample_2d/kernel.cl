@@ -34,12 +34,8 @@ __kernel void upsample_2d(__global const store_t *x__base, ulong x__offset, ulon
     const uint gid = get_global_id(0);
     if (gid >= count)
         return;
-    uint rest = gid;
-    const uint ow = rest % (uint)y_sizes.s7; rest /= (uint)y_sizes.s7;
-    const uint oh = rest % (uint)y_sizes.s6; rest /= (uint)y_sizes.s6;
-    const uint d = rest % (uint)y_sizes.s5; rest /= (uint)y_sizes.s5;
-    const uint c = rest % (uint)y_sizes.s4;
-    const uint n = rest / (uint)y_sizes.s4;
+    COORDS8(o, gid, y_sizes)  /* the 5-D output {N, C, D, H, W} sits in o[3..7] */
+    const uint n = o[3], c = o[4], d = o[5], oh = o[6], ow = o[7];
     __global const store_t *x = x__base + x__offset;
 #ifdef LINEAR
     float fh, fw;
