@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from dmlsim.api.arguments import shown
 from dmlsim.api.errors import DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, DMLError
 from dmlsim.backends.opencl.errors import NO_OPENCL_FIX, check, import_pyopencl
 
@@ -96,7 +97,7 @@ def select_adapter(spec: str | None) -> AdapterInfo:
     if matches:
         return matches[0]
     listing = "; ".join(a.label for a in all_adapters())
-    raise DMLError(E_INVALIDARG, f"adapter {spec!r} matches no device; available: {listing}")
+    raise DMLError(E_INVALIDARG, f"adapter {shown(spec)} matches no device; available: {listing}")
 
 
 def _first_usable(adapters: list[AdapterInfo]) -> AdapterInfo:
