@@ -45,11 +45,7 @@ def _tensor_image(layout: TensorLayout, data: Any | None, name: str) -> np.ndarr
     """A tensor's buffer range as bytes (``TotalTensorSizeInBytes`` of them; zeros where no element lies)."""
     full = np.zeros(-(-layout.total_bytes // layout.element_size), layout.dtype)
     if data is not None:
-        try:
-            array = np.asarray(data, dtype=layout.dtype)
-        except (TypeError, ValueError, OverflowError) as exc:
-            raise invalid(f"{name}: {type(data).__name__} {shown(data)} cannot be read as "
-                          f"{layout.dtype.name} values ({exc})") from None
+        array = _numbers(data, layout, name)
         if array.size != layout.element_count and array.size != 1:
             raise DMLError(E_INVALIDARG, f"{name}: got {array.size} values for a tensor of "
                                          f"{layout.element_count} elements ({layout.describe()})")
@@ -58,6 +54,20 @@ def _tensor_image(layout: TensorLayout, data: Any | None, name: str) -> np.ndarr
         view[...] = np.broadcast_to(array.reshape(layout.sizes) if array.size > 1 else array.reshape(()),
                                     layout.sizes)
     return full.view(np.uint8)[:layout.total_bytes]
+
+
+def _numbers(data: Any, layout: TensorLayout, name: str) -> np.ndarray:
+    """``data`` as an array of ``layout``'s dtype: numbers only (numpy would read None as NaN, "1" as 1)."""
+    try:
+        array = np.asarray(data)
+    except (TypeError, ValueError) as exc:  # ragged nesting
+        raise invalid(f"{name}: {type(data).__name__} {shown(data)} cannot be read as {layout.dtype.name} "
+                      f"values ({exc})") from None
+    if array.dtype.kind not in "biuf":
+        raise invalid(f"{name}: {type(data).__name__} {shown(data)} cannot be read as {layout.dtype.name} values "
+                      f"(it holds {array.dtype} data, not numbers)")
+    with np.errstate(all="ignore"):
+        return array.astype(layout.dtype)
 
 
 def _tensor_region(device: Device, layout: TensorLayout, data: Any | None, name: str) -> Region:

@@ -232,9 +232,10 @@ class Device:
         if unknown:
             raise invalid("DML_FEATURE_QUERY_FEATURE_LEVELS.RequestedFeatureLevels holds "
                           f"{', '.join(unknown[:8])}, not DML_FEATURE_LEVEL values")
-        if not levels or query.RequestedFeatureLevelCount != len(levels):
+        count = query.RequestedFeatureLevelCount
+        if not levels or not is_integer(count) or count != len(levels):
             raise invalid("DML_FEATURE_QUERY_FEATURE_LEVELS.RequestedFeatureLevelCount "
-                          f"{shown(query.RequestedFeatureLevelCount)} must be the length (≥ 1) of "
+                          f"{shown(count)} must be the length (≥ 1) of "
                           f"RequestedFeatureLevels ({len(levels)})")
         reached = [level for level in levels if level <= self.GetFeatureLevel()]
         if not reached:
