@@ -103,7 +103,7 @@ def require_mapping(value: Any, where: str) -> Mapping[Any, Any]:
     return value
 
 
-def enum_member(value: Any, enum_cls: type[_E]) -> _E | None:
+def as_enum(value: Any, enum_cls: type[_E]) -> _E | None:
     """The member of ``enum_cls`` that ``value`` (an int, not a bool or an array) names; None otherwise.
 
     Stricter than ``enum_cls(value)``, which accepts a one-element numpy array (compared by ``==``).
@@ -118,7 +118,7 @@ def enum_member(value: Any, enum_cls: type[_E]) -> _E | None:
 
 def require_enum(value: Any, enum_cls: type[_E], where: str) -> _E:
     """The member of ``enum_cls`` that ``value`` names, or an E_INVALIDARG DMLError naming ``where``."""
-    member = enum_member(value, enum_cls)
+    member = as_enum(value, enum_cls)
     if member is None:
         raise invalid(f"{where} {shown(value)} is not a {enum_cls.__name__}")
     return member

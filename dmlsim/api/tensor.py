@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from dmlsim.api.arguments import UINT32_MAX, UINT64_MAX, enum_member, invalid, require_sequence, require_uint, shown
+from dmlsim.api.arguments import UINT32_MAX, UINT64_MAX, as_enum, invalid, require_sequence, require_uint, shown
 from dmlsim.api.enums import DML_TENSOR_DATA_TYPE, DML_TENSOR_FLAGS, DML_TENSOR_TYPE
 from dmlsim.api.errors import Problems
 from dmlsim.api.structs import DML_BUFFER_TENSOR_DESC, DML_TENSOR_DESC
@@ -66,7 +66,7 @@ def DMLCalcBufferTensorSize(
     to a multiple of 4. Computed with Python ints: the header helper's 32-bit accumulator can wrap, and
     dmlsim refuses such descs rather than reproducing the wrap.
     """
-    data_type = enum_member(dataType, DML_TENSOR_DATA_TYPE)
+    data_type = as_enum(dataType, DML_TENSOR_DATA_TYPE)
     if data_type not in ELEMENT_SIZE:
         raise invalid(f"DMLCalcBufferTensorSize: dataType {shown(dataType)} is not a DML_TENSOR_DATA_TYPE with a size")
     count = require_uint(dimensionCount, "DMLCalcBufferTensorSize: dimensionCount", maximum=UINT32_MAX)
@@ -176,7 +176,7 @@ def validate_tensor_desc(
     if not isinstance(tensor, DML_TENSOR_DESC):
         problems.add(f"{where} must be a DML_TENSOR_DESC, got {type(tensor).__name__}")
         return None
-    if enum_member(tensor.Type, DML_TENSOR_TYPE) != DML_TENSOR_TYPE.DML_TENSOR_TYPE_BUFFER:
+    if as_enum(tensor.Type, DML_TENSOR_TYPE) != DML_TENSOR_TYPE.DML_TENSOR_TYPE_BUFFER:
         problems.add(f"{where}.Type must be DML_TENSOR_TYPE_BUFFER (1), got {shown(tensor.Type)}")
         return None
     desc = tensor.Desc

@@ -15,7 +15,7 @@ import functools
 import importlib
 import pkgutil
 
-from dmlsim.api.arguments import enum_member, is_integer, shown
+from dmlsim.api.arguments import as_enum, is_integer, shown
 from dmlsim.api.directml_schema import OPERATOR_SCHEMAS
 from dmlsim.api.enums import DML_FEATURE_LEVEL, DML_OPERATOR_TYPE
 from dmlsim.api.errors import E_INVALIDARG, E_NOTIMPL, DMLError
@@ -93,7 +93,7 @@ def operator_for(op_type: int) -> Operator:
     if op is not None:
         return op
     implemented = ", ".join(implemented_names())
-    member = enum_member(op_type, DML_OPERATOR_TYPE)
+    member = as_enum(op_type, DML_OPERATOR_TYPE)
     name = None if member is None else member.name
     if member == DML_OPERATOR_TYPE.DML_OPERATOR_INVALID:
         raise DMLError(E_INVALIDARG, "DML_OPERATOR_DESC.Type is DML_OPERATOR_INVALID (0): choose an operator "

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from dmlsim.api.arguments import enum_member, is_integer, is_number, is_whole, shown
+from dmlsim.api.arguments import as_enum, is_integer, is_number, is_whole, shown
 from dmlsim.api.directml_schema import FUSED_ACTIVATION_TYPES
 from dmlsim.api.enums import DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE
 from dmlsim.api.errors import E_INVALIDARG, E_NOTIMPL, DMLError, Problems
@@ -185,7 +185,7 @@ def _check_attribute(desc: Any, row: DescField, where: str, struct: str, problem
 def check_value(value: Any, kind: Any, where: str, problems: Problems) -> Any:
     """One value of a scalar kind, an enum, DML_SCALE_BIAS or DML_SIZE_2D; None (and a problem) if invalid."""
     if isinstance(kind, type) and issubclass(kind, Enum):
-        member = enum_member(value, kind)
+        member = as_enum(value, kind)
         if member is None:
             problems.add(f"{where} {shown(value)} is not a {kind.__name__} "
                          f"({', '.join(f'{m.name}={m.value}' for m in kind)})")
@@ -281,7 +281,7 @@ def _check_scalar_union(desc: Any, row: DescField, where: str, struct: str, prob
     value = getattr(desc, row.name)
     type_field = row.spec.data_type_field
     raw_type = getattr(desc, type_field, None) if type_field else None
-    data_type = enum_member(raw_type, _T)
+    data_type = as_enum(raw_type, _T)
     if data_type is None:
         return None  # the data-type field itself is reported
     if data_type not in SCALAR_UNION_MEMBER:

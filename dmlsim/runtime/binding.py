@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from dmlsim.api.arguments import enum_member, is_integer, require_sequence, shown
+from dmlsim.api.arguments import as_enum, is_integer, require_sequence, shown
 from dmlsim.api.enums import DML_BINDING_TYPE
 from dmlsim.api.errors import E_INVALIDARG, DMLError, Problems
 from dmlsim.api.structs import DML_BINDING_DESC, DML_BINDING_TABLE_DESC, DML_BUFFER_ARRAY_BINDING, DML_BUFFER_BINDING
@@ -96,7 +96,7 @@ def bind_slots(slots: Sequence[BindingSlot], bindings: Sequence[DML_BINDING_DESC
         if not isinstance(desc, DML_BINDING_DESC):
             problems.add(f"{where} must be a DML_BINDING_DESC, got {type(desc).__name__}")
             continue
-        kind = enum_member(desc.Type, _BT)
+        kind = as_enum(desc.Type, _BT)
         if kind is None:
             problems.add(f"{where}.Type {shown(desc.Type)} is not a DML_BINDING_TYPE")
             continue
@@ -297,7 +297,7 @@ class BindingTable:
                        alignment: int) -> BoundTensor | None:
         problems = Problems()
         result = None
-        kind = enum_member(binding.Type, _BT) if isinstance(binding, DML_BINDING_DESC) else None
+        kind = as_enum(binding.Type, _BT) if isinstance(binding, DML_BINDING_DESC) else None
         if binding is None or kind == _BT.DML_BINDING_TYPE_NONE:
             if required:
                 problems.add(f"{call}: the dispatchable needs a {required}-byte resource; got none")

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from dmlsim.api.arguments import (
-    enum_member,
+    as_enum,
     invalid,
     is_integer,
     require_enum,
@@ -209,7 +209,7 @@ class Device:
         OpenCL device without cl_khr_fp64 (CreateOperator refuses it there with DXGI_ERROR_UNSUPPORTED).
         Feature levels: the highest requested level the device reaches (GetFeatureLevel).
         """
-        if enum_member(feature, DML_FEATURE) is None:
+        if as_enum(feature, DML_FEATURE) is None:
             raise invalid(f"CheckFeatureSupport: unknown DML_FEATURE {shown(feature)}")
         if feature == DML_FEATURE.DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT:
             if not isinstance(query, DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT):
@@ -226,7 +226,7 @@ class Device:
                           f"DML_FEATURE_QUERY_FEATURE_LEVELS, got {type(query).__name__}")
         given = require_sequence(query.RequestedFeatureLevels,
                                  "DML_FEATURE_QUERY_FEATURE_LEVELS.RequestedFeatureLevels", allow_none=True)
-        levels = [enum_member(lv, DML_FEATURE_LEVEL) for lv in given]
+        levels = [as_enum(lv, DML_FEATURE_LEVEL) for lv in given]
         unknown = [hex(int(lv)) if is_integer(lv) else shown(lv)
                    for lv, member in zip(given, levels, strict=True) if member is None]
         if unknown:
