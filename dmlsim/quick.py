@@ -58,6 +58,9 @@ def _tensor_image(layout: TensorLayout, data: Any | None, name: str) -> np.ndarr
 
 def _numbers(data: Any, layout: TensorLayout, name: str) -> np.ndarray:
     """``data`` as an array of ``layout``'s dtype: numbers only (numpy would read None as NaN, "1" as 1)."""
+    if not isinstance(data, (np.ndarray, np.generic, int, float, list, tuple)):
+        raise invalid(f"{name}: takes a numpy array, a number or a (nested) list of numbers, got "
+                      f"{type(data).__name__} {shown(data)}")
     try:
         array = np.asarray(data)
     except (TypeError, ValueError) as exc:  # ragged nesting

@@ -158,6 +158,10 @@ def require_bytes(data: Any, where: str) -> np.ndarray:
 
 def require_dtype(dtype: Any, where: str) -> np.dtype:
     """A numpy dtype of fixed, non-zero size that holds no Python objects, or E_INVALIDARG."""
+    # np.dtype(x) of an arbitrary object may raise anything (it formats the object's repr): only dtypes,
+    # type objects and strings are handed to it
+    if not isinstance(dtype, (np.dtype, type, str)):
+        raise invalid(f"{where} must be a numpy dtype, a type or a str, got {type(dtype).__name__} {shown(dtype)}")
     try:
         result = np.dtype(dtype)
     except (TypeError, ValueError, SyntaxError):
