@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test mutants fuzz opencl lint clean export
+.PHONY: demo test mutants fuzz fuzz-api opencl lint clean export
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,12 @@ FUZZ_COUNT ?= 5000
 FUZZ_SEED  ?= $(shell date +%s)
 fuzz: $(STAMP)
 	$(PY) tools/fuzz_models.py --count $(FUZZ_COUNT) --seed $(FUZZ_SEED) --save fuzz-failures
+
+# The public-API fuzzer (tests/test_api_fuzz.py) at CI strength: 10,000 examples on the reference device and
+# on the first OpenCL device (`make test` runs a few dozen). DMLSIM_FUZZ_EXAMPLES=N changes the count.
+FUZZ_API_EXAMPLES ?= 10000
+fuzz-api: opencl
+	DMLSIM_FUZZ_EXAMPLES=$(FUZZ_API_EXAMPLES) DMLSIM_REQUIRE_OPENCL=1 $(PY) -m pytest -q -p no:cacheprovider tests/test_api_fuzz.py
 
 # `make bench` (the committed sweep), `make bench-target` (the 2^24 Adam point), `make bench-onnx` and
 # `make bench-adagrad-decay` (the extension operators' points): benchmarks/bench.mk

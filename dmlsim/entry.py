@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
+from dmlsim.api.arguments import invalid, require_flags, shown
 from dmlsim.api.enums import DML_CREATE_DEVICE_FLAGS
-from dmlsim.api.errors import E_INVALIDARG, DMLError
 from dmlsim.backends import open_backend
 from dmlsim.backends.adapters import AdapterInfo, select_adapter
 from dmlsim.runtime.device import Device
 
 
-def DMLCreateDevice(flags: int = 0, adapter: str | int | None = None) -> Device:
+def DMLCreateDevice(flags: int = 0, adapter: str | None = None) -> Device:
     """Create an IDMLDevice on an adapter (see dmlsim.backends.adapters.select_adapter for ``adapter``)."""
-    if isinstance(flags, bool) or not isinstance(flags, int) or flags & ~int(
-            DML_CREATE_DEVICE_FLAGS.DML_CREATE_DEVICE_FLAG_DEBUG):
-        raise DMLError(E_INVALIDARG, f"DMLCreateDevice: flags {flags!r} has bits that are not "
-                                     "DML_CREATE_DEVICE_FLAGS")
+    flags = require_flags(flags, DML_CREATE_DEVICE_FLAGS, "DMLCreateDevice: flags")
+    if adapter is not None and not isinstance(adapter, str):
+        raise invalid(f"DMLCreateDevice: adapter must be None or a str (a name, \"P:D\" or \"reference\"), got "
+                      f"{type(adapter).__name__} {shown(adapter)}")
     return create_device(flags, select_adapter(adapter))
 
 

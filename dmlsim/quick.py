@@ -12,11 +12,13 @@ operators over the same state buffers).
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from dmlsim.api.arguments import invalid, require_instance, require_mapping, shown
 from dmlsim.api.errors import E_INVALIDARG, DMLError
 from dmlsim.api.schema import OUTPUT
 from dmlsim.api.structs import DML_BINDING_DESC, DML_BINDING_TABLE_DESC, DML_OPERATOR_DESC, buffer_array_binding
@@ -43,7 +45,7 @@ def _tensor_image(layout: TensorLayout, data: Any | None, name: str) -> np.ndarr
     """A tensor's buffer range as bytes (``TotalTensorSizeInBytes`` of them; zeros where no element lies)."""
     full = np.zeros(-(-layout.total_bytes // layout.element_size), layout.dtype)
     if data is not None:
-        array = np.asarray(data, dtype=layout.dtype)
+        array = _numbers(data, layout, name)
         if array.size != layout.element_count and array.size != 1:
             raise DMLError(E_INVALIDARG, f"{name}: got {array.size} values for a tensor of "
                                          f"{layout.element_count} elements ({layout.describe()})")
@@ -52,6 +54,23 @@ def _tensor_image(layout: TensorLayout, data: Any | None, name: str) -> np.ndarr
         view[...] = np.broadcast_to(array.reshape(layout.sizes) if array.size > 1 else array.reshape(()),
                                     layout.sizes)
     return full.view(np.uint8)[:layout.total_bytes]
+
+
+def _numbers(data: Any, layout: TensorLayout, name: str) -> np.ndarray:
+    """``data`` as an array of ``layout``'s dtype: numbers only (numpy would read None as NaN, "1" as 1)."""
+    if not isinstance(data, (np.ndarray, np.generic, int, float, list, tuple)):
+        raise invalid(f"{name}: takes a numpy array, a number or a (nested) list of numbers, got "
+                      f"{type(data).__name__} {shown(data)}")
+    try:
+        array = np.asarray(data)
+    except (TypeError, ValueError) as exc:  # ragged nesting
+        raise invalid(f"{name}: {type(data).__name__} {shown(data)} cannot be read as {layout.dtype.name} "
+                      f"values ({exc})") from None
+    if array.dtype.kind not in "biuf":
+        raise invalid(f"{name}: {type(data).__name__} {shown(data)} cannot be read as {layout.dtype.name} values "
+                      f"(it holds {array.dtype} data, not numbers)")
+    with np.errstate(all="ignore"):
+        return array.astype(layout.dtype)
 
 
 def _tensor_region(device: Device, layout: TensorLayout, data: Any | None, name: str) -> Region:
@@ -145,9 +164,12 @@ def prepare_operator(device: Device, op_desc: DML_OPERATOR_DESC, inputs: dict[st
     tensors of a tensor-array field in one buffer at aligned offsets (the fused-optimizer layout:
     one flat buffer per role) instead of one buffer per tensor.
     """
+    require_instance(device, Device, "prepare_operator: device", "a device from DMLCreateDevice")
+    inputs = require_mapping(inputs, "prepare_operator: inputs")
     compiled = device.CompileOperator(device.CreateOperator(op_desc), flags)
     validated = compiled.validated
     op = compiled.operator
+    _check_input_names(op, inputs)
     regions: Regions = {}
     for row in [*op.input_fields, *op.output_fields]:
         layouts = validated.tensors.get(row.name)
@@ -168,6 +190,24 @@ def prepare_operator(device: Device, op_desc: DML_OPERATOR_DESC, inputs: dict[st
             regions[row.name] = [_tensor_region(device, lay, values, f"{row.name}[{i}]")
                                  for i, (lay, values) in enumerate(zip(layouts, items, strict=True))]
     return PreparedDispatch(device, compiled, bind_regions(device, compiled, regions), regions)
+
+
+def _check_input_names(op: Any, inputs: dict[str, Any]) -> None:
+    """Refuse names that are not input tensor fields of ``op`` (a typo would leave that tensor zero)."""
+    names = [row.name for row in op.input_fields]
+    outputs = {row.name for row in op.output_fields}
+    for key in inputs:
+        if key in names:
+            continue
+        if not isinstance(key, str):
+            raise invalid(f"inputs: keys must be input field names of {op.name}, got {type(key).__name__} "
+                          f"{shown(key)}")
+        if key in outputs:
+            raise invalid(f"inputs: {key} is an output of {op.name}; give its input (outputs start zero-filled, "
+                          "or alias their input with inplace=True)")
+        close = difflib.get_close_matches(key, names, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise invalid(f"inputs: {shown(key)} is not an input of {op.name}; {hint}inputs: {', '.join(names)}")
 
 
 def run_operator(device: Device, op_desc: DML_OPERATOR_DESC, inputs: dict[str, Any], *,

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dmlsim.api.arguments import invalid, require_sequence
 from dmlsim.api.enums import (
     DML_BINDING_TYPE,
     DML_FEATURE_LEVEL,
@@ -220,11 +221,16 @@ def buffer_tensor(
     total_size: int | None = None,
     alignment: int = 0,
 ) -> DML_TENSOR_DESC:
-    """Shorthand for ``DML_TENSOR_DESC(DML_TENSOR_TYPE_BUFFER, DML_BUFFER_TENSOR_DESC(...))``."""
+    """Shorthand for ``DML_TENSOR_DESC(DML_TENSOR_TYPE_BUFFER, DML_BUFFER_TENSOR_DESC(...))``.
+
+    Values are stored as given (lists copied) and checked where the desc is used (CreateOperator).
+    """
+    sizes = list(sizes) if isinstance(sizes, (list, tuple)) else sizes
+    strides = list(strides) if isinstance(strides, (list, tuple)) else strides
     return DML_TENSOR_DESC(
         DML_TENSOR_TYPE.DML_TENSOR_TYPE_BUFFER,
-        DML_BUFFER_TENSOR_DESC(data_type, flags, len(sizes), list(sizes),
-                               None if strides is None else list(strides), total_size, alignment),
+        DML_BUFFER_TENSOR_DESC(data_type, flags, len(sizes) if isinstance(sizes, list) else None, sizes,
+                               strides, total_size, alignment),
     )
 
 
@@ -234,8 +240,19 @@ def buffer_binding(buffer: Any, offset: int = 0, size: int | None = None) -> DML
 
 
 def buffer_array_binding(bindings: Sequence[DML_BUFFER_BINDING | tuple]) -> DML_BINDING_DESC:
-    """Shorthand for a ``DML_BINDING_TYPE_BUFFER_ARRAY`` binding of several buffer ranges."""
-    items = [b if isinstance(b, DML_BUFFER_BINDING) else DML_BUFFER_BINDING(*b) for b in bindings]
+    """Shorthand for a ``DML_BINDING_TYPE_BUFFER_ARRAY`` binding of several buffer ranges.
+
+    Each entry is a DML_BUFFER_BINDING, a ``(buffer, offset, size)`` tuple (offset and size optional) or None.
+    """
+    items = []
+    for i, b in enumerate(require_sequence(bindings, "buffer_array_binding: bindings")):
+        if b is None or isinstance(b, DML_BUFFER_BINDING):
+            items.append(b)
+        elif isinstance(b, tuple) and 1 <= len(b) <= 3:
+            items.append(DML_BUFFER_BINDING(*b))
+        else:
+            raise invalid(f"buffer_array_binding: entry {i} must be a DML_BUFFER_BINDING or a (buffer, offset, "
+                          f"size) tuple, got {type(b).__name__}")
     return DML_BINDING_DESC(DML_BINDING_TYPE.DML_BINDING_TYPE_BUFFER_ARRAY,
                             DML_BUFFER_ARRAY_BINDING(len(items), items))
 

@@ -13,12 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from dmlsim.api.arguments import UINT32_MAX, UINT64_MAX, as_enum, invalid, require_sequence, require_uint, shown
 from dmlsim.api.enums import DML_TENSOR_DATA_TYPE, DML_TENSOR_FLAGS, DML_TENSOR_TYPE
 from dmlsim.api.errors import Problems
 from dmlsim.api.structs import DML_BUFFER_TENSOR_DESC, DML_TENSOR_DESC
 
-UINT32_MAX = 2**32 - 1
-UINT64_MAX = 2**64 - 1
 DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT = 16
 DML_TEMPORARY_BUFFER_ALIGNMENT = 256
 DML_PERSISTENT_BUFFER_ALIGNMENT = 256
@@ -67,13 +66,27 @@ def DMLCalcBufferTensorSize(
     to a multiple of 4. Computed with Python ints: the header helper's 32-bit accumulator can wrap, and
     dmlsim refuses such descs rather than reproducing the wrap.
     """
-    element_size = ELEMENT_SIZE[int(dataType)]
-    sizes = list(sizes)[:dimensionCount]
+    data_type = as_enum(dataType, DML_TENSOR_DATA_TYPE)
+    if data_type not in ELEMENT_SIZE:
+        raise invalid(f"DMLCalcBufferTensorSize: dataType {shown(dataType)} is not a DML_TENSOR_DATA_TYPE with a size")
+    count = require_uint(dimensionCount, "DMLCalcBufferTensorSize: dimensionCount", maximum=UINT32_MAX)
+    sizes = _uint_array(sizes, count, "sizes")
+    element_size = ELEMENT_SIZE[data_type]
     if strides is None:
         index_count = math.prod(sizes)
     else:
-        index_count = sum((s - 1) * st for s, st in zip(sizes, strides[:dimensionCount], strict=True)) + 1
+        strides = _uint_array(strides, count, "strides")
+        index_count = sum((s - 1) * st for s, st in zip(sizes, strides, strict=True)) + 1
     return (index_count * element_size + 3) & ~3
+
+
+def _uint_array(values: Any, count: int, name: str) -> list[int]:
+    """The first ``count`` entries of a UINT array argument of DMLCalcBufferTensorSize (E_INVALIDARG if unusable)."""
+    items = require_sequence(values, f"DMLCalcBufferTensorSize: {name}")
+    if len(items) < count or not all(_is_uint(v) for v in items[:count]):
+        raise invalid(f"DMLCalcBufferTensorSize: {name} must hold dimensionCount ({count}) UINT values, got "
+                      f"{shown(values)}")
+    return [int(v) for v in items[:count]]
 
 
 @dataclass(frozen=True)
@@ -163,8 +176,8 @@ def validate_tensor_desc(
     if not isinstance(tensor, DML_TENSOR_DESC):
         problems.add(f"{where} must be a DML_TENSOR_DESC, got {type(tensor).__name__}")
         return None
-    if tensor.Type != DML_TENSOR_TYPE.DML_TENSOR_TYPE_BUFFER:
-        problems.add(f"{where}.Type must be DML_TENSOR_TYPE_BUFFER (1), got {tensor.Type!r}")
+    if as_enum(tensor.Type, DML_TENSOR_TYPE) != DML_TENSOR_TYPE.DML_TENSOR_TYPE_BUFFER:
+        problems.add(f"{where}.Type must be DML_TENSOR_TYPE_BUFFER (1), got {shown(tensor.Type)}")
         return None
     desc = tensor.Desc
     if not isinstance(desc, DML_BUFFER_TENSOR_DESC):
@@ -174,7 +187,7 @@ def validate_tensor_desc(
 
     data_type = desc.DataType
     if not _is_uint(data_type) or int(data_type) not in ELEMENT_SIZE:
-        problems.add(f"{where}.DataType {data_type!r} is not a valid DML_TENSOR_DATA_TYPE")
+        problems.add(f"{where}.DataType {shown(data_type)} is not a valid DML_TENSOR_DATA_TYPE")
         return None
     data_type = int(data_type)
     if data_type not in data_types:
@@ -183,35 +196,35 @@ def validate_tensor_desc(
 
     flags = desc.Flags
     if not _is_uint(flags) or int(flags) & ~int(DML_TENSOR_FLAGS.DML_TENSOR_FLAG_OWNED_BY_DML):
-        problems.add(f"{where}.Flags {flags!r} has bits that are not DML_TENSOR_FLAGS")
+        problems.add(f"{where}.Flags {shown(flags)} has bits that are not DML_TENSOR_FLAGS")
         flags = 0
     elif is_output and int(flags) & DML_TENSOR_FLAGS.DML_TENSOR_FLAG_OWNED_BY_DML:
         problems.add(f"{where}.Flags must not have DML_TENSOR_FLAG_OWNED_BY_DML: it is an output tensor")
 
     sizes = desc.Sizes
     if not isinstance(sizes, Sequence) or isinstance(sizes, (str, bytes)) or not all(_is_uint(s) for s in sizes):
-        problems.add(f"{where}.Sizes must be a list of UINT values, got {sizes!r}")
+        problems.add(f"{where}.Sizes must be a list of UINT values, got {shown(sizes)}")
         return None
     sizes = tuple(int(s) for s in sizes)
     count = desc.DimensionCount if desc.DimensionCount is not None else len(sizes)
     if not _is_uint(count) or count != len(sizes):
-        problems.add(f"{where}.DimensionCount {count!r} must equal len(Sizes) {len(sizes)}")
+        problems.add(f"{where}.DimensionCount {shown(count)} must equal len(Sizes) {len(sizes)}")
     if len(sizes) not in dimension_counts:
         allowed = ", ".join(str(d) for d in dimension_counts)
         problems.add(f"{where}.DimensionCount must be {allowed}, got {len(sizes)}")
     if any(s == 0 for s in sizes):
-        problems.add(f"{where}.Sizes {list(sizes)} must not contain 0")
+        problems.add(f"{where}.Sizes {shown(list(sizes))} must not contain 0")
     elif math.prod(sizes) > UINT32_MAX:
-        problems.add(f"{where}.Sizes {list(sizes)} has {math.prod(sizes)} elements, more than 2^32-1")
+        problems.add(f"{where}.Sizes {shown(list(sizes))} has {shown(math.prod(sizes))} elements, more than 2^32-1")
 
     strides = desc.Strides
     if strides is not None:
         if (not isinstance(strides, Sequence) or isinstance(strides, (str, bytes))
                 or not all(_is_uint(s) for s in strides)):
-            problems.add(f"{where}.Strides must be None or a list of UINT values, got {strides!r}")
+            problems.add(f"{where}.Strides must be None or a list of UINT values, got {shown(strides)}")
             strides = None
         elif len(strides) != len(sizes):
-            problems.add(f"{where}.Strides {list(strides)} must have DimensionCount ({len(sizes)}) entries")
+            problems.add(f"{where}.Strides {shown(list(strides))} must have DimensionCount ({len(sizes)}) entries")
             strides = None
         else:
             strides = tuple(int(s) for s in strides)
@@ -220,7 +233,7 @@ def validate_tensor_desc(
     if not _is_uint(alignment) or (alignment != 0 and (alignment & (alignment - 1)
                                                          or alignment < ELEMENT_SIZE[data_type])):
         problems.add(f"{where}.GuaranteedBaseOffsetAlignment must be 0 or a power of two ≥ the element size "
-                     f"({ELEMENT_SIZE[data_type]}), got {alignment!r}")
+                     f"({ELEMENT_SIZE[data_type]}), got {shown(alignment)}")
         alignment = 0
 
     if len(problems.items) > before or any(s == 0 for s in sizes):
@@ -230,17 +243,18 @@ def validate_tensor_desc(
     if total is None:
         total = minimum
     elif not _is_uint(total, UINT64_MAX):
-        problems.add(f"{where}.TotalTensorSizeInBytes must be a UINT64, got {total!r}")
+        problems.add(f"{where}.TotalTensorSizeInBytes must be a UINT64, got {shown(total)}")
         return None
     elif total < minimum:
-        problems.add(f"{where}.TotalTensorSizeInBytes {total} is less than DMLCalcBufferTensorSize {minimum}")
+        problems.add(f"{where}.TotalTensorSizeInBytes {shown(total)} is less than DMLCalcBufferTensorSize "
+                     f"{shown(minimum)}")
     elif total % 4:
-        problems.add(f"{where}.TotalTensorSizeInBytes {total} must be a multiple of 4")
+        problems.add(f"{where}.TotalTensorSizeInBytes {shown(total)} must be a multiple of 4")
     if minimum > UINT32_MAX * 8:
-        problems.add(f"{where}: the tensor addresses {minimum} bytes, beyond what DirectML can index")
+        problems.add(f"{where}: the tensor addresses {shown(minimum)} bytes, beyond what DirectML can index")
     if is_output and strides is not None and _elements_overlap(sizes, strides):
-        problems.add(f"{where}.Strides {list(strides)} make elements of this output share memory "
-                     f"(Sizes {list(sizes)}); an output must not write one place twice")
+        problems.add(f"{where}.Strides {shown(list(strides))} make elements of this output share memory "
+                     f"(Sizes {shown(list(sizes))}); an output must not write one place twice")
     if len(problems.items) > before:
         return None
     return TensorLayout(data_type, sizes, strides if strides is not None else packed_strides(sizes),

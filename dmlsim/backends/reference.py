@@ -3,12 +3,14 @@ devices, computing each dispatch with the float64 reference implementations (eac
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from dmlsim.api.errors import E_OUTOFMEMORY, DMLError
 from dmlsim.api.tensor import strided_array
 from dmlsim.backends.adapters import AdapterInfo
 from dmlsim.runtime.execution import BoundTensor
@@ -36,9 +38,13 @@ class ReferenceBackend:
     def __init__(self, adapter: AdapterInfo) -> None:
         self.adapter = adapter
         self.driver = f"numpy {np.__version__}"
+        self.max_buffer_size = physical_memory()
 
     def allocate(self, size: int) -> np.ndarray:
-        return np.zeros(size, np.uint8)
+        try:
+            return np.zeros(size, np.uint8)
+        except MemoryError:
+            raise DMLError(E_OUTOFMEMORY, f"allocating a {size}-byte buffer: out of host memory") from None
 
     def write(self, storage: np.ndarray, offset: int, data: np.ndarray) -> None:
         storage[offset:offset + data.size] = data
@@ -75,6 +81,15 @@ class ReferenceBackend:
 
     def wait(self) -> None:
         return None
+
+
+def physical_memory() -> int:
+    """The machine's physical memory in bytes: no reference buffer may be larger (numpy's lazily
+    zeroed pages would otherwise be granted, then exhaust memory when touched); 2^40 where unknown."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return 2**40
 
 
 def _views(bound: Any) -> Any:

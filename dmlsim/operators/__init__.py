@@ -15,8 +15,7 @@ import functools
 import importlib
 import pkgutil
 
-import numpy as np
-
+from dmlsim.api.arguments import as_enum, is_integer, shown
 from dmlsim.api.directml_schema import OPERATOR_SCHEMAS
 from dmlsim.api.enums import DML_FEATURE_LEVEL, DML_OPERATOR_TYPE
 from dmlsim.api.errors import E_INVALIDARG, E_NOTIMPL, DMLError
@@ -51,7 +50,7 @@ def load_all() -> tuple[str, ...]:
 def schema_for(op_type: int) -> OperatorSchema | None:
     """DirectML's schema entry (desc, feature level, in-place support) for an operator type; None for
     dmlsim's extension operators and unknown values."""
-    if isinstance(op_type, bool) or not isinstance(op_type, (int, np.integer)):
+    if not is_integer(op_type):
         return None
     return SCHEMAS.get(int(op_type))
 
@@ -65,7 +64,7 @@ def lookup_operator(op_type: int) -> Operator:
     """The registered operator, else the :class:`UnimplementedOperator` of a DirectML operator (whose desc
     can be checked); a DMLError for DML_OPERATOR_INVALID and values that are no operator."""
     load_all()
-    if isinstance(op_type, (int, np.integer)) and not isinstance(op_type, bool):
+    if is_integer(op_type):
         op = OPERATORS.get(int(op_type))
         if op is not None:
             return op
@@ -90,19 +89,17 @@ def implemented_feature_level() -> DML_FEATURE_LEVEL:
 def operator_for(op_type: int) -> Operator:
     """The registered operator for a DML_OPERATOR_TYPE value, or a DMLError naming what exists."""
     load_all()
-    op = OPERATORS.get(int(op_type)) if isinstance(op_type, (int, np.integer)) else None
+    op = OPERATORS.get(int(op_type)) if is_integer(op_type) else None
     if op is not None:
         return op
     implemented = ", ".join(implemented_names())
-    try:
-        name = DML_OPERATOR_TYPE(op_type).name
-    except (ValueError, TypeError):
-        name = None
-    if op_type == DML_OPERATOR_TYPE.DML_OPERATOR_INVALID:
+    member = as_enum(op_type, DML_OPERATOR_TYPE)
+    name = None if member is None else member.name
+    if member == DML_OPERATOR_TYPE.DML_OPERATOR_INVALID:
         raise DMLError(E_INVALIDARG, "DML_OPERATOR_DESC.Type is DML_OPERATOR_INVALID (0): choose an operator "
                                      f"(implemented: {implemented})")
     if name is None:
-        raise DMLError(E_INVALIDARG, f"DML_OPERATOR_DESC.Type {op_type!r} is not a DML_OPERATOR_TYPE "
+        raise DMLError(E_INVALIDARG, f"DML_OPERATOR_DESC.Type {shown(op_type)} is not a DML_OPERATOR_TYPE "
                                      f"(implemented: {implemented})") from None
     raise DMLError(E_NOTIMPL, f"DML_OPERATOR_DESC.Type {name} is not implemented by dmlsim "
                               f"(implemented: {implemented})")

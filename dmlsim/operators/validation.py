@@ -14,13 +14,13 @@ it would be on DirectML).
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
 import numpy as np
 
+from dmlsim.api.arguments import as_enum, is_integer, is_number, is_whole, shown
 from dmlsim.api.directml_schema import FUSED_ACTIVATION_TYPES
 from dmlsim.api.enums import DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE
 from dmlsim.api.errors import E_INVALIDARG, E_NOTIMPL, DMLError, Problems
@@ -137,8 +137,8 @@ def _count(desc: Any, row: DescField, where: str, problems: Problems, minimum: i
         if getattr(desc, row.name) is None and not row.spec.optional:
             problems.add(f"{where} must not be null (an array of {count_name} elements)")
         return None
-    if not isinstance(count, (int, np.integer)) or isinstance(count, bool) or not minimum <= count <= UINT32_MAX:
-        problems.add(f"{struct}.{count_name} must be a UINT ≥ {minimum}, got {count!r}")
+    if not is_integer(count) or not minimum <= count <= UINT32_MAX:
+        problems.add(f"{struct}.{count_name} must be a UINT ≥ {minimum}, got {shown(count)}")
         return None
     return int(count)
 
@@ -185,12 +185,11 @@ def _check_attribute(desc: Any, row: DescField, where: str, struct: str, problem
 def check_value(value: Any, kind: Any, where: str, problems: Problems) -> Any:
     """One value of a scalar kind, an enum, DML_SCALE_BIAS or DML_SIZE_2D; None (and a problem) if invalid."""
     if isinstance(kind, type) and issubclass(kind, Enum):
-        try:
-            return kind(value)
-        except (ValueError, TypeError):
-            problems.add(f"{where} {value!r} is not a {kind.__name__} "
+        member = as_enum(value, kind)
+        if member is None:
+            problems.add(f"{where} {shown(value)} is not a {kind.__name__} "
                          f"({', '.join(f'{m.name}={m.value}' for m in kind)})")
-            return None
+        return member
     if kind == "SCALE_BIAS":
         if not isinstance(value, DML_SCALE_BIAS):
             problems.add(f"{where} must be a DML_SCALE_BIAS (or null), got {type(value).__name__}")
@@ -206,28 +205,21 @@ def check_value(value: Any, kind: Any, where: str, problems: Problems) -> Any:
     if kind == "BOOL":
         if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer)) and value in (0, 1)):
             return bool(value)
-        problems.add(f"{where} must be a BOOL (true/false, 0/1), got {value!r}")
+        problems.add(f"{where} must be a BOOL (true/false, 0/1), got {shown(value)}")
         return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        problems.add(f"{where} must be a {kind}, got {type(value).__name__} {value!r}")
+    if not is_number(value):
+        problems.add(f"{where} must be a {kind}, got {type(value).__name__} {shown(value)}")
         return None
     if kind == "FLOAT":
-        if math.isfinite(value) and abs(value) > FLOAT32_MAX:
-            problems.add(f"{where} {value!r} does not fit a FLOAT (float32)")
+        if not _fits_float(value, FLOAT32_MAX):
+            problems.add(f"{where} {shown(value)} does not fit a FLOAT (float32)")
             return None
         return np.float32(value)
     low, high = INTEGER_BOUNDS[kind]
-    if not _is_whole(value) or not low <= int(value) <= high:
-        problems.add(f"{where} must be a {kind} in [{low}, {high}], got {value!r}")
+    if not is_whole(value) or not low <= int(value) <= high:
+        problems.add(f"{where} must be a {kind} in [{low}, {high}], got {shown(value)}")
         return None
     return int(value)
-
-
-def _is_whole(value: Any) -> bool:
-    """An integer, or a float holding one (compared exactly: a float() round trip loses ints above 2^53)."""
-    if isinstance(value, (int, np.integer)):
-        return True
-    return math.isfinite(value) and float(value).is_integer()
 
 
 def _check_array(desc: Any, row: DescField, where: str, struct: str, problems: Problems) -> list[Any] | None:
@@ -291,69 +283,71 @@ def _check_scalar_union(desc: Any, row: DescField, where: str, struct: str, prob
     value = getattr(desc, row.name)
     type_field = row.spec.data_type_field
     raw_type = getattr(desc, type_field, None) if type_field else None
-    try:
-        data_type = _T(raw_type)
-    except (ValueError, TypeError):
+    data_type = as_enum(raw_type, _T)
+    if data_type is None:
         return None  # the data-type field itself is reported
     if data_type not in SCALAR_UNION_MEMBER:
         problems.add(f"{where} cannot be read: {struct}.{type_field} is {data_type.name}")
         return None
     member, member_type = SCALAR_UNION_MEMBER[data_type]
-    shown = f"{struct}.{type_field} {data_type_name(data_type)}"
+    read_as = f"{struct}.{type_field} {data_type_name(data_type)}"
     if isinstance(value, DML_SCALAR_UNION):
         given = value.members()
         if len(given) != 1:
-            problems.add(f"{where} must set exactly one member of the union (it is read as {shown}: "
+            problems.add(f"{where} must set exactly one member of the union (it is read as {read_as}: "
                          f"{member}), got {', '.join(given) or 'none'}")
             return None
         (name, item), = given.items()
         if name == "Bytes":
             return _union_from_bytes(item, data_type, where, problems)
         if name != member:
-            problems.add(f"{where}.{name} is set, but {shown} reads {where}.{member}")
+            problems.add(f"{where}.{name} is set, but {read_as} reads {where}.{member}")
             return None
         return _fit(item, member_type, f"{where}.{member}", data_type, problems, bits=True)
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        problems.add(f"{where} must be a DML_SCALAR_UNION or a number (read as {shown}), got "
-                     f"{type(value).__name__} {value!r}")
+    if not is_number(value):
+        problems.add(f"{where} must be a DML_SCALAR_UNION or a number (read as {read_as}), got "
+                     f"{type(value).__name__} {shown(value)}")
         return None
     return _fit(value, member_type, where, data_type, problems, bits=False)
 
 
 def _fit(value: Any, member_type: Any, where: str, data_type: int, problems: Problems, *, bits: bool) -> Any:
     """``value`` as ``data_type``: integers in range; floats finite-fitting (FLOAT16 from bits or rounded)."""
+    if not is_number(value):
+        problems.add(f"{where} must be a number, got {shown(value)}")
+        return None
     if data_type == _T.DML_TENSOR_DATA_TYPE_FLOAT16 and not bits:
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-            problems.add(f"{where} must be a number, got {value!r}")
-            return None
-        if math.isfinite(value) and abs(value) > float(np.finfo(np.float16).max):
-            problems.add(f"{where} {value!r} does not fit a FLOAT16")
-            return None
-        return np.float16(value)
-    kind = {np.float32: "FLOAT", np.float64: "FLOAT64"}.get(member_type)
-    if kind is None:
+        member_type = np.float16
+    if np.issubdtype(member_type, np.integer):
         info = np.iinfo(member_type)
         if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer, float))
-                or not _is_whole(value) or not info.min <= int(value) <= info.max):
+                or not is_whole(value) or not info.min <= int(value) <= info.max):
             problems.add(f"{where} must be an integer in [{info.min}, {info.max}] (a {np.dtype(member_type).name}), "
-                         f"got {value!r}")
+                         f"got {shown(value)}")
             return None
         result = member_type(int(value))
         return result.view(np.float16) if data_type == _T.DML_TENSOR_DATA_TYPE_FLOAT16 else result
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        problems.add(f"{where} must be a number, got {value!r}")
-        return None
-    if kind == "FLOAT" and math.isfinite(value) and abs(value) > FLOAT32_MAX:
-        problems.add(f"{where} {value!r} does not fit a FLOAT (float32)")
+    if not _fits_float(value, float(np.finfo(member_type).max)):
+        problems.add(f"{where} {shown(value)} does not fit a {data_type_name(data_type)}")
         return None
     return member_type(value)
 
 
+def _fits_float(value: Any, maximum: float) -> bool:
+    """A float value (inf and nan included) or an integer no larger than ``maximum`` in magnitude.
+
+    Integers are compared exactly, never converted first: ``float(10**400)`` raises OverflowError.
+    """
+    if isinstance(value, (float, np.floating)) and not np.isfinite(value):
+        return True
+    return abs(value) <= maximum
+
+
 def _union_from_bytes(items: Any, data_type: int, where: str, problems: Problems) -> Any:
     """The value the union's ``Bytes`` (up to 8, little-endian) hold when read as ``data_type``."""
-    if (not isinstance(items, Sequence) or isinstance(items, str) or len(items) > 8
-            or not all(isinstance(b, (int, np.integer)) and not isinstance(b, bool) and 0 <= b <= 255 for b in items)):
-        problems.add(f"{where}.Bytes must be at most 8 byte values (0..255), got {items!r}")
+    if (not isinstance(items, (list, tuple, bytes)) or len(items) > 8
+            or not all(is_integer(b) and 0 <= b <= 255 for b in items)):
+        problems.add(f"{where}.Bytes must be at most 8 byte values (0..255), got {shown(items)}")
         return None
     raw = bytes(items) + bytes(8 - len(items))
     member_type = SCALAR_UNION_MEMBER[_T(data_type)][1]

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from dmlsim.api.arguments import as_enum, is_integer, require_sequence, shown
 from dmlsim.api.enums import DML_BINDING_TYPE, DML_EXECUTION_FLAGS
 from dmlsim.api.errors import E_INVALIDARG, DMLError, Problems
 from dmlsim.api.structs import DML_BINDING_DESC, DML_BINDING_TABLE_DESC, DML_BUFFER_ARRAY_BINDING, DML_BUFFER_BINDING
@@ -56,30 +57,33 @@ def check_buffer_binding(binding: Any, layout: TensorLayout | None, where: str, 
         problems.add(f"{where}.Buffer belongs to another device")
         return None
     offset = binding.Offset
-    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-        problems.add(f"{where}.Offset must be a non-negative integer, got {offset!r}")
+    if not is_integer(offset) or offset < 0:
+        problems.add(f"{where}.Offset must be a non-negative integer, got {shown(offset)}")
         return None
+    offset = int(offset)
     if layout is not None:
         alignment = max(alignment, layout.alignment)
     if offset % alignment:
-        problems.add(f"{where}.Offset {offset} must be a multiple of {alignment}")
+        problems.add(f"{where}.Offset {shown(offset)} must be a multiple of {alignment}")
     size = binding.SizeInBytes if binding.SizeInBytes is not None else max(buffer.size - offset, 0)
-    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-        problems.add(f"{where}.SizeInBytes must be a non-negative integer, got {size!r}")
+    if not is_integer(size) or size < 0:
+        problems.add(f"{where}.SizeInBytes must be a non-negative integer, got {shown(size)}")
         return None
+    size = int(size)
     needed = layout.total_bytes if layout is not None else (required_size or 0)
     if size < needed:
         what = "TotalTensorSizeInBytes" if layout is not None else "the required resource size"
-        problems.add(f"{where}.SizeInBytes {size} is less than {what} {needed}")
+        problems.add(f"{where}.SizeInBytes {shown(size)} is less than {what} {needed}")
     if offset + size > buffer.size:
-        problems.add(f"{where}: Offset {offset} + SizeInBytes {size} exceeds the buffer's {buffer.size} bytes")
+        problems.add(f"{where}: Offset {shown(offset)} + SizeInBytes {shown(size)} exceeds the buffer's "
+                     f"{buffer.size} bytes")
     return BoundTensor(buffer, offset, size, layout)
 
 
 def bind_slots(slots: Sequence[BindingSlot], bindings: Sequence[DML_BINDING_DESC] | None, call: str,
                device: Device, problems: Problems) -> dict[str, Any]:
     """Check a whole BindInputs/BindOutputs list against its slots; return field → BoundTensor(s)."""
-    bindings = list(bindings or [])
+    bindings = require_sequence(bindings, f"{call}: bindings", allow_none=True)
     if len(bindings) != len(slots):
         names = ", ".join(s.name for s in slots) or "none"
         problems.add(f"{call} takes {len(slots)} bindings ({names}), got {len(bindings)}")
@@ -92,7 +96,10 @@ def bind_slots(slots: Sequence[BindingSlot], bindings: Sequence[DML_BINDING_DESC
         if not isinstance(desc, DML_BINDING_DESC):
             problems.add(f"{where} must be a DML_BINDING_DESC, got {type(desc).__name__}")
             continue
-        kind = desc.Type
+        kind = as_enum(desc.Type, _BT)
+        if kind is None:
+            problems.add(f"{where}.Type {shown(desc.Type)} is not a DML_BINDING_TYPE")
+            continue
         if kind == _BT.DML_BINDING_TYPE_NONE:
             if slot.resource_size:
                 problems.add(f"{where}.Type is DML_BINDING_TYPE_NONE but a {slot.resource_size}-byte resource "
@@ -108,7 +115,7 @@ def bind_slots(slots: Sequence[BindingSlot], bindings: Sequence[DML_BINDING_DESC
             continue
         if slot.resource_size:
             if kind != _BT.DML_BINDING_TYPE_BUFFER:
-                problems.add(f"{where}.Type must be DML_BINDING_TYPE_BUFFER, got {kind!r}")
+                problems.add(f"{where}.Type must be DML_BINDING_TYPE_BUFFER, got {kind.name}")
                 continue
             bound[slot.name] = check_buffer_binding(desc.Desc, None, where, device, problems,
                                                     alignment=DML_PERSISTENT_BUFFER_ALIGNMENT,
@@ -119,12 +126,12 @@ def bind_slots(slots: Sequence[BindingSlot], bindings: Sequence[DML_BINDING_DESC
             continue
         if slot.array:
             if kind != _BT.DML_BINDING_TYPE_BUFFER_ARRAY:
-                problems.add(f"{where}.Type must be DML_BINDING_TYPE_BUFFER_ARRAY (a tensor array), got {kind!r}")
+                problems.add(f"{where}.Type must be DML_BINDING_TYPE_BUFFER_ARRAY (a tensor array), got {kind.name}")
                 continue
             bound[slot.name] = _bind_array(desc.Desc, slot, where, device, problems)
         else:
             if kind != _BT.DML_BINDING_TYPE_BUFFER:
-                problems.add(f"{where}.Type must be DML_BINDING_TYPE_BUFFER, got {kind!r}")
+                problems.add(f"{where}.Type must be DML_BINDING_TYPE_BUFFER, got {kind.name}")
                 continue
             bound[slot.name] = check_buffer_binding(desc.Desc, slot.layouts, where, device, problems)
     return bound
@@ -136,9 +143,14 @@ def _bind_array(array: Any, slot: BindingSlot, where: str, device: Device, probl
     if not isinstance(array, DML_BUFFER_ARRAY_BINDING):
         problems.add(f"{where}.Desc must be a DML_BUFFER_ARRAY_BINDING, got {type(array).__name__}")
         return []
-    items = list(array.Bindings or [])
-    if array.BindingCount != len(items) or len(items) != len(layouts):
-        problems.add(f"{where}: BindingCount {array.BindingCount} and {len(items)} Bindings must both equal "
+    items = array.Bindings
+    if items is not None and not isinstance(items, (list, tuple)):
+        problems.add(f"{where}.Bindings must be a list of DML_BUFFER_BINDING, got {type(items).__name__}")
+        return []
+    items = list(items or [])
+    count = array.BindingCount
+    if not is_integer(count) or count != len(items) or len(items) != len(layouts):
+        problems.add(f"{where}: BindingCount {shown(count)} and {len(items)} Bindings must both equal "
                      f"the {len(layouts)} tensors of {slot.name}")
         return []
     result = []
@@ -272,8 +284,8 @@ class BindingTable:
             raise DMLError(E_INVALIDARG, "DML_BINDING_TABLE_DESC.Dispatchable belongs to another device")
         required = dispatchable.GetBindingProperties().RequiredDescriptorCount
         size = desc.SizeInDescriptors
-        if isinstance(size, bool) or not isinstance(size, int) or size < required:
-            raise DMLError(E_INVALIDARG, f"DML_BINDING_TABLE_DESC.SizeInDescriptors {size!r} is less than the "
+        if not is_integer(size) or size < required:
+            raise DMLError(E_INVALIDARG, f"DML_BINDING_TABLE_DESC.SizeInDescriptors {shown(size)} is less than the "
                                          f"dispatchable's RequiredDescriptorCount {required}")
         self.dispatchable = dispatchable
         self.inputs: dict[str, Any] | None = None
@@ -286,10 +298,11 @@ class BindingTable:
                        alignment: int) -> BoundTensor | None:
         problems = Problems()
         result = None
-        if binding is None or (isinstance(binding, DML_BINDING_DESC) and binding.Type == _BT.DML_BINDING_TYPE_NONE):
+        kind = as_enum(binding.Type, _BT) if isinstance(binding, DML_BINDING_DESC) else None
+        if binding is None or kind == _BT.DML_BINDING_TYPE_NONE:
             if required:
                 problems.add(f"{call}: the dispatchable needs a {required}-byte resource; got none")
-        elif not isinstance(binding, DML_BINDING_DESC) or binding.Type != _BT.DML_BINDING_TYPE_BUFFER:
+        elif kind != _BT.DML_BINDING_TYPE_BUFFER:
             problems.add(f"{call}: the binding must be a DML_BINDING_DESC of DML_BINDING_TYPE_BUFFER or NONE")
         else:
             result = check_buffer_binding(binding.Desc, None, call, self.device, problems,

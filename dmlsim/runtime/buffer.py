@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dmlsim.api.errors import E_INVALIDARG, DMLError
+from dmlsim.api.arguments import invalid, is_integer, require_bytes, require_dtype, require_uint, shown
 
 if TYPE_CHECKING:  # type-only: the device creates buffers, a buffer never creates a device
     from dmlsim.runtime.device import Device
@@ -21,30 +21,44 @@ class Buffer:
         self.storage = device.backend.allocate(size)
 
     def Write(self, data: Any, offset: int = 0) -> None:
-        """Copy bytes (anything bytes-like, or a numpy array's raw bytes) into the buffer at ``offset``."""
-        # numpy scalars too: bytes(np.uint32(4)) would be four zero bytes, not the value
-        raw = np.frombuffer(data.tobytes() if isinstance(data, (np.ndarray, np.generic)) else bytes(data),
-                            np.uint8)
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0 or offset + raw.size > self.size:
-            raise DMLError(E_INVALIDARG, f"Buffer.Write of {raw.size} bytes at offset {offset!r} does not fit "
-                                         f"the {self.size}-byte buffer")
+        """Copy bytes (anything bytes-like, or a numpy array's raw bytes) into the buffer at ``offset``.
+
+        Only bytes-like objects and numpy data are accepted: ``Write(5)`` would otherwise write
+        ``bytes(5)``, five zero bytes, where the value 5 was meant.
+        """
+        raw = require_bytes(data, "Buffer.Write: data")
+        self._check_range("Buffer.Write", offset, raw.size)
         if raw.size:
-            self.device.backend.write(self.storage, offset, raw)
+            with self.device.execution_lock:
+                self.device.backend.write(self.storage, int(offset), raw)
 
     def Read(self, offset: int = 0, size: int | None = None) -> bytes:
         """The buffer's bytes from ``offset`` (``size`` bytes, or to the end); waits for queued work."""
-        size = self.size - offset if size is None else size
-        if (isinstance(offset, bool) or not isinstance(offset, int) or not isinstance(size, int)
-                or offset < 0 or size < 0 or offset + size > self.size):
-            raise DMLError(E_INVALIDARG, f"Buffer.Read of {size!r} bytes at offset {offset!r} does not fit "
-                                         f"the {self.size}-byte buffer")
-        return self.device.backend.read(self.storage, offset, size) if size else b""
+        if not is_integer(offset):
+            raise invalid(f"Buffer.Read: offset must be an integer, got {type(offset).__name__} {shown(offset)}")
+        size = self.size - int(offset) if size is None else size
+        self._check_range("Buffer.Read", offset, size)
+        if not size:
+            return b""
+        with self.device.execution_lock:
+            return self.device.backend.read(self.storage, int(offset), int(size))
 
     def read_array(self, dtype: Any, count: int | None = None, offset: int = 0) -> np.ndarray:
         """Convenience: the buffer's bytes from ``offset`` as a numpy array of ``dtype``."""
-        itemsize = np.dtype(dtype).itemsize
-        size = (self.size - offset) // itemsize * itemsize if count is None else count * itemsize
+        dtype = require_dtype(dtype, "Buffer.read_array: dtype")
+        if not is_integer(offset) or not 0 <= offset <= self.size:
+            raise invalid(f"Buffer.read_array: offset {shown(offset)} is not within the {self.size}-byte buffer")
+        if count is None:
+            size = (self.size - int(offset)) // dtype.itemsize * dtype.itemsize
+        else:
+            size = require_uint(count, "Buffer.read_array: count") * dtype.itemsize
         return np.frombuffer(self.Read(offset, size), dtype=dtype).copy()
+
+    def _check_range(self, call: str, offset: Any, size: Any) -> None:
+        """E_INVALIDARG unless ``offset`` and ``size`` are integers and [offset, offset + size) lies in the buffer."""
+        if not is_integer(offset) or not is_integer(size) or offset < 0 or size < 0 or offset + size > self.size:
+            raise invalid(f"{call} of {shown(size)} bytes at offset {shown(offset)} does not fit the "
+                          f"{self.size}-byte buffer")
 
     def __repr__(self) -> str:
         return f"<dmlsim.Buffer {self.size} bytes on {self.device.adapter.name}>"

@@ -9,11 +9,21 @@ layer does).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from dmlsim.api.arguments import (
+    as_enum,
+    invalid,
+    is_integer,
+    require_enum,
+    require_flags,
+    require_sequence,
+    shown,
+)
 from dmlsim.api.enums import (
     DML_CREATE_DEVICE_FLAGS,
     DML_EXECUTION_FLAGS,
@@ -21,7 +31,7 @@ from dmlsim.api.enums import (
     DML_FEATURE_LEVEL,
     DML_TENSOR_DATA_TYPE,
 )
-from dmlsim.api.errors import DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOTIMPL, DMLError, Problems
+from dmlsim.api.errors import DXGI_ERROR_UNSUPPORTED, E_INVALIDARG, E_NOTIMPL, E_OUTOFMEMORY, DMLError, Problems
 from dmlsim.api.structs import (
     DML_BINDING_TABLE_DESC,
     DML_FEATURE_DATA_FEATURE_LEVELS,
@@ -95,24 +105,34 @@ class CommandQueue:
         self.last_timings: list[Any] = []
 
     def ExecuteCommandLists(self, lists: Sequence[CommandList]) -> None:
-        """Enqueue every dispatch of ``lists``; a debug device first checks their input values."""
+        """Enqueue every dispatch of ``lists``; a debug device first checks their input values.
+
+        Free-threaded, as DirectML's queues are: concurrent calls (on this queue or another of the
+        device) run one after another, each call's lists contiguous, in whichever order they take the
+        device's execution lock.
+        """
+        if isinstance(lists, CommandList):
+            raise invalid("ExecuteCommandLists takes a list of command lists: pass [commandList]")
+        lists = require_sequence(lists, "ExecuteCommandLists: lists")
         for i, cmd in enumerate(lists):
             if not isinstance(cmd, CommandList) or cmd.device is not self.device:
-                raise DMLError(E_INVALIDARG, f"ExecuteCommandLists: entry {i} is not a command list of this device")
-        backend = self.device.backend
-        items = [item.resolve(backend) if isinstance(item, LateBoundDispatch) else item
-                 for cmd in lists for item in cmd.items]
-        if self.device.debug:  # a graph's nodes read intermediates not yet computed: checked operators only
-            self.device.debug_check(items)
-        items = dispatches_of(items)
-        timings = []
-        for item in items:
-            if isinstance(item, ResolvedCopies):
-                for source, destination in item.copies:
-                    backend.copy(source, destination, source.layout.total_bytes)
-            else:
-                timings += backend.submit(item)
-        self.last_timings = timings
+                raise invalid(f"ExecuteCommandLists: entry {i} is not a command list of this device, got "
+                              f"{type(cmd).__name__}")
+        with self.device.execution_lock:
+            backend = self.device.backend
+            items = [item.resolve(backend) if isinstance(item, LateBoundDispatch) else item
+                     for cmd in lists for item in cmd.items]
+            if self.device.debug:  # a graph's nodes read intermediates not yet computed: checked operators only
+                self.device.debug_check(items)
+            items = dispatches_of(items)
+            timings = []
+            for item in items:
+                if isinstance(item, ResolvedCopies):
+                    for source, destination in item.copies:
+                        backend.copy(source, destination, source.layout.total_bytes)
+                else:
+                    timings += backend.submit(item)
+            self.last_timings = timings
 
     def WaitForIdle(self) -> None:
         """Block until every executed command list has finished (a fence wait)."""
@@ -126,6 +146,9 @@ class Device:
         self.flags = DML_CREATE_DEVICE_FLAGS(flags)
         self.adapter = adapter
         self.backend = backend
+        # Held while command lists execute and while buffers are read or written, so that concurrent
+        # ExecuteCommandLists calls run in some serial order (reentrant: a debug check reads buffers).
+        self.execution_lock = threading.RLock()
 
     @property
     def debug(self) -> bool:
@@ -138,9 +161,15 @@ class Device:
 
     # --- resources ----------------------------------------------------------------------------------
     def CreateBuffer(self, sizeInBytes: int) -> Buffer:
-        if isinstance(sizeInBytes, bool) or not isinstance(sizeInBytes, int) or sizeInBytes <= 0:
-            raise DMLError(E_INVALIDARG, f"CreateBuffer: size must be a positive integer, got {sizeInBytes!r}")
-        return Buffer(self, sizeInBytes)
+        """A zero-filled buffer; E_OUTOFMEMORY beyond the backend's largest allocation (checked before allocating)."""
+        if not is_integer(sizeInBytes) or sizeInBytes <= 0:
+            raise invalid(f"CreateBuffer: size must be a positive integer, got {type(sizeInBytes).__name__} "
+                          f"{shown(sizeInBytes)}")
+        limit = self.backend.max_buffer_size
+        if sizeInBytes > limit:
+            raise DMLError(E_OUTOFMEMORY, f"CreateBuffer: {shown(int(sizeInBytes))} bytes is more than the largest "
+                                          f"buffer {self.adapter.label} can allocate ({limit} bytes)")
+        return Buffer(self, int(sizeInBytes))
 
     # --- IDMLDevice ---------------------------------------------------------------------------------
     def CreateOperator(self, desc: DML_OPERATOR_DESC) -> OperatorObject:
@@ -157,10 +186,7 @@ class Device:
     def CompileOperator(self, op: OperatorObject, flags: int = 0) -> CompiledOperator:
         if not isinstance(op, OperatorObject) or op.device is not self:
             raise DMLError(E_INVALIDARG, "CompileOperator: op must be an operator created by this device")
-        known = sum(int(f) for f in DML_EXECUTION_FLAGS)
-        if isinstance(flags, bool) or not isinstance(flags, int) or flags & ~known:
-            raise DMLError(E_INVALIDARG, f"CompileOperator: flags {flags!r} has bits that are not "
-                                         "DML_EXECUTION_FLAGS")
+        flags = require_flags(flags, DML_EXECUTION_FLAGS, "CompileOperator: flags")
         self._check_data_type_support(op)
         return CompiledOperator(self, op, flags)
 
@@ -169,7 +195,7 @@ class Device:
         return CompiledGraph(self, desc, flags)
 
     def CreateOperatorInitializer(self, operators: Sequence[CompiledOperator] = ()) -> OperatorInitializer:
-        return OperatorInitializer(self, list(operators))
+        return OperatorInitializer(self, require_sequence(operators, "CreateOperatorInitializer: operators"))
 
     def CreateBindingTable(self, desc: DML_BINDING_TABLE_DESC) -> BindingTable:
         return BindingTable(self, desc)
@@ -195,41 +221,40 @@ class Device:
         OpenCL device without cl_khr_fp64 (CreateOperator refuses it there with DXGI_ERROR_UNSUPPORTED).
         Feature levels: the highest requested level the device reaches (GetFeatureLevel).
         """
+        if as_enum(feature, DML_FEATURE) is None:
+            raise invalid(f"CheckFeatureSupport: unknown DML_FEATURE {shown(feature)}")
         if feature == DML_FEATURE.DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT:
             if not isinstance(query, DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT):
-                raise DMLError(E_INVALIDARG, "CheckFeatureSupport(DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT) needs a "
-                                             f"DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT, got {type(query).__name__}")
-            try:
-                data_type = None if isinstance(query.DataType, bool) else DML_TENSOR_DATA_TYPE(query.DataType)
-            except ValueError:
-                data_type = None
-            if data_type is None:
-                raise DMLError(E_INVALIDARG, "DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT.DataType "
-                                             f"{query.DataType!r} is not a DML_TENSOR_DATA_TYPE")
+                raise invalid("CheckFeatureSupport(DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT) needs a "
+                              f"DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT, got {type(query).__name__}")
+            data_type = require_enum(query.DataType, DML_TENSOR_DATA_TYPE,
+                                     "DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT.DataType")
             if data_type == DML_TENSOR_DATA_TYPE.DML_TENSOR_DATA_TYPE_UNKNOWN:
-                raise DMLError(E_INVALIDARG, "DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT.DataType is "
-                                             "DML_TENSOR_DATA_TYPE_UNKNOWN, which names no data type")
+                raise invalid("DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT.DataType is "
+                              "DML_TENSOR_DATA_TYPE_UNKNOWN, which names no data type")
             return DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT(data_type not in FLOAT64_TYPES or self.backend.has_fp64)
-        if feature == DML_FEATURE.DML_FEATURE_FEATURE_LEVELS:
-            if not isinstance(query, DML_FEATURE_QUERY_FEATURE_LEVELS):
-                raise DMLError(E_INVALIDARG, "CheckFeatureSupport(DML_FEATURE_FEATURE_LEVELS) needs a "
-                                             f"DML_FEATURE_QUERY_FEATURE_LEVELS, got {type(query).__name__}")
-            levels = [] if query.RequestedFeatureLevels is None else list(query.RequestedFeatureLevels)
-            unknown = [lv for lv in levels if isinstance(lv, bool) or lv not in DML_FEATURE_LEVEL.__members__.values()]
-            if unknown:
-                shown = ", ".join(hex(int(lv)) for lv in unknown)
-                raise DMLError(E_INVALIDARG, "DML_FEATURE_QUERY_FEATURE_LEVELS.RequestedFeatureLevels holds "
-                                             f"{shown}, not DML_FEATURE_LEVEL values")
-            if not levels or query.RequestedFeatureLevelCount != len(levels):
-                raise DMLError(E_INVALIDARG, "DML_FEATURE_QUERY_FEATURE_LEVELS.RequestedFeatureLevelCount "
-                                             f"{query.RequestedFeatureLevelCount} must be the length (≥ 1) of "
-                                             f"RequestedFeatureLevels ({len(levels)})")
-            reached = [level for level in levels if level <= self.GetFeatureLevel()]
-            if not reached:
-                raise DMLError(DXGI_ERROR_UNSUPPORTED, f"none of the requested feature levels {levels} is supported "
-                                                       f"(dmlsim reaches {self.GetFeatureLevel().name})")
-            return DML_FEATURE_DATA_FEATURE_LEVELS(DML_FEATURE_LEVEL(max(reached)))
-        raise DMLError(E_INVALIDARG, f"CheckFeatureSupport: unknown DML_FEATURE {feature!r}")
+        if not isinstance(query, DML_FEATURE_QUERY_FEATURE_LEVELS):
+            raise invalid("CheckFeatureSupport(DML_FEATURE_FEATURE_LEVELS) needs a "
+                          f"DML_FEATURE_QUERY_FEATURE_LEVELS, got {type(query).__name__}")
+        given = require_sequence(query.RequestedFeatureLevels,
+                                 "DML_FEATURE_QUERY_FEATURE_LEVELS.RequestedFeatureLevels", allow_none=True)
+        levels = [as_enum(lv, DML_FEATURE_LEVEL) for lv in given]
+        unknown = [hex(int(lv)) if is_integer(lv) else shown(lv)
+                   for lv, member in zip(given, levels, strict=True) if member is None]
+        if unknown:
+            raise invalid("DML_FEATURE_QUERY_FEATURE_LEVELS.RequestedFeatureLevels holds "
+                          f"{', '.join(unknown[:8])}, not DML_FEATURE_LEVEL values")
+        count = query.RequestedFeatureLevelCount
+        if not levels or not is_integer(count) or count != len(levels):
+            raise invalid("DML_FEATURE_QUERY_FEATURE_LEVELS.RequestedFeatureLevelCount "
+                          f"{shown(count)} must be the length (≥ 1) of "
+                          f"RequestedFeatureLevels ({len(levels)})")
+        reached = [level for level in levels if level <= self.GetFeatureLevel()]
+        if not reached:
+            raise DMLError(DXGI_ERROR_UNSUPPORTED, f"none of the requested feature levels "
+                                                   f"{[lv.name for lv in levels]} is supported "
+                                                   f"(dmlsim reaches {self.GetFeatureLevel().name})")
+        return DML_FEATURE_DATA_FEATURE_LEVELS(DML_FEATURE_LEVEL(max(reached)))
 
     # --- checks -------------------------------------------------------------------------------------
     def _check_data_type_support(self, op: OperatorObject) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from dmlsim.api.arguments import require_sequence
 from dmlsim.api.enums import DML_EXECUTION_FLAGS
 from dmlsim.api.errors import E_INVALIDARG, DMLError, Problems
 from dmlsim.api.structs import DML_BINDING_PROPERTIES
@@ -121,11 +122,12 @@ class OperatorInitializer(Dispatchable):
         self.Reset(operators)
 
     def Reset(self, operators: list[CompiledOperator]) -> None:
-        for i, op in enumerate(operators or []):
+        operators = require_sequence(operators, "IDMLOperatorInitializer::Reset: operators")
+        for i, op in enumerate(operators):
             if not isinstance(op, CompiledOperator) or op.device is not self.device:
                 raise DMLError(E_INVALIDARG, f"operator initializer entry {i} must be a compiled operator "
                                              "of this device")
-        self.operators = list(operators or [])
+        self.operators = operators
 
     def GetBindingProperties(self) -> DML_BINDING_PROPERTIES:
         count = sum(len(op.operator.input_fields) + 1 for op in self.operators)

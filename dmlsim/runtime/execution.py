@@ -110,6 +110,7 @@ class Backend(Protocol):
     kind: str
     has_fp64: bool
     driver: str
+    max_buffer_size: int  # the largest buffer it can allocate, in bytes (larger: E_OUTOFMEMORY before trying)
 
     def allocate(self, size: int) -> Any:
         """Zero-filled storage of ``size`` bytes (what :class:`Buffer` keeps as ``storage``)."""

@@ -62,6 +62,7 @@ class OpenCLBackend:
         self.device = device
         self.programs = ProgramCache(self.context, device, self.build_options)
         self.has_fp64 = "cl_khr_fp64" in device.extensions
+        self.max_buffer_size = int(device.max_mem_alloc_size)
         self.target = launch_target(device)
         self.driver = f"driver {device.driver_version}"
         self.kernels_enqueued = 0  # kernels submit() has enqueued: tests check every dispatch launched its own
