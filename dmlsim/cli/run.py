@@ -1,4 +1,4 @@
-"""``dmlsim run MODEL``: run a DxDispatch-style model file (JSON or YAML) on one adapter."""
+"""``dmlsim run MODEL...``: run DxDispatch-style model files (JSON or YAML) with DxDispatch's options."""
 
 from __future__ import annotations
 
