@@ -136,6 +136,8 @@ def test_dispatch_iterations_below_one_is_refused(tmp_path, capsys):
     model = write(tmp_path / "m.json", IDENTITY)
     status, out = run(capsys, "run", "-a", "reference", "-i", "0", str(model))
     assert status == 2 and "at least 1" in out, out
+    status, out = run(capsys, "run", "-a", "reference", "-v", "-1", str(model))
+    assert status == 2 and "must not be negative" in out, out
 
 
 # --- 3. print / writeFile semantics, strictness, leniency ----------------------------------------------

@@ -35,8 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="execute each dispatch repeatedly for this long instead (overrides -i)")
     parser.add_argument("-w", "--warmup_samples", "--warmup", dest="warmup", type=int, default=1,
                         help="at most this many cold samples left out of the timing statistics (default 1)")
-    parser.add_argument("-v", "--timing_verbosity", type=int, default=0, choices=(0, 1, 2), metavar="LEVEL",
-                        help="0: a median line per dispatch, 1: cold and hot statistics, 2: also every iteration")
+    parser.add_argument("-v", "--timing_verbosity", type=int, default=0, metavar="LEVEL",
+                        help="0: a median line per dispatch, 1: cold and hot statistics, 2 (or more): also every "
+                             "iteration")
     parser.add_argument("--output_path", "--output-dir", dest="output_dir", type=Path, default=None, metavar="DIR",
                         help="the existing folder writeFile targets go under (default: the current directory)")
     parser.add_argument("-o", "--pix_capture_name", metavar="NAME",
@@ -94,8 +95,8 @@ def run(args: argparse.Namespace) -> int:
     problem = None
     if args.iterations < 1:
         problem = "-i/--dispatch_iterations must be at least 1"
-    elif args.warmup < 0 or (args.milliseconds is not None and args.milliseconds < 0):
-        problem = "-w and -t must not be negative"
+    elif min(args.warmup, args.timing_verbosity, args.milliseconds or 0) < 0:
+        problem = "-w, -t and -v must not be negative"
     elif args.output_dir is not None and not args.output_dir.is_dir():
         problem = f"--output_path {str(args.output_dir)!r} is not a folder"
     paths = [*args.model_flags, *args.models]
