@@ -248,3 +248,10 @@ def test_several_files_and_folders_end_with_a_summary_line(tmp_path, capsys, com
     assert captured.out.rstrip().splitlines()[-1] == "3 model files: 2 ok, 1 invalid", out
     if command == "run":
         assert len(TIMING.findall(out)) == 2, out
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_a_folder_without_models_is_refused(tmp_path, capsys, command):
+    (tmp_path / "empty").mkdir()
+    status, out = run(capsys, command, str(tmp_path / "empty"))
+    assert status == 2 and "no .json, .yaml or .yml model file in" in out, out

@@ -80,6 +80,11 @@ def summary_line(statuses: list[int]) -> str:
     return f"{len(statuses)} model file{'s' * (len(statuses) != 1)}: {listed}"
 
 
+def no_models(paths: list[str]) -> str:
+    """Why nothing runs: the folders named hold no model file."""
+    return f"no .json, .yaml or .yml model file in {', '.join(map(repr, paths))}"
+
+
 def several(args: argparse.Namespace, paths: list[str]) -> bool:
     """Whether a summary line ends the output: several files, or a folder, were named."""
     return len(paths) > 1 or any(Path(p).is_dir() for p in paths)
@@ -112,7 +117,11 @@ def run(args: argparse.Namespace) -> int:
     if args.pix_capture_name is not None:
         print(f"dmlsim run: note: -o {args.pix_capture_name!r} is DxDispatch's PIX capture name; dmlsim takes no "
               "captures (writeFile targets go under --output_path)", file=sys.stderr)
-    statuses = [run_one(args, path, limits) for path in model_files(paths)]
+    files = model_files(paths)
+    if not files:
+        print(f"dmlsim run: {no_models(paths)}", file=sys.stderr)
+        return 2
+    statuses = [run_one(args, path, limits) for path in files]
     if several(args, paths):
         print(summary_line(statuses))
     return worst_exit_status(*statuses)

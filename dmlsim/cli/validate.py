@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from dmlsim.cli.run import add_limit_arguments, limits_from, several, summary_line
+from dmlsim.cli.run import add_limit_arguments, limits_from, no_models, several, summary_line
 
 NAME = "validate"
 HELP = "check model files (syntax, descs, bindings) without executing them"
@@ -36,8 +36,12 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"dmlsim validate: {exc}", file=sys.stderr)
         return 2
+    files = model_files(args.models)
+    if not files:
+        print(f"dmlsim validate: {no_models(args.models)}", file=sys.stderr)
+        return 2
     statuses = []
-    for path in model_files(args.models):
+    for path in files:
         try:
             model = load_model(path, limits=limits)
         except ModelError as exc:
