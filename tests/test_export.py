@@ -25,7 +25,7 @@ from dmlsim.model import load_model
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "descriptors"
-OUTPUT_FLAG = "--output-dir"  # `dmlsim run`'s folder for writeFile targets
+OUTPUT_FLAG = "--output_path"  # `dmlsim run`'s folder for writeFile targets (DxDispatch's flag)
 
 # --- DxDispatch's keys (schema, Guide, JsonParsers.cpp) -------------------------------------------------
 TOP_KEYS = {"resources", "dispatchables", "commands"}

@@ -17,7 +17,7 @@ import dmlsim as dml
 from dmlsim.cli import main
 from dmlsim.model import FAILED, INVALID, NOT_RUN, PASSED, SKIPPED, ModelError, Runner, load_model
 from dmlsim.model.compare import format_value
-from dmlsim.model.runner import timing_line
+from dmlsim.model.timing import timing_line
 from dmlsim.model.values import random_values
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -281,7 +281,7 @@ def run_subprocess(path: Path, workdir: Path) -> tuple[str | None, int | None]:
     before = _listing(base)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "DMLSIM_MEMORY_BUDGET": BUDGET}
     try:
-        done = subprocess.run([sys.executable, "-m", "dmlsim", "run", "-a", "reference", "-o", str(out_dir),
+        done = subprocess.run([sys.executable, "-m", "dmlsim", "run", "-a", "reference", "--output_path", str(out_dir),
                                str(path)], capture_output=True, text=True, timeout=TIME_LIMIT_S, env=env,
                               cwd=workdir, preexec_fn=_limit_child, errors="replace")
     except subprocess.TimeoutExpired:

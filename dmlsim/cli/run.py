@@ -1,4 +1,4 @@
-"""``dmlsim run MODEL``: run a DxDispatch-style model file (JSON or YAML) on one adapter."""
+"""``dmlsim run MODEL...``: run DxDispatch-style model files (JSON or YAML) with DxDispatch's options."""
 
 from __future__ import annotations
 
@@ -13,22 +13,37 @@ HELP = "run a model file (DxDispatch JSON or YAML) and check its expectations"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", metavar="MODEL", help="a .json, .yaml or .yml model file")
+    """DxDispatch's options (same letters, long names and meanings) plus dmlsim's own (README: "dmlsim run
+    and DxDispatch")."""
+    parser.add_argument("models", metavar="MODEL", nargs="*",
+                        help=".json, .yaml or .yml model files, or folders of them (searched recursively)")
+    parser.add_argument("-m", "--model", action="append", default=[], dest="model_flags", metavar="MODEL",
+                        help="a model file (DxDispatch's spelling of the positional MODEL; repeatable)")
     parser.add_argument("-a", "--adapter",
                         help="adapter: an index or 'P:D' (see `dmlsim devices`), a name matching one device (its "
                              "name, vendor, platform, or cpu/gpu/pocl/intel/oclgrind), or 'reference' (default: "
                              "$DMLSIM_ADAPTER, $PYOPENCL_CTX, else the first GPU, else CPU); 'oclgrind' checks "
                              "every kernel's memory accesses")
+    parser.add_argument("-s", "--show_adapters", action="store_true",
+                        help="list the adapters (as `dmlsim devices`) and exit")
     parser.add_argument("-d", "--debug", action="store_true",
                         help="create the device with DML_CREATE_DEVICE_FLAG_DEBUG (execution-time checks)")
-    parser.add_argument("-i", "--iterations", type=int, default=0,
-                        help="time each dispatch over this many executions (its expectations are then "
-                             "reported 'not checked')")
-    parser.add_argument("-w", "--warmup", type=int, default=1,
-                        help="cold samples left out of the timing median (default 1, as DxDispatch)")
-    parser.add_argument("-o", "--output-dir", type=Path, default=None,
-                        help="directory for writeFile targets (default: the current directory)")
-    parser.add_argument("-v", "--verbose", action="store_true", help="print every outcome, not only problems")
+    parser.add_argument("-i", "--dispatch_iterations", "--iterations", dest="iterations", type=int, default=1,
+                        help="execute and time each dispatch this many times (default 1); above 1 its "
+                             "expectations are reported 'not checked'")
+    parser.add_argument("-t", "--milliseconds_to_run", dest="milliseconds", type=int, default=None, metavar="MS",
+                        help="execute each dispatch repeatedly for this long instead (overrides -i)")
+    parser.add_argument("-w", "--warmup_samples", "--warmup", dest="warmup", type=int, default=1,
+                        help="at most this many cold samples left out of the timing statistics (default 1)")
+    parser.add_argument("-v", "--timing_verbosity", type=int, default=0, metavar="LEVEL",
+                        help="0: a median line per dispatch, 1: cold and hot statistics, 2 (or more): also every "
+                             "iteration")
+    parser.add_argument("--output_path", "--output-dir", dest="output_dir", type=Path, default=None, metavar="DIR",
+                        help="the existing folder writeFile targets go under (default: the current directory)")
+    parser.add_argument("-o", "--pix_capture_name", metavar="NAME",
+                        help="DxDispatch's PIX capture name: accepted and ignored (dmlsim takes no captures; "
+                             "before DxDispatch's flags, -o was the output folder, now --output_path)")
+    parser.add_argument("--verbose", action="store_true", help="print every outcome, not only problems")
     add_limit_arguments(parser)
 
 
@@ -52,24 +67,73 @@ def limits_from(args: argparse.Namespace) -> Limits:
     return Limits.from_env(args.memory_budget, args.input_path, args.allow_any_path)
 
 
+STATUS_WORDS = {0: "ok", 1: "failed", 2: "invalid", 3: "not implemented"}
+
+
+def summary_line(statuses: list[int]) -> str:
+    """``3 model files: 2 ok, 1 invalid``: the last line of ``run``/``validate`` over several files."""
+    counts: dict[str, int] = {}
+    for status in statuses:
+        word = STATUS_WORDS.get(status, "invalid")
+        counts[word] = counts.get(word, 0) + 1
+    listed = ", ".join(f"{n} {word}" for word, n in counts.items())
+    return f"{len(statuses)} model file{'s' * (len(statuses) != 1)}: {listed}"
+
+
+def no_models(paths: list[str]) -> str:
+    """Why nothing runs: the folders named hold no model file."""
+    return f"no .json, .yaml or .yml model file in {', '.join(map(repr, paths))}"
+
+
+def several(args: argparse.Namespace, paths: list[str]) -> bool:
+    """Whether a summary line ends the output: several files, or a folder, were named."""
+    return len(paths) > 1 or any(Path(p).is_dir() for p in paths)
+
+
 def run(args: argparse.Namespace) -> int:
+    from dmlsim.cli import devices
+    from dmlsim.model import worst_exit_status
+    from dmlsim.model.corpus import model_files
+
+    if args.show_adapters:
+        return devices.run(argparse.Namespace(probe=False, json=False))
+    problem = None
+    if args.iterations < 1:
+        problem = "-i/--dispatch_iterations must be at least 1"
+    elif min(args.warmup, args.timing_verbosity, args.milliseconds or 0) < 0:
+        problem = "-w, -t and -v must not be negative"
+    elif args.output_dir is not None and not args.output_dir.is_dir():
+        problem = f"--output_path {str(args.output_dir)!r} is not a folder"
+    paths = [*args.model_flags, *args.models]
+    if problem is None and not paths:
+        problem = "no model file given (MODEL or -m MODEL)"
+    try:
+        limits = limits_from(args) if problem is None else None
+    except ValueError as exc:
+        problem = str(exc)
+    if problem is not None or limits is None:
+        print(f"dmlsim run: {problem}", file=sys.stderr)
+        return 2
+    if args.pix_capture_name is not None:
+        print(f"dmlsim run: note: -o {args.pix_capture_name!r} is DxDispatch's PIX capture name; dmlsim takes no "
+              "captures (writeFile targets go under --output_path)", file=sys.stderr)
+    files = model_files(paths)
+    if not files:
+        print(f"dmlsim run: {no_models(paths)}", file=sys.stderr)
+        return 2
+    statuses = [run_one(args, path, limits) for path in files]
+    if several(args, paths):
+        print(summary_line(statuses))
+    return worst_exit_status(*statuses)
+
+
+def run_one(args: argparse.Namespace, path: Path, limits: Limits) -> int:
+    """Run one model file and print its outcomes; its exit status."""
     import dmlsim as dml
     from dmlsim.model import FAILED, INVALID, NOT_CHECKED, NOT_IMPLEMENTED, SKIPPED, ModelError, load_model, run_model
 
-    if args.iterations < 0 or args.warmup < 0:
-        print("dmlsim run: -i and -w must not be negative", file=sys.stderr)
-        return 2
-    output_dir = args.output_dir or Path.cwd()
     try:
-        limits = limits_from(args)
-    except ValueError as exc:
-        print(f"dmlsim run: {exc}", file=sys.stderr)
-        return 2
-    if not output_dir.is_dir():
-        print(f"dmlsim run: -o {str(output_dir)!r} is not a folder", file=sys.stderr)
-        return 2
-    try:
-        model = load_model(args.model, limits=limits)
+        model = load_model(path, limits=limits)
     except ModelError as exc:
         print(exc, file=sys.stderr)
         return 2
@@ -77,17 +141,18 @@ def run(args: argparse.Namespace) -> int:
     device = dml.DMLCreateDevice(flags, adapter=args.adapter)
     print(f"Running on '{device.adapter.label}'")
     result = run_model(model, device, iterations=args.iterations, warmup=args.warmup,
-                       output_dir=output_dir, echo=print)
+                       milliseconds=args.milliseconds, timing_verbosity=args.timing_verbosity,
+                       output_dir=args.output_dir or Path.cwd(), echo=print)
     bad = (FAILED, INVALID, NOT_IMPLEMENTED)
     shown = [o for o in result.outcomes.values() if args.verbose or o.status in bad]
     for outcome in shown:
         print(outcome.describe(), file=sys.stderr if outcome.status in bad else sys.stdout)
-    if not args.verbose:  # -v prints every outcome already; else one line says why some were skipped/not checked
+    if not args.verbose:  # --verbose prints every outcome already; else one line says why some were not checked
         for status in (SKIPPED, NOT_CHECKED):
             message = next((o.message for o in result.outcomes.values() if o.status == status), None)
             if message:
                 print(message)
-    counts = {}
+    counts: dict[str, int] = {}
     for outcome in result.outcomes.values():
         counts[outcome.status] = counts.get(outcome.status, 0) + 1
     summary = ", ".join(f"{n} {status}" for status, n in counts.items())

@@ -14,33 +14,39 @@ from __future__ import annotations
 import argparse
 import sys
 
-from dmlsim.cli.run import add_limit_arguments, limits_from
+from dmlsim.cli.run import add_limit_arguments, limits_from, no_models, several, summary_line
 
 NAME = "validate"
 HELP = "check model files (syntax, descs, bindings) without executing them"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("models", metavar="MODEL", nargs="+", help=".json, .yaml or .yml model files")
+    parser.add_argument("models", metavar="MODEL", nargs="+",
+                        help=".json, .yaml or .yml model files, or folders of them (searched recursively)")
     add_limit_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     import dmlsim as dml
     from dmlsim.model import FAILED, INVALID, NOT_IMPLEMENTED, ModelError, Runner, load_model, worst_exit_status
+    from dmlsim.model.corpus import model_files
 
     try:
         limits = limits_from(args)
     except ValueError as exc:
         print(f"dmlsim validate: {exc}", file=sys.stderr)
         return 2
-    status = 0
-    for path in args.models:
+    files = model_files(args.models)
+    if not files:
+        print(f"dmlsim validate: {no_models(args.models)}", file=sys.stderr)
+        return 2
+    statuses = []
+    for path in files:
         try:
             model = load_model(path, limits=limits)
         except ModelError as exc:
             print(exc, file=sys.stderr)
-            status = worst_exit_status(status, 2)
+            statuses.append(2)
             continue
         device = dml.DMLCreateDevice(model.device_flags, adapter="reference")
         result = Runner(model, device, execute=False).run()
@@ -53,5 +59,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{path}: descs, bindings and flags valid; not implemented by dmlsim: {names}")
         elif not problems:
             print(f"{path}: ok")
-        status = worst_exit_status(status, result.exit_status)
-    return status
+        statuses.append(result.exit_status)
+    if several(args, args.models):
+        print(summary_line(statuses))
+    return worst_exit_status(*statuses)

@@ -5,9 +5,12 @@ libyaml's parser where PyYAML has it.
 JSON is read by the same loader because YAML's flow style is a superset of JSON in practice; the
 differences DxDispatch relies on are handled first: RapidJSON's ``//`` and ``/* */`` comments are
 blanked out (column positions are kept) and tabs become spaces. Trailing commas are accepted by
-YAML flow collections already. Numbers like ``1e-8`` (JSON style, no dot) are floats here, as in
-YAML 1.2 (PyYAML's YAML 1.1 resolver would read them as strings). Duplicate keys are an error
-rather than last-one-wins; YAML merge keys (``<<: *anchor``) may be overridden.
+YAML flow collections already. Two more of RapidJSON's ways are copied (see :func:`rapidjson_leniency`):
+content after the root value is ignored (DxDispatch parses with ``kParseStopWhenDoneFlag``), and a
+key may be separated from its colon by a line break (valid JSON, which YAML's flow style refuses).
+Numbers like ``1e-8`` (JSON style, no dot) are floats here, as in YAML 1.2 (PyYAML's YAML 1.1
+resolver would read them as strings). Duplicate keys are an error rather than last-one-wins;
+YAML merge keys (``<<: *anchor``) may be overridden.
 """
 
 from __future__ import annotations
@@ -123,6 +126,36 @@ def blank_json_comments(text: str) -> str:
     return "".join(out)
 
 
+def rapidjson_leniency(text: str) -> str:
+    """``text`` (comments already blanked) with anything after the root value blanked, and each colon that
+    follows its key on a later line moved up behind the key. Line numbers stay; only the moved colon's
+    line changes, and it holds nothing else."""
+    out = list(text)
+    i, n, depth = 0, len(text), 0
+    key_end: int | None = None  # index of the closing quote of the last string, while only spaces follow
+    while i < n:
+        c = text[i]
+        if c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            key_end, i = j, j + 1
+            continue
+        if c == ":" and key_end is not None and "\n" in text[key_end:i]:
+            out[key_end], out[i] = '":', " "
+        if c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+            if depth == 0:
+                out[i + 1:] = [ch if ch == "\n" else " " for ch in text[i + 1:]]
+                break
+        if not c.isspace():
+            key_end = None
+        i += 1
+    return "".join(out)
+
+
 def _located(name: str, mark: Any, message: str) -> ModelError:
     line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
     return ModelError([Diagnostic(Location(name, line, column), message)])
@@ -169,13 +202,20 @@ def load_tree(path: str | Path, text: str | None = None, limits: Limits | None =
     path = Path(path)
     name = str(path)
     limits = limits or Limits()
+    if path.suffix.lower() == ".onnx":
+        raise ModelError([Diagnostic(Location(name, 1, 1), "an ONNX model: DxDispatch runs these through ONNX "
+                                                           "Runtime; dmlsim runs DxDispatch JSON (and YAML) models "
+                                                           "of DirectML operators only")])
     if text is None:
         try:
             text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+        except UnicodeDecodeError as exc:
+            reason = f"not a text model file (it is not UTF-8: byte {exc.start} is {exc.object[exc.start]:#04x})"
+            raise ModelError([Diagnostic(Location(name, 1, 1), reason)]) from None
+        except OSError as exc:
             raise ModelError([Diagnostic(Location(name, 1, 1), f"cannot read the file: {exc}")]) from None
     if path.suffix.lower() == ".json":
-        text = blank_json_comments(text)
+        text = rapidjson_leniency(blank_json_comments(text))
     try:
         _check_depth(text, name, limits.max_depth)
         loader = _LocatedLoader(text)

@@ -35,7 +35,7 @@ from dmlsim.operators.base import Operator
 
 TOP_KEYS = ["$schema", "resources", "dispatchables", "commands", "createDeviceFlags", "requiredDataTypes"]
 RESOURCE_KEYS = ["type", "initialValuesDataType", "initialValues", "sizeInBytes", "initialValuesOffsetInBytes"]
-DISPATCHABLE_KEYS = ["type", "Type", "desc", "Desc", "executionFlags", "dmlCompileType", "bindings", "expectError"]
+DISPATCHABLE_KEYS = ["type", "desc", "Desc", "executionFlags", "dmlCompileType", "bindings", "expectError"]
 COMPILE_TYPES = ("DmlCompileOp", "DmlCompileGraph")
 UNSUPPORTED_DISPATCHABLES = {"hlsl", "onnx", "dmlserializedgraph", "dml_graph_desc"}
 COMMAND_KEYS = {
@@ -329,7 +329,7 @@ def _parse_dispatchable(name: str, node: Node, problems: Diagnostics) -> Dispatc
     if not node.is_map:
         problems.add(node.location, f"dispatchable '{name}' must be an object")
         return None
-    type_node = node.get("Type") or node.get("type")
+    type_node = node.get("type")  # DxDispatch requires "type" here ("Type" names a nested operator's)
     if type_node is None:
         missing_type(node, "type", f"dispatchable '{name}'", problems)
         return None
@@ -418,8 +418,8 @@ def _parse_command(index: int, node: Node, model: Model, sections: dict[str, Nod
         if resource is None:
             return None
     if kind == "print":
-        verbose = node.get("verbose")
-        return Print(index, kind, node, expect_error, resource.name, bool(verbose and verbose.value))
+        verbose = strict_bool(node.get("verbose"), False, problems)
+        return Print(index, kind, node, expect_error, resource.name, verbose)
     if kind == "writefile":
         target = required(node, "targetPath", problems)
         dims = node.get("dimensions")
@@ -524,6 +524,28 @@ def _parse_expect(index: int, node: Node, resource: Resource, expect_error: Expe
     return Expect(index, "expect", node, expect_error, resource.name, values, reference, **tolerances)
 
 
+def _check_thread_group_count(node: Node | None, problems: Diagnostics) -> None:
+    """``threadGroupCount`` (HLSL dispatches only, so unused here) is refused unless it is what DxDispatch
+    accepts: a list of 3 unsigned integers."""
+    if node is None:
+        return
+    if not node.is_list or len(node.value) != 3 or not all(
+            isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**32 for v in node.value):
+        problems.add(node.location, "threadGroupCount must be a list of 3 unsigned integers (as DxDispatch), got "
+                                    f"{show(node.value)}")
+
+
+def strict_bool(node: Node | None, default: bool, problems: Diagnostics) -> bool:
+    """A JSON ``true``/``false`` (DxDispatch refuses anything else, a string "false" included)."""
+    if node is None:
+        return default
+    if not isinstance(node.value, bool):
+        problems.add(node.location, f"{node.path.rsplit('.', 1)[-1]} must be true or false (a JSON bool, as "
+                                    f"DxDispatch), got {show(node.value)}")
+        return default
+    return node.value
+
+
 def _parse_dispatch(index: int, node: Node, expect_error: ExpectedError | None, model: Model,
                     sections: dict[str, Node], problems: Diagnostics) -> Dispatch | None:
     name_node = required(node, "dispatchable", problems)
@@ -540,6 +562,7 @@ def _parse_dispatch(index: int, node: Node, expect_error: ExpectedError | None, 
                                              f"(dispatchables: {_known(sections['dispatchables'])})")
         return None
     bindings = _parse_bindings(bindings_node, spec, model, sections, problems)
+    _check_thread_group_count(node.get("threadGroupCount"), problems)
     repeat = 1
     if (repeat_node := node.get("repeat")) is not None:
         repeat = repeat_node.value

@@ -10,9 +10,9 @@ which is what ``dmlsim run`` prints and what each pytest item reports. Statuses:
 - ``not implemented`` (a DirectML operator dmlsim has no kernel for, whose desc and bindings are
   otherwise valid: exit status 3, reported at the dispatchable's ``type``); its dispatches are not
   implemented either, and when executing, later commands are ``not run``;
-- ``not checked``: an ``expect`` in a timing run (``iterations``), where each dispatch executes many
-  times, so resources no longer hold what the file's expectations describe (exit status 0: nothing
-  was found wrong, and nothing is reported as passed either);
+- ``not checked``: an ``expect`` in a timing run (``iterations`` > 1 or ``milliseconds``), where each
+  dispatch executes many times, so resources no longer hold what the file's expectations describe
+  (exit status 0: nothing was found wrong, and nothing is reported as passed either);
 - ``not run`` is also the status of a dispatch of a dispatchable whose creation failed (that
   dispatchable's outcome says why).
 
@@ -23,6 +23,7 @@ is still taken), since comparing the device with itself proves nothing.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import time
@@ -62,6 +63,7 @@ from dmlsim.model.model import (
     WriteFile,
 )
 from dmlsim.model.targets import open_target
+from dmlsim.model.timing import timing_report
 from dmlsim.runtime.buffer import Buffer
 from dmlsim.runtime.device import Device
 
@@ -136,14 +138,19 @@ class Runner:
     """Executes one model on one device; ``execute=False`` stops before ExecuteCommandLists (validate)."""
 
     def __init__(self, model: Model, device: Device, *, reference: RunResult | None = None, execute: bool = True,
-                 iterations: int = 0, warmup: int = 1, output_dir: Path | None = None,
-                 echo: Callable[[str], None] | None = None) -> None:
+                 iterations: int = 0, warmup: int = 1, milliseconds: int | None = None, timing_verbosity: int = 0,
+                 output_dir: Path | None = None, echo: Callable[[str], None] | None = None) -> None:
+        """``iterations`` 0 executes each dispatch once (``repeat`` times) untimed, as the pytest plugin does;
+        1 or more times each dispatch as DxDispatch does (1: its ``repeat`` executions, more: that many, or
+        for ``milliseconds``) and logs its timing line(s) at ``timing_verbosity``."""
         self.model = model
         self.device = device
         self.reference = reference
         self.execute = execute
         self.iterations = iterations
         self.warmup = warmup
+        self.milliseconds = milliseconds
+        self.timing_verbosity = timing_verbosity
         self.output_dir = Path(os.path.realpath(output_dir or Path.cwd()))
         self.echo = echo or (lambda line: None)
         self.result = RunResult()
@@ -216,6 +223,11 @@ class Runner:
     def _buffer(self, size: int) -> Buffer:
         """A device buffer when executing; a size-only stand-in otherwise (validate allocates nothing)."""
         return self.device.CreateBuffer(size) if self.execute else SizedBuffer(self.device, size)
+
+    @property
+    def timing_run(self) -> bool:
+        """Whether dispatches execute more often than the file says, so expectations cannot be checked."""
+        return timing_run(self.iterations, self.milliseconds)
 
     def _log(self, line: str) -> None:
         self.result.output.append(line)
@@ -338,8 +350,17 @@ class Runner:
             values = (values + np.asarray(value).astype(values.dtype)).astype(values.dtype)
         self.buffers[name].Write(values, self.model.resources[name].offset)
 
+    def _leading(self, name: str, count: int) -> np.ndarray:
+        """The first ``count`` elements of resource ``name``'s buffer, from byte 0 (not its initial-values
+        offset): what DxDispatch's print and writeFile read."""
+        dtype = self.model.resources[name].dtype
+        return np.frombuffer(self.buffers[name].Read(0, count * dtype.itemsize), dtype).copy()
+
     def _print(self, command: Print) -> None:
-        values = self._read(command.resource)
+        """As DxDispatch: as many elements as the initial values have, read from the buffer's start; verbose
+        pads the hex bits with spaces to the element's width."""
+        resource = self.model.resources[command.resource]
+        values = self._leading(command.resource, resource.values.size)
         if not command.verbose:
             self._log(f"Resource '{command.resource}': " + ", ".join(format_value(v) for v in values))
             return
@@ -347,20 +368,25 @@ class Runner:
         width = len(str(len(values)))
         bits = values.view(f"u{values.dtype.itemsize}")
         for i, (v, b) in enumerate(zip(values, bits, strict=True)):
-            self._log(f"[{i:>{width}}] {format_value(v)} (0x{int(b):0{2 * values.dtype.itemsize}X})")
+            self._log(f"[{i:>{width}}] {format_value(v)} (0x{int(b):>{2 * values.dtype.itemsize}X})")
 
     def _write_file(self, command: WriteFile, outcome: Outcome) -> None:
-        """Write the resource under the output folder only (see :mod:`dmlsim.model.targets`)."""
-        values = self._read(command.resource)
+        """Write the whole buffer, as DxDispatch does (``dimensions``: its first elements in that shape), under
+        the output folder only (see :mod:`dmlsim.model.targets`)."""
+        resource = self.model.resources[command.resource]
+        count = resource.size_in_bytes // resource.dtype.itemsize
         if command.dimensions is not None:
-            values = values.reshape(command.dimensions)  # the count was checked while parsing
+            count = math.prod(command.dimensions)  # the parse checked it is the initial values' count
+        values = self._leading(command.resource, count)
+        if command.dimensions is not None:
+            values = values.reshape(command.dimensions)
         try:
             fd, target = open_target(self.output_dir, command.target)
             with os.fdopen(fd, "wb") as handle:
                 if target.suffix.lower() == ".npy":
                     np.save(handle, values)
                 else:
-                    handle.write(values.tobytes())
+                    handle.write(self.buffers[command.resource].Read(0, resource.size_in_bytes))
         except OSError as exc:
             reason = exc.strerror or str(exc)
             outcome.status = INVALID
@@ -372,9 +398,10 @@ class Runner:
     def _expect(self, command: Expect, outcome: Outcome) -> None:
         got = self._read(command.resource)
         self.result.snapshots[command.index] = got
-        if self.iterations:
+        if self.timing_run:
+            how = f"for {self.milliseconds} ms" if self.milliseconds is not None else f"{self.iterations} times"
             outcome.status = NOT_CHECKED
-            outcome.message = (f"not checked: a timing run executes each dispatch {self.iterations} times, so "
+            outcome.message = (f"not checked: a timing run executes each dispatch {how}, so "
                                "the resources do not hold what the expectation describes")
             return
         if command.reference:
@@ -450,7 +477,7 @@ class Runner:
         cmd.Close()
         if not self.execute:
             return
-        if self.iterations:
+        if self.iterations or self.milliseconds is not None:
             self._timed(command, cmd)
             return
         for _ in range(command.repeat):
@@ -460,10 +487,16 @@ class Runner:
                 self._add(name, value)
 
     def _timed(self, command: Dispatch, cmd: Any) -> None:
-        """DxDispatch's timing loop: CPU time of execute+wait per iteration, GPU time from profiling events."""
-        cpu, gpu = [], []
+        """DxDispatch's timing loop: CPU time of execute+wait per iteration, GPU time from profiling events.
+
+        Without a timing run the dispatch executes as the file says (``repeat`` times, each an iteration).
+        """
+        cpu: list[float] = []
+        gpu: list[float] = []
         gpu_timed = self.device.backend.kind == "opencl"
-        for _ in range(self.iterations):
+        count = self.iterations if self.timing_run else command.repeat
+        deadline = None if self.milliseconds is None else time.perf_counter() + self.milliseconds / 1e3
+        while (len(cpu) < count) if deadline is None else (not cpu or time.perf_counter() < deadline):
             start = time.perf_counter()
             self.queue.ExecuteCommandLists([cmd])
             self.queue.WaitForIdle()
@@ -472,26 +505,13 @@ class Runner:
                 gpu.append(sum(t.device_ns for t in self.queue.last_timings) / 1e6)
             for name, value in command.increments:
                 self._add(name, value)
-        self._log(timing_line(command.dispatchable, cpu, gpu, self.warmup))
+        for line in timing_report(command.dispatchable, cpu, gpu, self.warmup, self.timing_verbosity):
+            self._log(line)
 
 
-def timing_line(name: str, cpu: list[float], gpu: list[float], warmup: int) -> str:
-    """``Dispatch 'adam': 100 iterations, 0.1234 ms median (CPU), 0.005120 ms median (GPU)`` over hot samples.
-
-    As DxDispatch: the first min(n − 1, warmup) samples are cold and left out; the median is the upper
-    median (sorted[n // 2]).
-    """
-    n = len(cpu)
-    cold = min(max(n, 1) - 1, warmup)
-
-    def median(samples: list[float]) -> float:
-        hot = sorted(samples[cold:])
-        return hot[len(hot) // 2]
-
-    line = f"Dispatch '{name}': {n} iterations, {median(cpu):.4f} ms median (CPU)"
-    if gpu:
-        line += f", {median(gpu):.6f} ms median (GPU)"
-    return line
+def timing_run(iterations: int, milliseconds: int | None) -> bool:
+    """Whether a run with these options executes dispatches more often than the file says."""
+    return iterations > 1 or milliseconds is not None
 
 
 def unsupported_data_types(model: Model, device: Device) -> list[str]:
@@ -541,7 +561,7 @@ def reference_snapshots(model: Model, flags: int) -> RunResult:
 
 def run_model(model: Model, device: Device, **options: Any) -> RunResult:
     """Run ``model`` on ``device`` (with a reference run first when an expect asks for one and will be checked)."""
-    timing = bool(options.get("iterations"))
+    timing = timing_run(options.get("iterations", 0), options.get("milliseconds"))
     reference = reference_snapshots(model, int(device.flags)) if model.needs_reference and not timing else None
     return Runner(model, device, reference=reference, **options).run()
 
