@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 from datamove_support import F16, F32, I8, I16, I32, U8, U16, U32, operator, refused, run, tensor
 
+import dmlsim as dml
+
 OUT = "OutputTensor"
 
 
@@ -226,3 +228,23 @@ def test_refusals_name_the_field(ref_device, make, message):
 def test_accepted_one_element_scales(ref_device):
     """The page's "expected number of elements is 1": Sizes all 1 is accepted beside the output's Sizes."""
     ref_device.CreateOperator(qadd(sizes={"AS": [1, 1], "BZ": [1, 1], "YS": [1, 1]}))
+
+
+@pytest.mark.parametrize("which", ["quantize", "quantized_add"])
+def test_debug_device_refuses_a_zero_scale(debug_device, which):
+    """A scale of 0 is undefined behavior on the doc pages: a debug device refuses the execution, naming it."""
+    n = [2]
+    if which == "quantize":
+        op, inputs = quantize(tensor(F32, n), tensor(F32, n), None, tensor(U8, n)), {
+            "InputTensor": [1, 2], "ScaleTensor": [1, 0]}
+        field = f"{Q}.ScaleTensor"
+    else:
+        op = quantized_add(tensor(U8, n), tensor(F32, n), None, tensor(U8, n), tensor(F32, n), None,
+                           tensor(F32, n), None, tensor(U8, n))
+        inputs = {"ATensor": [1, 2], "AScaleTensor": [1, 1], "BTensor": [1, 2], "BScaleTensor": [1, 1],
+                  "OutputScaleTensor": [0, 1]}
+        field = f"{QA}.OutputScaleTensor"
+    with pytest.raises(dml.DMLError) as info:
+        run(debug_device, op, **inputs)
+    assert info.value.hresult == dml.E_INVALIDARG and f"{field} holds" in str(info.value)
+    assert "scale" in str(info.value) and "of 0" in str(info.value)
