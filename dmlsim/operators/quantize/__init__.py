@@ -93,6 +93,14 @@ class QuantizeBase(Operator):
 
     entry: str
     tensors: tuple[str, ...]  # the kernel's tensor parameters, in order (the output last)
+    scales: tuple[str, ...]  # the scale tensor fields
+
+    def debug_check(self, v: ValidatedDesc, read: Any, problems: Problems) -> None:
+        """A scale of 0 is undefined behavior on the doc pages: a debug device refuses it."""
+        for name in self.scales:
+            zeros = int(np.count_nonzero(np.asarray(read(name)) == 0))
+            if zeros:
+                problems.add(f"{v.struct_name}.{name} holds {zeros} scale(s) of 0 (undefined behavior)")
 
     def defines(self, v: ValidatedDesc) -> dict[str, Any]:
         raise NotImplementedError
@@ -113,16 +121,13 @@ class LinearBase(QuantizeBase):
     """DEQUANTIZE_LINEAR and QUANTIZE_LINEAR: the four fields, same DimensionCount and Sizes."""
 
     tensors = (IN, SCALE, ZP, OUT)
+    scales = (SCALE,)
     types: TypeTable
 
     def check(self, v: ValidatedDesc, problems: Problems) -> None:
         require_same(v, problems, IN, (SCALE, ZP, OUT), ("DimensionCount", "Sizes"))
         check_types(v, problems, self.types, self.name)
 
-    def debug_check(self, v: ValidatedDesc, read: Any, problems: Problems) -> None:
-        zeros = int(np.count_nonzero(np.asarray(read(SCALE)) == 0))
-        if zeros:
-            problems.add(f"{v.struct_name}.{SCALE} holds {zeros} scale(s) of 0 (undefined behavior, says the doc page)")
 
 
 @register
@@ -181,6 +186,7 @@ class QuantizedLinearAdd(QuantizeBase):
     desc_cls = DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC
     entry = "quantized_linear_add"
     tensors = (A, A_SCALE, A_ZP, B, B_SCALE, B_ZP, OUT_SCALE, OUT_ZP, OUT)
+    scales = (A_SCALE, B_SCALE, OUT_SCALE)
     types = tuple((name, (FLOAT32,) if name.endswith("ScaleTensor") else QUANTIZED) for name in tensors)
 
     def check(self, v: ValidatedDesc, problems: Problems) -> None:
@@ -190,11 +196,6 @@ class QuantizedLinearAdd(QuantizeBase):
         for tensor, zero_point in ((A, A_ZP), (B, B_ZP), (OUT, OUT_ZP)):
             require_same(v, problems, tensor, (zero_point,), ("DataType",))
         check_types(v, problems, self.types, self.name)
-
-    def debug_check(self, v: ValidatedDesc, read: Any, problems: Problems) -> None:
-        for name in (A_SCALE, B_SCALE, OUT_SCALE):
-            if np.any(np.asarray(read(name)) == 0):
-                problems.add(f"{v.struct_name}.{name} holds a scale of 0 (undefined behavior)")
 
     def defines(self, v: ValidatedDesc) -> dict[str, Any]:
         y = v.layout(OUT).data_type
