@@ -100,7 +100,8 @@ class QuantizeBase(Operator):
         for name in self.scales:
             zeros = int(np.count_nonzero(np.asarray(read(name)) == 0))
             if zeros:
-                problems.add(f"{v.struct_name}.{name} holds {zeros} scale(s) of 0 (undefined behavior)")
+                problems.add(f"{v.struct_name}.{name} holds 0 at {zeros} element(s): "
+                             "a scale of 0 is undefined behavior")
 
     def defines(self, v: ValidatedDesc) -> dict[str, Any]:
         raise NotImplementedError
