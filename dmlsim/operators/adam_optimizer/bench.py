@@ -15,7 +15,7 @@ import numpy as np
 
 import dmlsim as dml
 from dmlsim.bench.peers import add_torch_peers
-from dmlsim.bench.registry import BenchCase, Workload, register_case
+from dmlsim.bench.registry import BenchCase, Traffic, Workload, register_case
 from dmlsim.operators.adam_optimizer.reference import adam_optimizer
 from dmlsim.quick import prepare_operator
 
@@ -48,7 +48,9 @@ class AdamCase(BenchCase):
         prepared = prepare_operator(device, dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ADAM_OPTIMIZER, desc),
                                     {**dict(zip(fields, host.values(), strict=True)),
                                      "TrainingStepTensor": np.uint32(STEP)}, inplace=inplace)
-        work = Workload(prepared.compiled, prepared.table, 7 * elements * np.dtype(np_type).itemsize)
+        size = np.dtype(np_type).itemsize
+        work = Workload(prepared.compiled, prepared.table, 7 * elements * size,
+                        traffic=Traffic(4, 3, size, elements, inplace))  # X, M, V, G read; X, M, V written
         if "numpy" in peers:
             def numpy_reference() -> None:
                 adam_optimizer(host["x"], host["m"], host["v"], host["g"], STEP, **HYPER)
