@@ -12,11 +12,15 @@ from typing import Any
 import numpy as np
 
 from dmlsim.backends.adapters import AdapterInfo
+from dmlsim.backends.opencl import hostmem
 from dmlsim.backends.opencl.errors import check, import_pyopencl
-from dmlsim.backends.opencl.geometry import launch_shape, launch_target
+from dmlsim.backends.opencl.geometry import launch_shape, launch_target, stream_shape
 from dmlsim.backends.opencl.marshal import marshal_arguments
 from dmlsim.backends.opencl.programs import ProgramCache
+from dmlsim.operators.plan import KernelSource
 from dmlsim.runtime.execution import ResolvedDispatch
+
+MEMORY_KERNEL = KernelSource("dmlsim.cl_kernels", "memory.cl")
 
 
 @dataclass
@@ -60,16 +64,31 @@ class OpenCLBackend:
         self.programs = ProgramCache(self.context, device)
         self.has_fp64 = "cl_khr_fp64" in device.extensions
         self.target = launch_target(device)
+        # host memory is the device's own memory only on CPU devices (by device type, not launch shape)
+        self.huge_pages = bool(device.type & cl.device_type.CPU) and hostmem.enabled()
         self.driver = f"driver {device.driver_version}"
         self.kernels_enqueued = 0  # kernels submit() has enqueued: tests check every dispatch launched its own
 
     # --- memory -----------------------------------------------------------------------------------
     def allocate(self, size: int) -> Any:
+        """A zero-filled buffer: on CPU devices, large ones in huge-page host memory (:mod:`.hostmem`)."""
         cl = self.cl
         with check(f"allocating a {size}-byte buffer"):
-            buffer = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size)
-            cl.enqueue_fill_buffer(self.queue, buffer, np.uint8(0), 0, size)
+            if self.huge_pages and size >= hostmem.MIN_BYTES:
+                buffer = cl.Buffer(self.context, cl.mem_flags.READ_WRITE | cl.mem_flags.USE_HOST_PTR,
+                                   hostbuf=hostmem.huge_page_array(size))
+                self._touch(buffer, size)
+            else:
+                buffer = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size)
+                cl.enqueue_fill_buffer(self.queue, buffer, np.uint8(0), 0, size)
         return buffer
+
+    def _touch(self, buffer: Any, size: int) -> None:
+        """Zero a host-memory buffer with the streaming launch shape: its work-items touch its pages first."""
+        global_size, local_size, chunked = stream_shape(self.target, size // 64)
+        kernel = self.cl.Kernel(self.programs.program(MEMORY_KERNEL, {"CHUNKED": chunked}), "touch")
+        kernel.set_args(buffer, np.uint64(size))
+        self.cl.enqueue_nd_range_kernel(self.queue, kernel, (global_size,), (local_size,))
 
     def write(self, storage: Any, offset: int, data: np.ndarray) -> None:
         with check("writing a buffer"):
