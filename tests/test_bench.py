@@ -262,12 +262,14 @@ def test_the_opencl_same_traffic_kernel_moves_exactly_the_points_arrays(traffic)
 
     device = dml.DMLCreateDevice(dml.DML_CREATE_DEVICE_FLAG_NONE, OPENCL[0].index)
     backend = device.backend
-    dtype = np.dtype(f"u{traffic.element_size}")
     same = SameTraffic(backend, traffic.reads, traffic.writes, traffic.element_size, traffic.elements,
                        traffic.inplace)
+    dtype = np.dtype(f"u{same.element_size}")  # the word the kernel adds in: 2-byte elements go as 4-byte words
+    assert same.element_size == (4 if traffic.element_size == 2 else traffic.element_size)
     try:
         rng = np.random.default_rng(1)
-        before = [rng.integers(0, 1000, traffic.elements).astype(dtype) for _ in range(traffic.reads)]
+        words = traffic.elements * traffic.element_size // dtype.itemsize
+        before = [rng.integers(0, 1000, words).astype(dtype) for _ in range(traffic.reads)]
         for buffer, data in zip(same.buffers, before, strict=False):
             backend.write(buffer, 0, data)
         for kernel in same.kernels:  # every variant (vector width, chunked or grid-stride) from fresh inputs
@@ -287,9 +289,43 @@ def test_a_point_reports_both_same_traffic_limits():
     config = BenchConfig(operators=("adam",), adapter=OPENCL[0].index, sizes=(4096,), dtypes=("float16",),
                          warmup=0, min_time=0, peers=(), overhead=False)
     (point,) = run_bench(config).points
-    assert point.error is None and point.traffic_gbps > 0 and point.traffic_kernel.startswith("ushort")
+    assert point.error is None and point.traffic_gbps > 0 and point.traffic_kernel.startswith("uint")
     assert point.pct_traffic == pytest.approx(100 * point.gbps / point.traffic_gbps)
     if point.native_gbps is None:
         assert any(note.startswith("native limit skipped: ") for note in point.notes)
     else:
         assert point.pct_native == pytest.approx(100 * point.gbps / point.native_gbps) and point.host_pct_native > 0
+
+
+@pytest.mark.parametrize("dtype, ulps", [(np.float32, 8), (np.float16, 1)], ids=["float32", "float16"])
+def test_the_native_adam_step_computes_directmls_formula(dtype, ulps):
+    from dmlsim.operators.adam_optimizer.bench import NativeAdamStep
+
+    n, t = 1003, 7  # a ragged tail after the 8-element blocks
+    # the bench's hyperparameters as the kernel sees them: float32 values
+    lr, b1, b2, eps = (float(np.float32(h)) for h in (1e-3, 0.9, 0.999, 1e-8))
+    rng = np.random.default_rng(5)
+    host = {"x": rng.standard_normal(n).astype(dtype), "m": (0.1 * rng.standard_normal(n)).astype(dtype),
+            "v": (0.01 * np.abs(rng.standard_normal(n))).astype(dtype), "g": rng.standard_normal(n).astype(dtype)}
+    try:
+        native = NativeAdamStep(host, step=t)
+    except NativeUnavailableError as exc:
+        pytest.skip(f"the native Adam step cannot be built here: {exc}")
+    try:
+        assert native.run() > 0
+        x0, m0, v0, g = (host[k].astype(np.float64) for k in ("x", "m", "v", "g"))
+        m = b1 * m0 + (1 - b1) * g  # DirectML's formula, in float64
+        v = b2 * v0 + (1 - b2) * g * g
+        rate = lr * np.sqrt(1 - b2**t) / (1 - b1**t)
+        x = x0 - rate * m / (np.sqrt(v) + eps)
+        # within a few ulps of the formula run on magnitudes (every term added with the same sign): the size
+        # of the largest quantity whose float32 rounding can show in the result, cancellation included
+        m_size = b1 * np.abs(m0) + (1 - b1) * np.abs(g)
+        scales = {"m": m_size, "v": v, "x": np.abs(x0) + rate * m_size / (np.sqrt(v) + eps)}
+        for name, want in (("x", x), ("m", m), ("v", v)):
+            got = native.array(name).astype(np.float64)
+            spacing = np.spacing(np.maximum(scales[name], np.abs(want)).astype(dtype)).astype(np.float64)
+            assert np.all(np.abs(got - want) <= ulps * spacing), name
+        np.testing.assert_array_equal(native.array("g"), host["g"])  # the gradient is only read
+    finally:
+        native.release()

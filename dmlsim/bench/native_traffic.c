@@ -1,17 +1,13 @@
-/* The native same-traffic limit of `dmlsim bench` (dmlsim/bench/native.py builds and loads it).
+/* The native same-traffic limit of `dmlsim bench` (dmlsim/bench/native.py builds and loads it, with
+ * native_memory.c for its arrays).
  *
  * traffic_step streams READS arrays of n ELEM-typed elements and writes WRITES arrays (in place: over
  * the first WRITES inputs), exactly the bytes an operator's point moves. Every output element depends
  * on every input element of its index (a sum), so no load can be skipped; nothing else is computed.
- * Arrays come from traffic_alloc (2 MiB aligned, transparent huge pages requested with madvise) and are
- * first touched by traffic_fill with the same static OpenMP schedule as traffic_step, so each thread
- * streams the pages it placed. Built with -O3 -march=native -fopenmp and -DREADS -DWRITES -DELEM.
+ * Built with -O3 -march=native -fopenmp and -DREADS -DWRITES -DELEM.
  */
-#define _GNU_SOURCE
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
-#include <sys/mman.h>
 #include <time.h>
 
 #if !defined(READS) || !defined(WRITES) || !defined(ELEM)
@@ -19,22 +15,8 @@
 #endif
 
 typedef ELEM elem_t;
-#define HUGE_PAGE ((size_t)2 << 20)
 
-void *traffic_alloc(size_t bytes)
-{
-    size_t size = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
-    void *p = aligned_alloc(HUGE_PAGE, size ? size : HUGE_PAGE);
-    if (p)
-        madvise(p, size, MADV_HUGEPAGE); /* a hint: without THP the step still runs, on 4 KiB pages */
-    return p;
-}
-
-void traffic_free(void *p)
-{
-    free(p);
-}
-
+/* Distinct contents per array (tests check that every input reaches every output). */
 void traffic_fill(elem_t *p, size_t n, unsigned seed)
 {
 #pragma omp parallel for schedule(static)
