@@ -92,16 +92,19 @@ class CommandQueue:
 
     def ExecuteCommandLists(self, lists: Sequence[CommandList]) -> None:
         """Enqueue every dispatch of ``lists``; a debug device first checks their input values."""
+        device = self.device
         for i, cmd in enumerate(lists):
-            if not isinstance(cmd, CommandList) or cmd.device is not self.device:
+            if not isinstance(cmd, CommandList) or cmd.device is not device:
                 raise DMLError(E_INVALIDARG, f"ExecuteCommandLists: entry {i} is not a command list of this device")
         items = [item for cmd in lists for item in cmd.items]
-        if self.device.debug:  # a graph's nodes read intermediates not yet computed: checked operators only
-            self.device.debug_check(items)
-        items = dispatches_of(items)
-        backend = self.device.backend
+        if device._debug:  # a graph's nodes read intermediates not yet computed: checked operators only
+            device.debug_check(items)
+        backend = device.backend
+        if len(items) == 1 and type(items[0]) is ResolvedDispatch:  # the common case, without the general loop
+            self.last_timings = backend.submit(items[0])
+            return
         timings = []
-        for item in items:
+        for item in dispatches_of(items):
             if isinstance(item, ResolvedCopies):
                 for source, destination in item.copies:
                     backend.copy(source, destination, source.layout.total_bytes)
@@ -121,10 +124,12 @@ class Device:
         self.flags = DML_CREATE_DEVICE_FLAGS(flags)
         self.adapter = adapter
         self.backend = backend
+        # read on every ExecuteCommandLists: a plain bool (an IntFlag test costs about 2 us per call)
+        self._debug = bool(self.flags & DML_CREATE_DEVICE_FLAGS.DML_CREATE_DEVICE_FLAG_DEBUG)
 
     @property
     def debug(self) -> bool:
-        return bool(self.flags & DML_CREATE_DEVICE_FLAGS.DML_CREATE_DEVICE_FLAG_DEBUG)
+        return self._debug
 
     @property
     def description(self) -> str:

@@ -34,12 +34,19 @@ class PreparedLaunch:
     args: Sequence[Any] = field(default=(), repr=False)  # keeps buffers made for this launch alive
 
 
-@dataclass
 class Timing:
-    """Device time of one executed launch, from OpenCL profiling events (filled in after completion)."""
+    """Device time of one executed launch, from OpenCL profiling events (filled in after completion).
 
-    name: str
-    event: Any = field(repr=False)
+    A plain class with slots: one is made per launch on the dispatch hot path."""
+
+    __slots__ = ("event", "name")
+
+    def __init__(self, name: str, event: Any) -> None:
+        self.name = name
+        self.event = event
+
+    def __repr__(self) -> str:
+        return f"Timing({self.name!r})"
 
     @property
     def device_ns(self) -> int:
@@ -131,14 +138,13 @@ class OpenCLBackend:
     def submit(self, dispatch: Any) -> list[Timing]:
         # The hot path of every dispatch: plain try/except (the check() context manager costs a
         # generator per call) and nothing the binding table already checked or prepared.
-        cl, queue = self.cl, self.queue
+        enqueue, queue = self.cl.enqueue_nd_range_kernel, self.queue
         try:
-            timings = [Timing(launch.name, cl.enqueue_nd_range_kernel(queue, launch.kernel, launch.global_size,
-                                                                       launch.local_size))
+            timings = [Timing(launch.name, enqueue(queue, launch.kernel, launch.global_size, launch.local_size))
                        for launch in dispatch.prepared]
             self.kernels_enqueued += len(timings)
             return timings
-        except cl.Error:
+        except self.cl.Error:
             with check("enqueueing a dispatch"):
                 raise
 
