@@ -29,6 +29,7 @@ from dmlsim.bench.timing import alternate
 DISPATCH = "dmlsim"
 ROOFLINE = "roofline-copy"
 NATIVE = "native-traffic"
+WAIT_POLICY = "OMP_WAIT_POLICY"
 OPENCL_TRAFFIC = "opencl-traffic"
 
 
@@ -121,7 +122,8 @@ def machine_info() -> dict[str, Any]:
     except OSError:
         pass
     return {"cpu": cpu, "logical_cpus": os.cpu_count(), "system": f"{platform.system()} {platform.release()}",
-            "python": platform.python_version(), **peer_lib.versions()}
+            "python": platform.python_version(), "omp_wait_policy": os.environ.get(WAIT_POLICY, "unset"),
+            **peer_lib.versions()}
 
 
 def device_info(device: Any) -> dict[str, str]:
@@ -266,6 +268,9 @@ def run_bench(config: BenchConfig, progress: Callable[[int, int, str], None] | N
     import dmlsim as dml
     from dmlsim.api.errors import E_INVALIDARG, DMLError
 
+    # OpenMP pools (the native limits', torch's) spin for a while after each parallel region by default and
+    # would take the cores from the contestant timed next: they must sleep. Set before any pool starts.
+    os.environ.setdefault(WAIT_POLICY, "PASSIVE")
     cases = discover()
     unknown = [name for name in config.operators if name not in cases]
     if unknown:
@@ -276,6 +281,7 @@ def run_bench(config: BenchConfig, progress: Callable[[int, int, str], None] | N
         raise DMLError(E_INVALIDARG, "dmlsim bench needs an OpenCL adapter: the reference device has no device "
                                      "timers (choose one with --adapter; see `dmlsim devices`)")
     run = BenchRun(config, device_info(device), machine_info(), started=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+    run.machine["load_average_before"] = load_average()
     started = time.perf_counter()
     plan = [(cases[name](), dtype, size) for name in config.operators for dtype in config.dtypes
             for size in (config.sizes or cases[name].default_sizes) if dtype in cases[name].dtypes]
@@ -294,4 +300,13 @@ def run_bench(config: BenchConfig, progress: Callable[[int, int, str], None] | N
     if progress:
         progress(total, total, "done")
     run.seconds = time.perf_counter() - started
+    run.machine["load_average_after"] = load_average()
     return run
+
+
+def load_average() -> list[float] | None:
+    """The 1/5/15-minute load averages (how quiet the machine was; None where the OS has none)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
