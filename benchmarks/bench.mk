@@ -14,7 +14,7 @@ export OCL_ICD_VENDORS
 # The committed sweep: Adam, FLOAT32 and FLOAT16, in place, 1K..16M elements, numpy and torch peers.
 bench:
 	$(BENCH_PYTHON) -m dmlsim bench adam --sizes 1K,64K,1M,16M --dtype float32,float16 --inplace \
-		--min-time 1 --peers numpy,torch $(BENCH_ARGS) \
+		--min-time 1 --peers numpy,torch,native $(BENCH_ARGS) \
 		--json $(BENCH_OUT)/$(BENCH_NAME).json --csv $(BENCH_OUT)/$(BENCH_NAME).csv \
 		--plot $(BENCH_OUT)/$(BENCH_NAME).png | tee $(BENCH_OUT)/$(BENCH_NAME).txt
 
