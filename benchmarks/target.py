@@ -34,7 +34,7 @@ def run_one(icd: str, out: Path, min_time: float) -> dict | None:
     command = [sys.executable, "-m", "dmlsim", "bench", "adam", "--sizes", "16M", "--dtype", "float32,float16",
                "--inplace", "--min-time", str(min_time), "--peers", "torch,native", "--no-overhead",
                "--json", str(scratch)]
-    print(f"=== OCL_ICD_VENDORS={icd} {' '.join(command[1:])}", flush=True)
+    print(f"=== OCL_ICD_VENDORS=.../{Path(icd).name} {' '.join(command[1:])}", flush=True)  # no local paths
     result = subprocess.run(command, env={**os.environ, "OCL_ICD_VENDORS": icd}, check=False)
     if result.returncode != 0 or not scratch.exists():
         print(f"bench-target: {icd}: dmlsim bench failed (exit {result.returncode})", file=sys.stderr)
