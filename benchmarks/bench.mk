@@ -14,14 +14,15 @@ export OCL_ICD_VENDORS
 # The committed sweep: Adam, FLOAT32 and FLOAT16, in place, 1K..16M elements, numpy and torch peers.
 bench:
 	$(BENCH_PYTHON) -m dmlsim bench adam --sizes 1K,64K,1M,16M --dtype float32,float16 --inplace \
-		--min-time 1 --peers numpy,torch $(BENCH_ARGS) \
+		--min-time 1 --peers numpy,torch,native $(BENCH_ARGS) \
 		--json $(BENCH_OUT)/$(BENCH_NAME).json --csv $(BENCH_OUT)/$(BENCH_NAME).csv \
 		--plot $(BENCH_OUT)/$(BENCH_NAME).png | tee $(BENCH_OUT)/$(BENCH_NAME).txt
 
-# The issue's target point: 2^24 elements in place, dmlsim vs copy roofline vs torch, many alternating rounds.
+# The issue's target point (issue 15): 2^24 elements in place, FLOAT32 and FLOAT16, on every OpenCL
+# implementation (one process per ICD; BENCH_ICDS="a.icd b.icd" to choose), beside the native limits and torch.
+BENCH_ICDS ?=
 bench-target:
-	$(BENCH_PYTHON) -m dmlsim bench adam --sizes 16M --dtype float32,float16 --inplace --min-time 8 \
-		--peers torch --no-overhead $(BENCH_ARGS) --json $(BENCH_OUT)/adam-16M-target.json \
+	$(BENCH_PYTHON) benchmarks/target.py --out $(BENCH_OUT) $(foreach icd,$(BENCH_ICDS),--icd $(icd)) \
 		| tee $(BENCH_OUT)/adam-16M-target.txt
 
 .PHONY: bench-onnx bench-adagrad-decay

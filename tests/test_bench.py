@@ -5,12 +5,14 @@ from __future__ import annotations
 import csv
 import json
 
+import numpy as np
 import pytest
 
 import dmlsim as dml
-from dmlsim.bench.engine import BenchConfig, BenchRun, PeerResult, Point, run_bench
+from dmlsim.bench.engine import BenchConfig, BenchRun, PeerResult, Point, native_limit, run_bench
+from dmlsim.bench.native import NativeTraffic, NativeUnavailableError
 from dmlsim.bench.plot import plot_data, plot_title, write_plot
-from dmlsim.bench.registry import CASES, BenchCase, discover
+from dmlsim.bench.registry import CASES, BenchCase, Traffic, discover
 from dmlsim.bench.report import parse_size, size_label
 from dmlsim.cli import main
 
@@ -67,7 +69,8 @@ def test_cli_prints_table_and_writes_json_and_csv(tmp_path, capsys):
                  "--json", str(out_json), "--csv", str(out_csv)])
     assert code == 0
     printed = capsys.readouterr().out
-    assert "% roof" in printed and "dispatch overhead" in printed and "driver" in printed
+    assert "% native" in printed and "% CL" in printed and "% copy" in printed
+    assert "dispatch overhead" in printed and "driver" in printed
     run = json.loads(out_json.read_text())
     assert run["device"]["driver"] and run["machine"]["cpu"]
     (point,) = run["points"]
@@ -219,3 +222,124 @@ def test_unknown_operator_and_bad_arguments_exit_2(capsys):
 def test_reference_adapter_is_refused_with_a_reason(capsys):
     assert main(["bench", *QUICK, "--adapter", "reference"]) == 2
     assert "needs an OpenCL adapter" in capsys.readouterr().err
+
+
+# --- the same-traffic limits ------------------------------------------------------------------------------
+def expected_traffic(inputs, writes):
+    """What both same-traffic kernels write: output k = input k + the sum of all inputs (modulo 2^bits)."""
+    total = sum(inputs[1:], inputs[0].copy())
+    return [inputs[k % len(inputs)] + total for k in range(writes)]
+
+
+@pytest.mark.parametrize("traffic", [Traffic(4, 3, 4, 1 << 16, True), Traffic(2, 1, 2, 1000, False),
+                                     Traffic(3, 2, 8, 77, True)], ids=str)
+def test_the_native_kernel_reads_every_input_and_writes_every_output(traffic):
+    try:
+        native = NativeTraffic(traffic)
+    except NativeUnavailableError as exc:
+        pytest.skip(f"the native limit cannot be built here: {exc}")
+    try:
+        before = [native.array(k).copy() for k in range(traffic.reads)]
+        assert all(not np.array_equal(before[0], b) for b in before[1:])  # distinct contents: a swap would show
+        assert native.run() > 0
+        first_output = 0 if traffic.inplace else traffic.reads
+        after = [native.array(first_output + k) for k in range(traffic.writes)]
+        for got, want in zip(after, expected_traffic(before, traffic.writes), strict=True):
+            np.testing.assert_array_equal(got, want)
+        if not traffic.inplace:  # out of place, the inputs stay as they were
+            for k in range(traffic.reads):
+                np.testing.assert_array_equal(native.array(k), before[k])
+    finally:
+        native.release()
+
+
+def test_without_a_c_compiler_the_native_limit_is_skipped_with_the_reason(monkeypatch):
+    monkeypatch.setenv("CC", "")
+    monkeypatch.setenv("PATH", "")
+    notes: list[str] = []
+    assert native_limit(Traffic(2, 1, 4, 64, True), BenchConfig(), notes) is None
+    assert notes == ["native limit skipped: no C compiler (cc/gcc) on PATH"]
+
+
+def test_traffic_counts_its_bytes_and_refuses_what_is_not_a_stream():
+    assert Traffic(4, 3, 2, 10, True).bytes_moved == 7 * 2 * 10
+    with pytest.raises(ValueError, match="in place is not a stream"):
+        Traffic(1, 2, 4, 10, True)
+    with pytest.raises(ValueError, match="element size 3"):
+        Traffic(1, 1, 3, 10, False)
+
+
+@needs_opencl
+@pytest.mark.parametrize("traffic", [Traffic(4, 3, 4, 4099, True), Traffic(2, 1, 2, 1000, False)], ids=str)
+def test_the_opencl_same_traffic_kernel_moves_exactly_the_points_arrays(traffic):
+    from dmlsim.backends.opencl.roofline import SameTraffic
+
+    device = dml.DMLCreateDevice(dml.DML_CREATE_DEVICE_FLAG_NONE, OPENCL[0].index)
+    backend = device.backend
+    same = SameTraffic(backend, traffic.reads, traffic.writes, traffic.element_size, traffic.elements,
+                       traffic.inplace)
+    dtype = np.dtype(f"u{same.element_size}")  # the word the kernel adds in: 2-byte elements go as 4-byte words
+    assert same.element_size == (4 if traffic.element_size == 2 else traffic.element_size)
+    try:
+        rng = np.random.default_rng(1)
+        words = traffic.elements * traffic.element_size // dtype.itemsize
+        before = [rng.integers(0, 1000, words).astype(dtype) for _ in range(traffic.reads)]
+        for buffer, data in zip(same.buffers, before, strict=False):
+            backend.write(buffer, 0, data)
+        for kernel in same.kernels:  # every variant (vector width, chunked or grid-stride) from fresh inputs
+            for buffer, data in zip(same.buffers, before, strict=False):
+                backend.write(buffer, 0, data)
+            assert kernel.run() > 0
+            first_output = 0 if traffic.inplace else traffic.reads
+            for k, want in enumerate(expected_traffic(before, traffic.writes)):
+                got = np.frombuffer(backend.read(same.buffers[first_output + k], 0, want.nbytes), dtype)
+                np.testing.assert_array_equal(got, want, err_msg=kernel.label)
+    finally:
+        same.release()
+
+
+@needs_opencl
+def test_a_point_reports_both_same_traffic_limits():
+    config = BenchConfig(operators=("adam",), adapter=OPENCL[0].index, sizes=(4096,), dtypes=("float16",),
+                         warmup=0, min_time=0, peers=(), overhead=False)
+    (point,) = run_bench(config).points
+    assert point.error is None and point.traffic_gbps > 0 and point.traffic_kernel.startswith("uint")
+    assert point.pct_traffic == pytest.approx(100 * point.gbps / point.traffic_gbps)
+    if point.native_gbps is None:
+        assert any(note.startswith("native limit skipped: ") for note in point.notes)
+    else:
+        assert point.pct_native == pytest.approx(100 * point.gbps / point.native_gbps) and point.host_pct_native > 0
+
+
+@pytest.mark.parametrize("dtype, ulps", [(np.float32, 8), (np.float16, 1)], ids=["float32", "float16"])
+def test_the_native_adam_step_computes_directmls_formula(dtype, ulps):
+    from dmlsim.operators.adam_optimizer.bench import NativeAdamStep
+
+    n, t = 1003, 7  # a ragged tail after the 8-element blocks
+    # the bench's hyperparameters as the kernel sees them: float32 values
+    lr, b1, b2, eps = (float(np.float32(h)) for h in (1e-3, 0.9, 0.999, 1e-8))
+    rng = np.random.default_rng(5)
+    host = {"x": rng.standard_normal(n).astype(dtype), "m": (0.1 * rng.standard_normal(n)).astype(dtype),
+            "v": (0.01 * np.abs(rng.standard_normal(n))).astype(dtype), "g": rng.standard_normal(n).astype(dtype)}
+    try:
+        native = NativeAdamStep(host, step=t)
+    except NativeUnavailableError as exc:
+        pytest.skip(f"the native Adam step cannot be built here: {exc}")
+    try:
+        assert native.run() > 0
+        x0, m0, v0, g = (host[k].astype(np.float64) for k in ("x", "m", "v", "g"))
+        m = b1 * m0 + (1 - b1) * g  # DirectML's formula, in float64
+        v = b2 * v0 + (1 - b2) * g * g
+        rate = lr * np.sqrt(1 - b2**t) / (1 - b1**t)
+        x = x0 - rate * m / (np.sqrt(v) + eps)
+        # within a few ulps of the formula run on magnitudes (every term added with the same sign): the size
+        # of the largest quantity whose float32 rounding can show in the result, cancellation included
+        m_size = b1 * np.abs(m0) + (1 - b1) * np.abs(g)
+        scales = {"m": m_size, "v": v, "x": np.abs(x0) + rate * m_size / (np.sqrt(v) + eps)}
+        for name, want in (("x", x), ("m", m), ("v", v)):
+            got = native.array(name).astype(np.float64)
+            spacing = np.spacing(np.maximum(scales[name], np.abs(want)).astype(dtype)).astype(np.float64)
+            assert np.all(np.abs(got - want) <= ulps * spacing), name
+        np.testing.assert_array_equal(native.array("g"), host["g"])  # the gradient is only read
+    finally:
+        native.release()

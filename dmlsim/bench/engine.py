@@ -1,9 +1,12 @@
-"""The sweep: one point per (operator, data type, size), each timed against the roofline and peers.
+"""The sweep: one point per (operator, data type, size), each timed against its limits and peers.
 
 Per point, in one alternating loop (:func:`dmlsim.bench.timing.alternate`): the dmlsim dispatch
 (RecordDispatch + ExecuteCommandLists + WaitForIdle on a pre-built binding table; device time from
-the OpenCL profiling events, host time around the three calls), the fastest copy variant moving the
-same bytes (the roofline) and every peer. An error in one point is recorded in that point and the
+the OpenCL profiling events, host time around the three calls), the two same-traffic limits (the
+point's exact traffic natively, :mod:`dmlsim.bench.native`, and in OpenCL on the same device,
+:class:`~dmlsim.backends.opencl.roofline.SameTraffic`), the fastest copy variant moving the same byte
+count (the older copy roofline, an extra column) and every peer. A limit that cannot run here (no C
+compiler) is left out with a note saying why. An error in one point is recorded in that point and the
 sweep goes on.
 """
 
@@ -17,13 +20,17 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from dmlsim.backends.opencl.roofline import Roofline
+from dmlsim.backends.opencl.roofline import Roofline, SameTraffic
 from dmlsim.bench import peers as peer_lib
-from dmlsim.bench.registry import Workload, discover
+from dmlsim.bench.native import NativeTraffic, NativeUnavailableError
+from dmlsim.bench.registry import Traffic, Workload, discover
 from dmlsim.bench.timing import alternate
 
 DISPATCH = "dmlsim"
 ROOFLINE = "roofline-copy"
+NATIVE = "native-traffic"
+WAIT_POLICY = "OMP_WAIT_POLICY"
+OPENCL_TRAFFIC = "opencl-traffic"
 
 
 @dataclass
@@ -40,6 +47,7 @@ class BenchConfig:
     min_rounds: int = 5
     peers: tuple[str, ...] = peer_lib.KNOWN_PEERS
     overhead: bool = True
+    native: bool = True  # time the native same-traffic kernel (needs a C compiler with OpenMP)
 
 
 @dataclass
@@ -74,6 +82,14 @@ class Point:
     roofline_gbps: float | None = None
     roofline_kernel: str | None = None
     pct_roofline: float | None = None
+    # the same-traffic limits: GB/s on their own timers (C clock / profiling events), % = dmlsim's device
+    # GB/s over theirs; host_pct_native compares host time per call (dmlsim's dispatch vs one native call)
+    native_gbps: float | None = None
+    pct_native: float | None = None
+    host_pct_native: float | None = None
+    traffic_gbps: float | None = None
+    traffic_kernel: str | None = None
+    pct_traffic: float | None = None
     items_per_s: float | None = None
     item_unit: str | None = None
     peers: dict[str, PeerResult] = field(default_factory=dict)
@@ -106,7 +122,8 @@ def machine_info() -> dict[str, Any]:
     except OSError:
         pass
     return {"cpu": cpu, "logical_cpus": os.cpu_count(), "system": f"{platform.system()} {platform.release()}",
-            "python": platform.python_version(), **peer_lib.versions()}
+            "python": platform.python_version(), "omp_wait_policy": os.environ.get(WAIT_POLICY, "unset"),
+            **peer_lib.versions()}
 
 
 def device_info(device: Any) -> dict[str, str]:
@@ -130,20 +147,47 @@ def dispatch_timer(device: Any, work: Workload) -> Callable[[], float]:
     return run
 
 
+def native_limit(traffic: Traffic | None, config: BenchConfig, notes: list[str]) -> NativeTraffic | None:
+    """The native same-traffic kernel of a point, or None with a note saying why it is left out."""
+    if traffic is None or not config.native:
+        return None
+    try:
+        return NativeTraffic(traffic)
+    except NativeUnavailableError as exc:
+        notes.append(f"native limit skipped: {exc}")
+        return None
+
+
 def measure_point(device: Any, case: Any, dtype: str, elements: int, config: BenchConfig) -> Point:
     """Measure one point; any failure is recorded in the point (with its cause) instead of raised."""
     point = Point(case.name, dtype, elements, config.inplace)
     work: Workload | None = None
-    roofline: Roofline | None = None
+    limits: list[Any] = []
     try:
         work = case.workload(device, dtype, elements, config.inplace, config.peers)
         point.bytes_moved = work.bytes_moved
         point.inplace = config.inplace if work.inplace is None else work.inplace
         point.notes += work.notes
         roofline = Roofline(device.backend, work.bytes_moved)
+        limits.append(roofline)
         copy = roofline.best()
         point.roofline_kernel = copy.label
-        contestants = {DISPATCH: dispatch_timer(device, work), ROOFLINE: copy.run, **work.peers}
+        contestants = {DISPATCH: dispatch_timer(device, work)}
+        traffic = work.traffic
+        if traffic is not None and traffic.bytes_moved != work.bytes_moved:
+            raise ValueError(f"the case's traffic moves {traffic.bytes_moved} bytes, its point {work.bytes_moved}")
+        if traffic is not None:
+            same = SameTraffic(device.backend, traffic.reads, traffic.writes, traffic.element_size,
+                               traffic.elements, traffic.inplace)
+            limits.append(same)
+            best = same.best()
+            point.traffic_kernel = best.label
+            contestants[OPENCL_TRAFFIC] = best.run
+        native = native_limit(traffic, config, point.notes)
+        if native is not None:
+            limits.append(native)
+            contestants[NATIVE] = native.run
+        contestants = {**contestants, ROOFLINE: copy.run, **work.peers}
         samples = alternate(contestants, warmup=config.warmup, min_time=config.min_time,
                             min_rounds=config.min_rounds)
         ours = samples[DISPATCH]
@@ -155,6 +199,13 @@ def measure_point(device: Any, case: Any, dtype: str, elements: int, config: Ben
         point.gbps = point.bytes_moved / point.device_median_ns
         point.roofline_gbps = roofline.bytes_moved / samples[ROOFLINE].median_ns
         point.pct_roofline = 100.0 * point.gbps / point.roofline_gbps
+        if traffic is not None:
+            point.traffic_gbps = traffic.bytes_moved / samples[OPENCL_TRAFFIC].median_ns
+            point.pct_traffic = 100.0 * point.gbps / point.traffic_gbps
+        if native is not None:
+            point.native_gbps = native.traffic.bytes_moved / samples[NATIVE].median_ns
+            point.pct_native = 100.0 * point.gbps / point.native_gbps
+            point.host_pct_native = 100.0 * samples[NATIVE].wall_median_ns / point.host_median_ns
         if work.items:
             point.items_per_s = work.items / point.device_median_ns * 1e9
             point.item_unit = work.item_unit
@@ -169,8 +220,8 @@ def measure_point(device: Any, case: Any, dtype: str, elements: int, config: Ben
     finally:
         if work is not None:
             work.close()
-        if roofline is not None:
-            roofline.release()
+        for limit in limits:
+            limit.release()
     return point
 
 
@@ -217,6 +268,9 @@ def run_bench(config: BenchConfig, progress: Callable[[int, int, str], None] | N
     import dmlsim as dml
     from dmlsim.api.errors import E_INVALIDARG, DMLError
 
+    # OpenMP pools (the native limits', torch's) spin for a while after each parallel region by default and
+    # would take the cores from the contestant timed next: they must sleep. Set before any pool starts.
+    os.environ.setdefault(WAIT_POLICY, "PASSIVE")
     cases = discover()
     unknown = [name for name in config.operators if name not in cases]
     if unknown:
@@ -227,6 +281,7 @@ def run_bench(config: BenchConfig, progress: Callable[[int, int, str], None] | N
         raise DMLError(E_INVALIDARG, "dmlsim bench needs an OpenCL adapter: the reference device has no device "
                                      "timers (choose one with --adapter; see `dmlsim devices`)")
     run = BenchRun(config, device_info(device), machine_info(), started=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+    run.machine["load_average_before"] = load_average()
     started = time.perf_counter()
     plan = [(cases[name](), dtype, size) for name in config.operators for dtype in config.dtypes
             for size in (config.sizes or cases[name].default_sizes) if dtype in cases[name].dtypes]
@@ -245,4 +300,13 @@ def run_bench(config: BenchConfig, progress: Callable[[int, int, str], None] | N
     if progress:
         progress(total, total, "done")
     run.seconds = time.perf_counter() - started
+    run.machine["load_average_after"] = load_average()
     return run
+
+
+def load_average() -> list[float] | None:
+    """The 1/5/15-minute load averages (how quiet the machine was; None where the OS has none)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None

@@ -19,6 +19,30 @@ from dmlsim.operators import load_all
 OPERATORS_PACKAGE = "dmlsim.operators"
 
 CASES: dict[str, type[BenchCase]] = {}
+ELEMENT_SIZES = (1, 2, 4, 8)
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """A point's unavoidable memory traffic: ``reads`` arrays read and ``writes`` arrays written, each of
+    ``elements`` elements of ``element_size`` bytes; ``inplace``: the writes go over the first inputs."""
+
+    reads: int
+    writes: int
+    element_size: int
+    elements: int
+    inplace: bool
+
+    @property
+    def bytes_moved(self) -> int:
+        return (self.reads + self.writes) * self.element_size * self.elements
+
+    def __post_init__(self) -> None:
+        if self.reads < 1 or self.writes < 0 or (self.inplace and self.writes > self.reads):
+            raise ValueError(f"traffic of {self.reads} read(s) and {self.writes} write(s) "
+                             f"{'in place' if self.inplace else 'out of place'} is not a stream")
+        if self.element_size not in ELEMENT_SIZES:
+            raise ValueError(f"element size {self.element_size}: one of {list(ELEMENT_SIZES)} bytes")
 
 
 @dataclass
@@ -27,7 +51,9 @@ class Workload:
 
     ``compiled``/``table`` are ready to record; ``bytes_moved`` counts every element read and
     written once (the traffic the operator cannot avoid); ``items``/``item_unit`` name a rate worth
-    reporting besides GB/s (sparse updates: 65536 "rows" → rows/s); ``inplace`` overrides the requested
+    reporting besides GB/s (sparse updates: 65536 "rows" → rows/s); ``traffic`` is the same bytes as
+    arrays read and written, which the same-traffic limits replay (None: the case has no such stream, as
+    a sparse update, and the point has no limit); ``inplace`` overrides the requested
     layout when the case can only run one way; ``peers`` maps a peer name to a
     zero-argument callable doing the peer's work once on data of the same size (host-timed unless it
     returns its own duration in ns); ``close`` frees what the peers allocated.
@@ -39,6 +65,7 @@ class Workload:
     items: int = 0
     item_unit: str = ""
     inplace: bool | None = None  # how the case bound it, when that is not what was asked for
+    traffic: Traffic | None = None
     peers: dict[str, Callable[[], float | None]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     close: Callable[[], None] = lambda: None

@@ -55,21 +55,29 @@ def header_lines(run: BenchRun) -> list[str]:
     dev, machine = run.device, run.machine
     layout = "in place" if run.config.inplace else "out of place"
     peers = ", ".join(f"{k} {v}" for k, v in machine.items() if k in ("numpy", "torch"))
-    return [f"device: {dev['device']} ({dev['platform_version']}; driver {dev['driver']}; "
+    loads = " -> ".join(" ".join(f"{x:.2f}" for x in machine[k]) for k in ("load_average_before", "load_average_after")
+                        if machine.get(k))
+    return [*([f"load average (1/5/15 min) before -> after: {loads}; OMP_WAIT_POLICY "
+               f"{machine.get('omp_wait_policy', '?')}"] if loads else []),
+            f"device: {dev['device']} ({dev['platform_version']}; driver {dev['driver']}; "
             f"{dev['compute_units']} compute units)",
             f"host: {machine['cpu']}, {machine['logical_cpus']} logical CPUs; python {machine['python']}; "
             f"pyopencl {dev.get('pyopencl', '?')}; {peers}",
             f"layout: {layout}; GB/s = 10^9 bytes moved per second of device time (median); "
-            "roofline = fastest plain OpenCL copy of the same bytes in the same run; "
-            "x peer = dmlsim throughput / peer throughput on host time per call"]
+            "x peer = dmlsim throughput / peer throughput on host time per call",
+            "limits, same run: native = the point's exact traffic (arrays read/written, in place as the point) "
+            "in C (-O3 -march=native -fopenmp, 2 MiB huge pages touched by its threads), % native on device "
+            "time, host % on host time per call; CL same = that traffic as an OpenCL kernel on this device; "
+            "copy = fastest OpenCL copy of the same byte count (pays write-allocate: a weak yardstick)"]
 
 
 def table(run: BenchRun) -> str:
     """The human-readable report: one row per point, then the dispatch overhead."""
     peer_names = sorted({name for p in run.points for name in p.peers})
     rates = any(p.items_per_s for p in run.points)
-    head = ["op", "dtype", "size", "device med", "min", "cold", "host/dispatch", "GB/s", "roof GB/s", "% roof",
-            *(["rate"] if rates else []), *[f"x {n}" for n in peer_names]]
+    head = ["op", "dtype", "size", "device med", "min", "cold", "host/dispatch", "GB/s", "native", "% native",
+            "host %", "CL same", "% CL", "copy", "% copy", *(["rate"] if rates else []),
+            *[f"x {n}" for n in peer_names]]
     rows = []
     for p in run.points:
         if p.error:
@@ -78,6 +86,8 @@ def table(run: BenchRun) -> str:
         rate = [f"{rate_label(p.items_per_s)} {p.item_unit}/s" if p.items_per_s else "-"] if rates else []
         rows.append([p.operator, p.dtype, size_label(p.elements), _time(p.device_median_ns), _time(p.device_min_ns),
                      _time(p.device_cold_ns), _time(p.host_median_ns), _num(p.gbps, ".1f"),
+                     _num(p.native_gbps, ".1f"), _num(p.pct_native, ".0f"), _num(p.host_pct_native, ".0f"),
+                     _num(p.traffic_gbps, ".1f"), _num(p.pct_traffic, ".0f"),
                      _num(p.roofline_gbps, ".1f"), _num(p.pct_roofline, ".0f"), *rate,
                      *[_num(p.peers[n].ratio, ".2f") if n in p.peers else "-" for n in peer_names]])
     full = [r for r in [head, *rows] if len(r) == len(head)]
@@ -103,7 +113,8 @@ def write_json(run: BenchRun, path: str | Path) -> None:
 
 CSV_FIELDS = ("operator", "dtype", "elements", "inplace", "bytes_moved", "rounds", "device_median_ns",
               "device_min_ns", "device_max_ns", "device_cold_ns", "host_median_ns", "host_min_ns", "host_max_ns",
-              "gbps", "roofline_gbps", "roofline_kernel", "pct_roofline", "items_per_s", "item_unit", "error")
+              "gbps", "native_gbps", "pct_native", "host_pct_native", "traffic_gbps", "traffic_kernel", "pct_traffic",
+    "roofline_gbps", "roofline_kernel", "pct_roofline", "items_per_s", "item_unit", "error")
 
 
 def write_csv(run: BenchRun, path: str | Path) -> None:

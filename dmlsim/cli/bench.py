@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 NAME = "bench"
-HELP = "microbenchmark operators: GB/s vs a same-run OpenCL copy roofline and vs numpy/torch peers"
+HELP = "microbenchmark operators: GB/s vs same-traffic limits (native C and OpenCL) and vs numpy/torch peers"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,8 +24,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--warmup", type=int, default=2, help="untimed runs after the cold run (default 2)")
     parser.add_argument("--min-time", type=float, default=0.5,
                         help="seconds of alternating timed rounds per point, at least 5 rounds (default 0.5)")
-    parser.add_argument("--peers", default="numpy,torch", help="peers to time alongside (numpy, torch; 'none')")
+    parser.add_argument("--peers", default="numpy,torch,native",
+                        help="peers to time alongside (numpy, torch, native: the case's own step in C; 'none')")
     parser.add_argument("--no-overhead", action="store_true", help="skip the 1-element dispatch-overhead measure")
+    parser.add_argument("--no-native", action="store_true",
+                        help="skip the native (C, OpenMP) same-traffic limit, which is built with $CC/cc/gcc")
     parser.add_argument("--list", action="store_true", help="list the bench cases and exit")
     parser.add_argument("--json", metavar="FILE", help="write the full run as JSON")
     parser.add_argument("--csv", metavar="FILE", help="write one row per point as CSV")
@@ -98,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     config = BenchConfig(operators=tuple(args.operators) or ("adam",), adapter=args.adapter, sizes=sizes,
                          dtypes=dtypes, inplace=args.inplace, warmup=args.warmup, min_time=args.min_time,
-                         peers=peers, overhead=not args.no_overhead)
+                         peers=peers, overhead=not args.no_overhead, native=not args.no_native)
     result = run_bench(config, progress=Progress())
     print(table(result))
     if args.json:

@@ -114,19 +114,22 @@ class CommandQueue:
         if isinstance(lists, CommandList):
             raise invalid("ExecuteCommandLists takes a list of command lists: pass [commandList]")
         lists = require_sequence(lists, "ExecuteCommandLists: lists")
+        device = self.device
         for i, cmd in enumerate(lists):
-            if not isinstance(cmd, CommandList) or cmd.device is not self.device:
+            if not isinstance(cmd, CommandList) or cmd.device is not device:
                 raise invalid(f"ExecuteCommandLists: entry {i} is not a command list of this device, got "
                               f"{type(cmd).__name__}")
-        with self.device.execution_lock:
-            backend = self.device.backend
+        with device.execution_lock:
+            backend = device.backend
             items = [item.resolve(backend) if isinstance(item, LateBoundDispatch) else item
                      for cmd in lists for item in cmd.items]
-            if self.device.debug:  # a graph's nodes read intermediates not yet computed: checked operators only
-                self.device.debug_check(items)
-            items = dispatches_of(items)
+            if device._debug:  # a graph's nodes read intermediates not yet computed: checked operators only
+                device.debug_check(items)
+            if len(items) == 1 and type(items[0]) is ResolvedDispatch:  # the common case, without the loop
+                self.last_timings = backend.submit(items[0])
+                return
             timings = []
-            for item in items:
+            for item in dispatches_of(items):
                 if isinstance(item, ResolvedCopies):
                     for source, destination in item.copies:
                         backend.copy(source, destination, source.layout.total_bytes)
@@ -149,10 +152,12 @@ class Device:
         # Held while command lists execute and while buffers are read or written, so that concurrent
         # ExecuteCommandLists calls run in some serial order (reentrant: a debug check reads buffers).
         self.execution_lock = threading.RLock()
+        # read on every ExecuteCommandLists: a plain bool (an IntFlag test costs about 2 us per call)
+        self._debug = bool(self.flags & DML_CREATE_DEVICE_FLAGS.DML_CREATE_DEVICE_FLAG_DEBUG)
 
     @property
     def debug(self) -> bool:
-        return bool(self.flags & DML_CREATE_DEVICE_FLAGS.DML_CREATE_DEVICE_FLAG_DEBUG)
+        return self._debug
 
     @property
     def description(self) -> str:

@@ -12,12 +12,15 @@ from typing import Any
 import numpy as np
 
 from dmlsim.backends.adapters import AdapterInfo
+from dmlsim.backends.opencl import hostmem
 from dmlsim.backends.opencl.errors import check, import_pyopencl
-from dmlsim.backends.opencl.geometry import launch_shape, launch_target
+from dmlsim.backends.opencl.geometry import launch_shape, launch_target, stream_shape
 from dmlsim.backends.opencl.marshal import marshal_arguments
 from dmlsim.backends.opencl.programs import ProgramCache
 from dmlsim.operators.plan import KernelSource
 from dmlsim.runtime.execution import ResolvedDispatch
+
+MEMORY_KERNEL = KernelSource("dmlsim.cl_kernels", "memory.cl")
 
 
 @dataclass
@@ -32,12 +35,19 @@ class PreparedLaunch:
     source: KernelSource | None = None  # the kernel file, for diagnostics that name a line of it
 
 
-@dataclass
 class Timing:
-    """Device time of one executed launch, from OpenCL profiling events (filled in after completion)."""
+    """Device time of one executed launch, from OpenCL profiling events (filled in after completion).
 
-    name: str
-    event: Any = field(repr=False)
+    A plain class with slots: one is made per launch on the dispatch hot path."""
+
+    __slots__ = ("event", "name")
+
+    def __init__(self, name: str, event: Any) -> None:
+        self.name = name
+        self.event = event
+
+    def __repr__(self) -> str:
+        return f"Timing({self.name!r})"
 
     @property
     def device_ns(self) -> int:
@@ -64,16 +74,31 @@ class OpenCLBackend:
         self.has_fp64 = "cl_khr_fp64" in device.extensions
         self.max_buffer_size = int(device.max_mem_alloc_size)
         self.target = launch_target(device)
+        # host memory is the device's own memory only on CPU devices (by device type, not launch shape)
+        self.huge_pages = bool(device.type & cl.device_type.CPU) and hostmem.enabled()
         self.driver = f"driver {device.driver_version}"
         self.kernels_enqueued = 0  # kernels submit() has enqueued: tests check every dispatch launched its own
 
     # --- memory -----------------------------------------------------------------------------------
     def allocate(self, size: int) -> Any:
+        """A zero-filled buffer: on CPU devices, large ones in huge-page host memory (:mod:`.hostmem`)."""
         cl = self.cl
         with check(f"allocating a {size}-byte buffer"):
-            buffer = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size)
-            cl.enqueue_fill_buffer(self.queue, buffer, np.uint8(0), 0, size)
+            if self.huge_pages and size >= hostmem.MIN_BYTES:
+                buffer = cl.Buffer(self.context, cl.mem_flags.READ_WRITE | cl.mem_flags.USE_HOST_PTR,
+                                   hostbuf=hostmem.huge_page_array(size))
+                self._touch(buffer, size)
+            else:
+                buffer = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size)
+                cl.enqueue_fill_buffer(self.queue, buffer, np.uint8(0), 0, size)
         return buffer
+
+    def _touch(self, buffer: Any, size: int) -> None:
+        """Zero a host-memory buffer with the streaming launch shape: its work-items touch its pages first."""
+        global_size, local_size, chunked = stream_shape(self.target, size // 64)
+        kernel = self.cl.Kernel(self.programs.program(MEMORY_KERNEL, {"CHUNKED": chunked}), "touch")
+        kernel.set_args(buffer, np.uint64(size))
+        self.cl.enqueue_nd_range_kernel(self.queue, kernel, (global_size,), (local_size,))
 
     def write(self, storage: Any, offset: int, data: np.ndarray) -> None:
         with check("writing a buffer"):
@@ -116,14 +141,13 @@ class OpenCLBackend:
     def submit(self, dispatch: Any) -> list[Timing]:
         # The hot path of every dispatch: plain try/except (the check() context manager costs a
         # generator per call) and nothing the binding table already checked or prepared.
-        cl, queue = self.cl, self.queue
+        enqueue, queue = self.cl.enqueue_nd_range_kernel, self.queue
         try:
-            timings = [Timing(launch.name, cl.enqueue_nd_range_kernel(queue, launch.kernel, launch.global_size,
-                                                                       launch.local_size))
+            timings = [Timing(launch.name, enqueue(queue, launch.kernel, launch.global_size, launch.local_size))
                        for launch in dispatch.prepared]
             self.kernels_enqueued += len(timings)
             return timings
-        except cl.Error:
+        except self.cl.Error:
             with check("enqueueing a dispatch"):
                 raise
 

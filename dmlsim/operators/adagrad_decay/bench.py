@@ -25,7 +25,7 @@ import numpy as np
 
 import dmlsim as dml
 from dmlsim.bench.peers import add_torch_peers
-from dmlsim.bench.registry import BenchCase, Workload, register_case
+from dmlsim.bench.registry import BenchCase, Traffic, Workload, register_case
 from dmlsim.operators.adagrad_decay.reference import adagrad_decay
 from dmlsim.quick import prepare_operator
 
@@ -74,7 +74,9 @@ class AdagradDecayCase(BenchCase):
                 "GradientTensor": (0.1 * rng.standard_normal(elements)).astype(np_type),
                 "InputDecayPowerTensor": np.uint32(0), "GlobalStepTensor": np.uint32(STEP)}
         prepared = prepare_operator(device, _desc(var, scalar, var, None), host, inplace=inplace)
-        work = Workload(prepared.compiled, prepared.table, 5 * elements * np.dtype(np_type).itemsize)
+        size = np.dtype(np_type).itemsize
+        work = Workload(prepared.compiled, prepared.table, 5 * elements * size,
+                        traffic=Traffic(3, 2, size, elements, inplace))  # var, accum, grad read; var, accum written
         if "numpy" in peers:
             def numpy_reference() -> None:
                 adagrad_decay(host["InputParametersTensor"], host["InputAccumulatorTensor"], np.zeros(1),

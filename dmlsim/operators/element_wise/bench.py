@@ -14,7 +14,7 @@ import numpy as np
 
 import dmlsim as dml
 from dmlsim.bench.peers import torch_devices, torch_module
-from dmlsim.bench.registry import BenchCase, Workload, register_case
+from dmlsim.bench.registry import BenchCase, Traffic, Workload, register_case
 from dmlsim.quick import bind_regions, prepare_operator
 
 DATA_TYPES = {"float32": (dml.DML_TENSOR_DATA_TYPE_FLOAT32, np.float32),
@@ -40,7 +40,8 @@ class AddCase(BenchCase):
         if inplace:
             regions = {**prepared.regions, "OutputTensor": prepared.regions["ATensor"]}
             table = bind_regions(device, prepared.compiled, regions)
-        work = Workload(prepared.compiled, table, 3 * elements * np.dtype(np_type).itemsize)
+        size = np.dtype(np_type).itemsize
+        work = Workload(prepared.compiled, table, 3 * elements * size, traffic=Traffic(2, 1, size, elements, inplace))
         if "numpy" in peers:
             out = a if inplace else np.empty_like(a)
 

@@ -34,7 +34,7 @@ import numpy as np
 import dmlsim as dml
 from dmlsim.api.schema import INPUT, desc_fields
 from dmlsim.bench.peers import add_torch_peers
-from dmlsim.bench.registry import BenchCase, Workload, register_case
+from dmlsim.bench.registry import BenchCase, Traffic, Workload, register_case
 from dmlsim.operators.onnx_training import (
     DMLSIM_ONNX_ADAGRAD_OPERATOR_DESC,
     DMLSIM_ONNX_ADAM_OPERATOR_DESC,
@@ -105,7 +105,10 @@ class OnnxMultiTensorCase(BenchCase):
         host = {role: [(np.abs(rng.standard_normal(n)) * 1e-2).astype(np_type) for n in sizes] for role in roles}
         fused = prepare_operator(device, op_desc(tensors), {**host, R_FIELD: np.float32(RATE), T_FIELD: np.int64(STEP)},
                                  inplace=inplace, flat_arrays=True)
-        work = Workload(fused.compiled, fused.table, opt.accesses * elements * np.dtype(np_type).itemsize)
+        size = np.dtype(np_type).itemsize
+        # every role read, every state and the parameters written: Adam 4 + 3, Adagrad and Momentum 3 + 2
+        traffic = Traffic((opt.accesses + 1) // 2, opt.accesses // 2, size, elements, inplace)
+        work = Workload(fused.compiled, fused.table, opt.accesses * elements * size, traffic=traffic)
         work.notes.append(f"{self.name}: {len(sizes)} tensor(s) of up to {TENSOR_ELEMENTS} elements, one flat "
                           "buffer per role; x dmlsim-per-tensor = fused speedup over one dispatch per tensor")
         self._per_tensor_peers(device, work, fused.regions, tensors, op_desc)

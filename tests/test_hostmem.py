@@ -1,0 +1,74 @@
+"""Large buffers of CPU devices live in huge-page host memory (dmlsim/backends/opencl/hostmem.py).
+
+What must hold: the memory is 2 MiB aligned and zero, large buffers of a CPU device take that path
+(CL_MEM_USE_HOST_PTR over it) and small ones do not, the first-touch kernel zeroes exactly the buffer,
+and an operator computes bitwise the same on huge-page buffers as on the driver's own allocation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from adam_support import FLOAT16, FLOAT32, NP, OUTPUTS, AdamDispatch, adam_desc, assert_matches_reference, random_state
+
+import dmlsim as dml
+from dmlsim.backends.opencl import hostmem
+from dmlsim.entry import create_device
+
+OPENCL_CPU = [a for a in dml.all_adapters() if a.kind == "CPU"]
+needs_cpu = pytest.mark.skipif(not OPENCL_CPU, reason="huge-page host buffers are for OpenCL CPU devices; none here")
+LARGE = hostmem.MIN_BYTES + 68  # one huge page and a ragged tail
+
+
+def test_huge_page_arrays_are_aligned_zeroed_and_sized():
+    for size in (1, hostmem.HUGE_PAGE, LARGE):
+        array = hostmem.huge_page_array(size)
+        assert array.nbytes == size and array.ctypes.data % hostmem.HUGE_PAGE == 0
+        assert not array.any()
+        array[:] = 7  # writable
+        assert int(array[-1]) == 7
+
+
+def test_the_variable_turns_the_path_off(monkeypatch):
+    monkeypatch.delenv(hostmem.VARIABLE, raising=False)
+    assert hostmem.enabled()
+    for off in ("0", "off", "No"):
+        monkeypatch.setenv(hostmem.VARIABLE, off)
+        assert not hostmem.enabled()
+
+
+def fresh_device(adapter, monkeypatch, huge: bool):
+    monkeypatch.setenv(hostmem.VARIABLE, "1" if huge else "0")
+    return create_device(dml.DML_CREATE_DEVICE_FLAG_NONE, adapter)
+
+
+@needs_cpu
+@pytest.mark.parametrize("adapter", OPENCL_CPU, ids=[a.short_label for a in OPENCL_CPU])
+def test_large_cpu_buffers_use_aligned_host_memory_and_read_back_zero(adapter, monkeypatch):
+    device = fresh_device(adapter, monkeypatch, huge=True)
+    cl = device.backend.cl
+    large, small = device.CreateBuffer(LARGE), device.CreateBuffer(4096)
+    assert large.storage.flags & cl.mem_flags.USE_HOST_PTR
+    assert large.storage.get_host_array((LARGE,), np.uint8).ctypes.data % hostmem.HUGE_PAGE == 0
+    assert not small.storage.flags & cl.mem_flags.USE_HOST_PTR
+    assert not np.frombuffer(large.Read(), np.uint8).any()  # the first-touch kernel zeroes, to the last byte
+    data = np.random.default_rng(0).integers(0, 255, LARGE, dtype=np.uint8)
+    large.Write(data)
+    np.testing.assert_array_equal(np.frombuffer(large.Read(), np.uint8), data)
+
+
+@needs_cpu
+@pytest.mark.parametrize("adapter", OPENCL_CPU, ids=[a.short_label for a in OPENCL_CPU])
+@pytest.mark.parametrize("data_type", [FLOAT32, FLOAT16], ids=["float32", "float16"])
+def test_adam_on_huge_page_buffers_equals_the_drivers_allocation_bitwise(adapter, monkeypatch, data_type):
+    n = LARGE // NP[data_type]().itemsize + 5  # every tensor takes the huge-page path; a scalar tail remains
+    state = random_state(np.random.default_rng(3), [1, 1, 1, n], NP[data_type])
+    results = []
+    for huge in (True, False):
+        device = fresh_device(adapter, monkeypatch, huge)
+        dispatch = AdamDispatch(device, adam_desc(data_type, [1, 1, 1, n]), inplace=True)
+        seen, got = dispatch.step(state, 3)
+        results.append(got)
+    assert_matches_reference(results[0], seen, 3, data_type, 8 if data_type == FLOAT32 else 1)
+    for name in OUTPUTS:
+        assert results[0][name].tobytes() == results[1][name].tobytes(), name
