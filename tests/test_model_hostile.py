@@ -594,3 +594,29 @@ commands:
     assert result.outcomes["command-0"].status == "passed"
     assert result.outcomes["command-2"].status == "failed"
     assert "10000000 of 10000000 UINT32 values differ" in result.outcomes["command-2"].message
+
+
+@pytest.mark.parametrize("flags, reason", [
+    ("[0, 1, 2]", "createDeviceFlags[2]: 2 has bits that are not DML_CREATE_DEVICE_FLAGS"),
+    ("16383", "createDeviceFlags: 16383 has bits that are not DML_CREATE_DEVICE_FLAGS"),
+])
+def test_device_flags_with_unknown_bits_are_a_located_error(box, capsys, flags, reason):
+    """Found by `make fuzz` (seed 1795406655): a number in createDeviceFlags reached DMLCreateDevice unchecked,
+    whose refusal named no place in the file."""
+    model = box / "models" / "m.yaml"
+    model.write_text(f"createDeviceFlags: {flags}\nresources: {{}}\ndispatchables: {{}}\ncommands: []\n")
+    status, output = run_in_process(capsys, "validate", str(model))
+    assert status == 2
+    assert_located(output, 1, reason)
+
+
+@pytest.mark.parametrize("scalar, line", [
+    ("!!timestamp Function", 2),  # PyYAML's own constructor raised AttributeError (found by `make fuzz`)
+    ("!!timestamp 2001-13-45", 2),  # matches the timestamp pattern, not a date: ValueError
+    ("!!float abc", 2),  # ValueError from float()
+])
+def test_a_scalar_its_tag_cannot_build_is_a_located_error(box, capsys, scalar, line):
+    model = resource_model(box, "{initialValuesDataType: FLOAT32, initialValues: [" + scalar + "]}")
+    status, output = run_in_process(capsys, "validate", str(model))
+    assert status == 2
+    assert_located(output, line, "cannot read")

@@ -83,10 +83,17 @@ def parse_enum(node: Node, enum_cls: type[Enum], problems: Diagnostics) -> Any:
 def parse_flags(node: Node, enum_cls: type[Enum], problems: Diagnostics) -> int | None:
     """Flags as DxDispatch writes them: one name or a list of names, OR-ed together."""
     items = list(node.elements()) if node.is_list else [node]
+    known = 0
+    for member in enum_cls:  # type: ignore[attr-defined]
+        known |= int(member)
     result = 0
     for item in items:
         member = parse_enum(item, enum_cls, problems)
         if member is None:
+            return None
+        if int(member) & ~known:
+            problems.add(item.location, f"{show(item.value)} has bits that are not {enum_cls.__name__} "
+                                        f"(known bits: {known:#x})")
             return None
         result |= int(member)
     return result

@@ -69,6 +69,18 @@ class _LocatedLoader(_SafeLoader):  # type: ignore[misc, valid-type]
             result.value_marks[key] = value_node.start_mark
         return result
 
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        """Any constructor's failure on odd input (e.g. a scalar that looks like a timestamp but is not one,
+        which makes PyYAML's own constructor raise AttributeError) becomes an error located at ``node``."""
+        try:
+            return super().construct_object(node, deep=deep)
+        except yaml.YAMLError:
+            raise
+        except (ValueError, TypeError, AttributeError, OverflowError, KeyError, IndexError) as exc:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"cannot read {node.tag.rsplit(':', 1)[-1]} value {show(getattr(node, 'value', ''))}"
+                f" ({type(exc).__name__})", node.start_mark) from None
+
     def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
         """An integer; one too long for Python's int conversion is a located error, not a ValueError."""
         try:
