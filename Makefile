@@ -30,10 +30,12 @@ mutants: opencl
 
 # Mutation fuzzer over descriptors/ (tools/fuzz_models.py): FUZZ_COUNT mutants, each validated with a time and
 # memory bound, one in 50 also run in a limited subprocess; fails on any traceback or unlocated exit 2.
+# CI is a gate, so its seed is fixed (the seed whose mutants found the last two bugs, now replayed every run);
+# explore with `make fuzz FUZZ_SEED=` (empty: a new seed from the clock, printed) or any other number.
 FUZZ_COUNT ?= 5000
-FUZZ_SEED  ?= $(shell date +%s)
+FUZZ_SEED  ?= 1795406655
 fuzz: $(STAMP)
-	$(PY) tools/fuzz_models.py --count $(FUZZ_COUNT) --seed $(FUZZ_SEED) --save fuzz-failures
+	$(PY) tools/fuzz_models.py --count $(FUZZ_COUNT) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED)) --save fuzz-failures
 
 # The public-API fuzzer (tests/test_api_fuzz.py) at CI strength: 10,000 examples per run, 5,000 on the
 # reference device and 5,000 on the first OpenCL device (`make test` runs a few dozen).
