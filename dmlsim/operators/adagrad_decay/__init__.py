@@ -23,7 +23,7 @@ from dmlsim.api.structs import DML_TENSOR_DESC
 from dmlsim.api.tensor import TensorLayout
 from dmlsim.operators.adagrad_decay.reference import adagrad_decay
 from dmlsim.operators.base import Operator, ValidatedDesc, register, require_same, require_scalar
-from dmlsim.operators.plan import Groups, Items, KernelLaunch, LaunchTarget, TemporaryArg, TensorArg
+from dmlsim.operators.plan import Groups, Items, KernelLaunch, LaunchTarget, Stream, TemporaryArg, TensorArg
 
 _T = DML_TENSOR_DATA_TYPE
 STEP_TYPES = (_T.DML_TENSOR_DATA_TYPE_UINT32, _T.DML_TENSOR_DATA_TYPE_INT64)
@@ -158,7 +158,7 @@ class AdagradDecay(Operator):
         n, vec = var.element_count, 8
         packed = all(bound[name].layout.is_packed for name in (VAR, ACC, GRAD, OVAR, OACC))
         update = KernelLaunch(self.kernel_source, "adagrad_decay", {**defines, "PACKED": packed, "VEC": vec},
-                              Items(n // vec + 1 if packed else n), extra=(np.uint32(var.sizes[3]), np.uint32(n)))
+                              Stream(n // vec) if packed else Items(n), extra=(np.uint32(var.sizes[3]), np.uint32(n)))
         power = KernelLaunch(self.kernel_source, "adagrad_decay_power", defines, Groups(1, 1),
                              args=(TensorArg(POW, scalar=True), TensorArg(STEP, scalar=True),
                                    TensorArg(OPOW, scalar=True), np.uint32(v.attrs["AccumulatorDecayStep"])))

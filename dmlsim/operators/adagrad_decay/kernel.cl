@@ -76,15 +76,18 @@ __kernel void adagrad_decay(TENSOR_IN(var), TENSOR_IN(acc),
     const uint gid = get_global_id(0);
 
 #ifdef PACKED
+    /* a Stream launch (dmlsim.h's FOR_EACH_VECTOR): on CPUs few long work-items, so the step / power
+     * division above is paid once per chunk rather than once per vector */
     const uint nvec = n / VEC;
-    if (gid < nvec) {
-        REALV x = LOADV(TENSOR_PTR(var), gid);
-        REALV a = LOADV(TENSOR_PTR(acc), gid);
-        REALV g = LOADV(TENSOR_PTR(grad), gid);
+    FOR_EACH_VECTOR(i, nvec) {
+        REALV x = LOADV(TENSOR_PTR(var), i);
+        REALV a = LOADV(TENSOR_PTR(acc), i);
+        REALV g = LOADV(TENSOR_PTR(grad), i);
         ADAGRAD_DECAY_UPDATE(x, a, g, DECAY_VECTOR)
-        STOREV(x, TENSOR_PTR(ovar), gid);
-        STOREV(a, TENSOR_PTR(oacc), gid);
-    } else if (gid == nvec) {
+        STOREV(x, TENSOR_PTR(ovar), i);
+        STOREV(a, TENSOR_PTR(oacc), i);
+    }
+    if (gid == 0) {
         for (uint i = nvec * VEC; i < n; ++i) {
             real_t x = LOAD(TENSOR_PTR(var), i);
             real_t a = LOAD(TENSOR_PTR(acc), i);

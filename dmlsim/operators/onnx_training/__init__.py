@@ -42,6 +42,8 @@ SLOTS = 8  # distinct buffers per role in one launch (SLOT_PARAMS in onnx_traini
 # GPUs want many work-items, consecutive ones reading consecutive vectors (coalesced).
 CPU_SHAPE = (1, 8, 8192)
 GPU_SHAPE = (64, 4, 4096)
+# CPUs: work-groups per compute unit, each walking a run of consecutive chunks (GPUs: one group per chunk)
+CPU_GROUPS_PER_UNIT = 8
 STRIDED_CHUNK = 2048  # elements per work-group on the strided path (each work-item strides through them)
 KERNEL_ROLES = ("X", "G", "V", "H", "OX", "OV", "OH")  # table and argument order of the kernel
 PACKED_ENTRY = 9  # ulongs per tensor-table entry: count, 7 offsets, slots
@@ -237,13 +239,16 @@ class OnnxTrainingOperator(Operator):
         chunk_table = np.ascontiguousarray(np.concatenate(chunks), dtype=np.uint32)
         args: list[Any] = [b for role in KERNEL_ROLES for b in slot_buffers[role]]
         args += [TensorArg(R, scalar=True), TensorArg(T, scalar=True)]
-        args += [HostArray(table), HostArray(chunk_table), *self.kernel_attributes(v)]
+        args += [HostArray(table), HostArray(chunk_table), *self.kernel_attributes(v), np.uint32(len(chunk_table))]
         defines = {"OPTIMIZER": self.optimizer, "NESTEROV": self.nesterov(v),
                    "STORE_HALF": data_type == _T.DML_TENSOR_DATA_TYPE_FLOAT16,
                    "STORE_DOUBLE": data_type == _T.DML_TENSOR_DATA_TYPE_FLOAT64,
                    "RATE_DOUBLE": rate_type == _T.DML_TENSOR_DATA_TYPE_FLOAT64,
                    "STRIDED": strided, "TENTRY": entry_size, "CHUNK": chunk, "VEC": vec}
-        return KernelLaunch(self.kernel_source, "onnx_training", defines, Groups(len(chunk_table), local_size),
+        groups = len(chunk_table)
+        if target.is_cpu:
+            groups = min(groups, target.compute_units * CPU_GROUPS_PER_UNIT)
+        return KernelLaunch(self.kernel_source, "onnx_training", defines, Groups(groups, local_size),
                             args=args)
 
     def kernel_attributes(self, v: ValidatedDesc) -> list[np.float32]:

@@ -1,7 +1,8 @@
 /* ai.onnx.preview.training Adagrad / Adam / Momentum: one fused launch updates many tensors.
  *
- * Multi-tensor apply (as PyTorch's and apex's fused optimizers do): every work-group looks up its
- * (tensor, first element) in a chunk table and updates up to CHUNK elements of that tensor. OpenCL 1.2
+ * Multi-tensor apply (as PyTorch's and apex's fused optimizers do): a chunk table lists (tensor, first
+ * element) pairs of up to CHUNK elements each; every work-group updates a run of consecutive chunks
+ * (one on GPUs, chunk_count / groups on CPUs). OpenCL 1.2
  * cannot take a variable-length list of buffers, so each role (X, G, V, H in; X, V, H out) has SLOTS
  * buffer arguments; the tensor table says, per tensor, which slot holds each role and at which element
  * offset. Tensors of one role that live in one buffer (the usual flat-buffer layout) share a slot; the
@@ -124,17 +125,8 @@ __kernel void onnx_training(SLOT_PARAMS(__global const, x), SLOT_PARAMS(__global
                             __global const long *t__base, ulong t__offset,
                             __global const ulong *tensors, __global const uint2 *chunks,
                             float norm_coefficient, float norm_coefficient_post, float decay_factor,
-                            float alpha, float beta, float epsilon)
+                            float alpha, float beta, float epsilon, uint chunk_count)
 {
-    const uint2 chunk = chunks[get_group_id(0)];
-    __global const ulong *e = tensors + (ulong)chunk.x * TENTRY;
-    const ulong n = e[0];
-    const ulong slots = e[8];
-    ulong base[7];
-    for (int role = 0; role < 7; ++role)
-        base[role] = e[1 + role];
-#define SLOT(role) ((uint)(slots >> (8 * (role))) & 0xffu)
-
     const real_t R = (real_t)r__base[r__offset];
     const long T = t__base[t__offset];
     const real_t nc = (real_t)norm_coefficient;
@@ -154,36 +146,53 @@ __kernel void onnx_training(SLOT_PARAMS(__global const, x), SLOT_PARAMS(__global
 #endif
     const real_t eps = (real_t)epsilon;
 
-    __global const store_t *xp = SLOT_PICK(x, SLOT(R_X));
-    __global const store_t *gp = SLOT_PICK(g, SLOT(R_G));
-    __global store_t *oxp = SLOT_PICK(ox, SLOT(R_OX));
+    /* This work-group's run of consecutive chunks: one each on GPUs (as many groups as chunks), a long
+     * run on CPUs (few groups: PoCL's cost per work-group is about that of a 4096-element chunk). */
+    const uint groups = get_num_groups(0);
+    const uint per_group = (chunk_count + groups - 1) / groups;
+    const uint first_chunk = min((uint)get_group_id(0) * per_group, chunk_count);
+    const uint last_chunk = min(first_chunk + per_group, chunk_count);
+    for (uint c = first_chunk; c < last_chunk; ++c) {
+        const uint2 chunk = chunks[c];
+        __global const ulong *e = tensors + (ulong)chunk.x * TENTRY;
+        const ulong n = e[0];
+        const ulong slots = e[8];
+        ulong base[7];
+        for (int role = 0; role < 7; ++role)
+            base[role] = e[1 + role];
+#define SLOT(role) ((uint)(slots >> (8 * (role))) & 0xffu)
+
+        __global const store_t *xp = SLOT_PICK(x, SLOT(R_X));
+        __global const store_t *gp = SLOT_PICK(g, SLOT(R_G));
+        __global store_t *oxp = SLOT_PICK(ox, SLOT(R_OX));
 #if OPTIMIZER != ADAGRAD
-    __global const store_t *vp = SLOT_PICK(v, SLOT(R_V));
-    __global store_t *ovp = SLOT_PICK(ov, SLOT(R_OV));
+        __global const store_t *vp = SLOT_PICK(v, SLOT(R_V));
+        __global store_t *ovp = SLOT_PICK(ov, SLOT(R_OV));
 #endif
 #if OPTIMIZER != MOMENTUM
-    __global const store_t *hp = SLOT_PICK(h, SLOT(R_H));
-    __global store_t *ohp = SLOT_PICK(oh, SLOT(R_OH));
+        __global const store_t *hp = SLOT_PICK(h, SLOT(R_H));
+        __global store_t *ohp = SLOT_PICK(oh, SLOT(R_OH));
 #endif
 
-    const ulong end = min(n, (ulong)chunk.y + CHUNK);
+        const ulong end = min(n, (ulong)chunk.y + CHUNK);
 #ifdef STRIDED
-    for (ulong i = (ulong)chunk.y + get_local_id(0); i < end; i += get_local_size(0)) {
-        UPDATE(real_t, LOAD, STORE)
-    }
+        for (ulong i = (ulong)chunk.y + get_local_id(0); i < end; i += get_local_size(0)) {
+            UPDATE(real_t, LOAD, STORE)
+        }
 #else
-    /* packed: VEC consecutive elements per work-item with vector loads (element-aligned is enough for
-     * vloadn), the tail of the tensor one by one */
-    for (ulong first = (ulong)chunk.y + (ulong)get_local_id(0) * VEC; first < end;
-         first += (ulong)get_local_size(0) * VEC) {
-        if (first + VEC <= end) {
-            const ulong i = first;
-            UPDATE(REALV, VLOAD, VSTORE)
-        } else {
-            for (ulong i = first; i < end; ++i) {
-                UPDATE(real_t, LOAD, STORE)
+        /* packed: VEC consecutive elements per work-item with vector loads (element-aligned is enough for
+         * vloadn), the tail of the tensor one by one */
+        for (ulong first = (ulong)chunk.y + (ulong)get_local_id(0) * VEC; first < end;
+             first += (ulong)get_local_size(0) * VEC) {
+            if (first + VEC <= end) {
+                const ulong i = first;
+                UPDATE(REALV, VLOAD, VSTORE)
+            } else {
+                for (ulong i = first; i < end; ++i) {
+                    UPDATE(real_t, LOAD, STORE)
+                }
             }
         }
-    }
 #endif
+    }
 }
