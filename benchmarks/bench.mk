@@ -40,5 +40,5 @@ bench-adagrad-decay:
 		--peers numpy,torch --no-overhead $(BENCH_ARGS) --json $(BENCH_OUT)/adagrad-decay-dense.json \
 		| tee $(BENCH_OUT)/adagrad-decay-dense.txt
 	$(BENCH_PYTHON) -m dmlsim bench adagrad-decay-sparse --sizes 64K --dtype float32 --min-time 3 \
-		--peers numpy --no-overhead $(BENCH_ARGS) --json $(BENCH_OUT)/adagrad-decay-sparse.json \
+		--peers numpy,torch --no-overhead $(BENCH_ARGS) --json $(BENCH_OUT)/adagrad-decay-sparse.json \
 		| tee $(BENCH_OUT)/adagrad-decay-sparse.txt

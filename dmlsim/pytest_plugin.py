@@ -28,6 +28,7 @@ may make dmlsim hold.
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,13 @@ def pytest_configure(config: pytest.Config) -> None:
     """Register the marker every model item carries, so projects without dmlsim's pytest config get no warning."""
     config.addinivalue_line("markers", "device: runs on every adapter (OpenCL devices and the reference device)")
     config.stash[_MARKED] = {}
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the session's output folder (files that model commands wrote): one per pytest process, which
+    mutation runs and xdist workers would otherwise leave behind by the hundred."""
+    while _output_dir:
+        shutil.rmtree(_output_dir.pop(), ignore_errors=True)
 
 
 def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:

@@ -156,3 +156,18 @@ def test_model_items_are_collected_in_a_stable_order(tmp_path):
     ids = first
     assert ids[:4] == [f"descriptors/bad_binding.yaml::{key}[reference]"
                        for key in ("adam", "command-0", "command-1", "command-2")]
+
+
+def test_the_output_folder_is_removed_when_pytest_ends(tmp_path, monkeypatch):
+    """Each pytest process made a dmlsim-models-* folder for written files and kept it (hundreds were left by
+    the mutation runs); it is now removed with the session, also under xdist."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    descriptor_folder(tmp_path / "project")
+    (tmp_path / "project" / "descriptors" / "passes.yaml").write_text(
+        PASSES + "  - {type: writeFile, resource: X, targetPath: x.bin}\n")
+    for args in ([], ["-n", "2"]):
+        proc = run_pytest(tmp_path / "project", *args)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert sorted(p.name for p in scratch.glob("dmlsim-models-*")) == [], (args, proc.stdout)

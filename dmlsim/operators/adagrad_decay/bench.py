@@ -14,7 +14,9 @@ sparse update first copies the whole table, which is another benchmark.
 
 Peers: the numpy float64 reference (``dmlsim.operators.adagrad_decay.reference``) and, for dense, torch's
 ``Adagrad(fused=True)`` — the nearest fused optimizer with the same memory traffic (AdagradDecay
-exists only in DeepRec, on the CPU); the comparison is speed only.
+exists only in DeepRec, on the CPU); the comparison is speed only. For sparse, ``torch-index-add-cpu``:
+the same update written with torch (``unique``, ``index_add_``, the update on the gathered rows,
+``index_copy_``) on the same indices — what a framework does without a fused sparse kernel.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 import numpy as np
 
 import dmlsim as dml
-from dmlsim.bench.peers import add_torch_peers
+from dmlsim.bench.peers import add_torch_peers, torch_module
 from dmlsim.bench.registry import BenchCase, Traffic, Workload, register_case
 from dmlsim.operators.adagrad_decay.reference import adagrad_decay
 from dmlsim.quick import prepare_operator
@@ -131,5 +133,40 @@ class AdagradDecaySparseCase(BenchCase):
                                                 indices=local, **REFERENCE_HYPER)
                 table[rows], accum[rows], decay_power[rows] = var, acc, power
             work.peers["numpy-reference"] = numpy_reference
+        if "torch" in peers:
+            add_torch_sparse_peer(work, host, indices, count)
         return work
+
+
+def add_torch_sparse_peer(work: Workload, host: dict[str, Any], indices: np.ndarray, count: int) -> None:
+    """``torch-index-add-cpu``: the same sparse update as a framework writes it with torch, on the same rows:
+    ``unique`` of the indices, ``index_add_`` of the gradient rows, then AdagradDecay on the gathered rows
+    (decay where due, accumulate, step) scattered back with ``index_copy_``. It dedups inside the timed
+    step, as dmlsim does on the device; FLOAT32 only, in place, on torch's own CPU thread pool."""
+    torch = torch_module()
+    if torch is None:
+        work.notes.append("torch peer: torch is not installed (pip install torch)")
+        return
+    if host["GradientTensor"].dtype != np.float32:
+        work.notes.append("torch peer: adagrad-decay-sparse compares FLOAT32 only")
+        return
+    table = torch.tensor(host["InputParametersTensor"]).reshape(TABLE_ROWS, ROW_LENGTH)
+    accum = torch.full_like(table, 0.1)
+    decay_power = torch.zeros(TABLE_ROWS, dtype=torch.int64)
+    gradient = torch.tensor(host["GradientTensor"]).reshape(count, ROW_LENGTH)
+    index = torch.tensor(indices.astype(np.int64))
+    h = REFERENCE_HYPER
+
+    def step() -> None:
+        rows, local = torch.unique(index, return_inverse=True)
+        g = torch.zeros(rows.numel(), ROW_LENGTH).index_add_(0, local, gradient)
+        power = decay_power.index_select(0, rows)
+        decay = (STEP // h["decay_step"]) > power
+        a = accum.index_select(0, rows)
+        a = torch.where(decay[:, None], torch.clamp_min(a * h["decay_rate"], h["baseline"]), a).addcmul_(g, g)
+        x = table.index_select(0, rows).sub_(h["learning_rate"] * g / a.sqrt())
+        table.index_copy_(0, rows, x)
+        accum.index_copy_(0, rows, a)
+        decay_power.index_copy_(0, rows, power + decay.to(torch.int64))
+    work.peers["torch-index-add-cpu"] = step
 
