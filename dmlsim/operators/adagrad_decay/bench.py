@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 import dmlsim as dml
+from dmlsim.bench.data import normal
 from dmlsim.bench.peers import add_torch_peers, torch_module
 from dmlsim.bench.registry import BenchCase, Traffic, Workload, register_case
 from dmlsim.operators.adagrad_decay.reference import adagrad_decay
@@ -71,9 +72,9 @@ class AdagradDecayCase(BenchCase):
         var = dml.buffer_tensor(data_type, shape)
         scalar = dml.buffer_tensor(U32, [1, 1, 1, 1])
         rng = np.random.default_rng(0)
-        host = {"InputParametersTensor": rng.standard_normal(elements).astype(np_type),
+        host = {"InputParametersTensor": normal(rng, elements, np_type),
                 "InputAccumulatorTensor": np.full(elements, 0.1, np_type),
-                "GradientTensor": (0.1 * rng.standard_normal(elements)).astype(np_type),
+                "GradientTensor": normal(rng, elements, np_type, 0.1),
                 "InputDecayPowerTensor": np.uint32(0), "GlobalStepTensor": np.uint32(STEP)}
         prepared = prepare_operator(device, _desc(var, scalar, var, None), host, inplace=inplace)
         size = np.dtype(np_type).itemsize
@@ -107,9 +108,9 @@ class AdagradDecaySparseCase(BenchCase):
         grad = dml.buffer_tensor(data_type, [1, 1, count, ROW_LENGTH])
         indices = sparse_indices(TABLE_ROWS, count)
         rng = np.random.default_rng(1)
-        host = {"InputParametersTensor": rng.standard_normal(TABLE_ROWS * ROW_LENGTH).astype(np_type),
+        host = {"InputParametersTensor": normal(rng, TABLE_ROWS * ROW_LENGTH, np_type),
                 "InputAccumulatorTensor": np.asarray(0.1, np_type), "InputDecayPowerTensor": np.uint32(0),
-                "GradientTensor": (0.1 * rng.standard_normal(count * ROW_LENGTH)).astype(np_type),
+                "GradientTensor": normal(rng, count * ROW_LENGTH, np_type, 0.1),
                 "IndicesTensor": indices, "GlobalStepTensor": np.uint32(STEP)}
         prepared = prepare_operator(device, _desc(var, power, grad, dml.buffer_tensor(U32, [1, 1, 1, count])),
                                     host, inplace=True)

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 import dmlsim as dml
+from dmlsim.bench.data import normal
 from dmlsim.bench.native import NativeArrays, NativeUnavailableError, build
 from dmlsim.bench.peers import add_torch_peers
 from dmlsim.bench.registry import BenchCase, Traffic, Workload, register_case
@@ -45,10 +46,10 @@ class AdamCase(BenchCase):
         desc = dml.DML_ADAM_OPTIMIZER_OPERATOR_DESC(tensor, tensor, tensor, tensor, step, tensor, tensor, tensor,
                                                     *HYPER.values())
         rng = np.random.default_rng(0)
-        host = {"x": rng.standard_normal(elements).astype(np_type),
-                "m": (0.1 * rng.standard_normal(elements)).astype(np_type),
-                "v": (0.01 * np.abs(rng.standard_normal(elements))).astype(np_type),
-                "g": rng.standard_normal(elements).astype(np_type)}
+        host = {"x": normal(rng, elements, np_type),
+                "m": normal(rng, elements, np_type, 0.1),
+                "v": normal(rng, elements, np_type, 0.01, absolute=True),
+                "g": normal(rng, elements, np_type)}
         fields = ("InputParametersTensor", "InputFirstMomentTensor", "InputSecondMomentTensor", "GradientTensor")
         prepared = prepare_operator(device, dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ADAM_OPTIMIZER, desc),
                                     {**dict(zip(fields, host.values(), strict=True)),

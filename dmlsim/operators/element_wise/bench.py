@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 import dmlsim as dml
+from dmlsim.bench.data import normal
 from dmlsim.bench.peers import torch_devices, torch_module
 from dmlsim.bench.registry import BenchCase, Traffic, Workload, register_case
 from dmlsim.quick import bind_regions, prepare_operator
@@ -34,7 +35,7 @@ class AddCase(BenchCase):
         desc = dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ELEMENT_WISE_ADD,
                                      dml.DML_ELEMENT_WISE_ADD_OPERATOR_DESC(tensor, tensor, tensor))
         rng = np.random.default_rng(0)
-        a, b = (rng.standard_normal(elements).astype(np_type) for _ in range(2))
+        a, b = (normal(rng, elements, np_type) for _ in range(2))
         prepared = prepare_operator(device, desc, {"ATensor": a, "BTensor": b})
         table = prepared.table
         if inplace:

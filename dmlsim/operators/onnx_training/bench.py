@@ -33,6 +33,7 @@ import numpy as np
 
 import dmlsim as dml
 from dmlsim.api.schema import INPUT, desc_fields
+from dmlsim.bench.data import normal
 from dmlsim.bench.peers import add_torch_peers
 from dmlsim.bench.registry import BenchCase, Traffic, Workload, register_case
 from dmlsim.operators.onnx_training import (
@@ -102,7 +103,7 @@ class OnnxMultiTensorCase(BenchCase):
         rng = np.random.default_rng(0)
         roles = [row.name for row in desc_fields(opt.desc_cls) if row.is_array and row.spec.role == INPUT]
         # state and gradients positive and small: every optimizer's square roots stay real, nothing overflows
-        host = {role: [(np.abs(rng.standard_normal(n)) * 1e-2).astype(np_type) for n in sizes] for role in roles}
+        host = {role: [normal(rng, n, np_type, 1e-2, absolute=True) for n in sizes] for role in roles}
         fused = prepare_operator(device, op_desc(tensors), {**host, R_FIELD: np.float32(RATE), T_FIELD: np.int64(STEP)},
                                  inplace=inplace, flat_arrays=True)
         size = np.dtype(np_type).itemsize
