@@ -343,3 +343,26 @@ def test_the_native_adam_step_computes_directmls_formula(dtype, ulps):
         np.testing.assert_array_equal(native.array("g"), host["g"])  # the gradient is only read
     finally:
         native.release()
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_bench_inputs_are_drawn_without_large_temporaries(dtype):
+    """Bench inputs are drawn chunk by chunk into their arrays: a float64 temporary freed just before a
+    workload's buffers are allocated left them on memory that streamed at half speed (dmlsim/bench/data.py)."""
+    import tracemalloc
+
+    from dmlsim.bench.data import CHUNK, normal
+    count = 16 * CHUNK + 12345
+    tracemalloc.start()
+    try:
+        values = normal(np.random.default_rng(0), count, dtype, scale=0.5, absolute=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert values.dtype == dtype and values.shape == (count,)
+    draw_size = 8 if dtype == np.float64 else 4  # float32 draws, float64 ones for FLOAT64
+    assert peak <= values.nbytes + 3 * CHUNK * draw_size, peak  # at most a few chunks beside the array
+    # |0.5 N(0, 1)|: mean 0.5 * sqrt(2 / pi), every value drawn (none left at np.empty's garbage)
+    assert np.all(values >= 0) and np.all(np.isfinite(values))
+    assert abs(float(values.astype(np.float64).mean()) - 0.5 * np.sqrt(2 / np.pi)) < 0.01
+    assert abs(float(values[-12345:].astype(np.float64).mean()) - 0.5 * np.sqrt(2 / np.pi)) < 0.02
