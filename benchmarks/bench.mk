@@ -18,12 +18,14 @@ bench:
 		--json $(BENCH_OUT)/$(BENCH_NAME).json --csv $(BENCH_OUT)/$(BENCH_NAME).csv \
 		--plot $(BENCH_OUT)/$(BENCH_NAME).png | tee $(BENCH_OUT)/$(BENCH_NAME).txt
 
-# The issue's target point (issue 15): 2^24 elements in place, FLOAT32 and FLOAT16, on every OpenCL
-# implementation (one process per ICD; BENCH_ICDS="a.icd b.icd" to choose), beside the native limits and torch.
+# Issue 15's points on every OpenCL implementation (processes per ICD; BENCH_ICDS="a.icd b.icd" to choose),
+# beside the native same-traffic limits and torch, with each target's verdict: Adam 2^24 in place FLOAT32 and
+# FLOAT16, ONNX multi-tensor 1000 x 4096, AdagradDecay dense 64M and sparse 64K (BENCH_CASES to choose).
 BENCH_ICDS ?=
+BENCH_CASES ?= adam,onnx,adagrad-decay
 bench-target:
-	$(BENCH_PYTHON) benchmarks/target.py --out $(BENCH_OUT) $(foreach icd,$(BENCH_ICDS),--icd $(icd)) \
-		| tee $(BENCH_OUT)/adam-16M-target.txt
+	$(BENCH_PYTHON) benchmarks/target.py --out $(BENCH_OUT) --cases $(BENCH_CASES) \
+		$(foreach icd,$(BENCH_ICDS),--icd $(icd)) | tee $(BENCH_OUT)/issue-15-target.txt
 
 .PHONY: bench-onnx bench-adagrad-decay
 
