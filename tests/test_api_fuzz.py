@@ -152,10 +152,11 @@ def _tensor_mutation(t):
     def mutate(draw):
         name = draw(st.sampled_from(fields))
         value = draw(maybe(plausible[name], p_junk=0.3))
-        new = dml.DML_TENSOR_DESC(t.Type, dataclasses.replace(t.Desc) if t.Desc is not None else None)
+        # an earlier mutation of the same op desc may have left junk in t.Desc: copy only a real buffer desc
+        new = dml.DML_TENSOR_DESC(t.Type, dataclasses.replace(t.Desc) if dataclasses.is_dataclass(t.Desc) else t.Desc)
         if name in ("Type", "Desc"):
             setattr(new, name, value)
-        elif new.Desc is not None:
+        elif dataclasses.is_dataclass(new.Desc):
             setattr(new.Desc, name, value)
         return new
 
