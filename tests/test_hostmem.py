@@ -2,10 +2,18 @@
 
 What must hold: the memory is 2 MiB aligned and zero, large buffers of a CPU device take that path
 (CL_MEM_USE_HOST_PTR over it) and small ones do not, the first-touch kernel zeroes exactly the buffer,
-and an operator computes bitwise the same on huge-page buffers as on the driver's own allocation.
+an operator computes bitwise the same on huge-page buffers as on the driver's own allocation, and the
+memory of a buffer dropped while the queue still uses it stays mapped until the queue is past it (the
+release tests hold the in-order queue behind a user event, so "still in use" is certain, not a race:
+without the keeper the held kernel runs on unmapped memory and the process dies of a segfault).
 """
 
 from __future__ import annotations
+
+import gc
+import threading
+import weakref
+from contextlib import contextmanager, suppress
 
 import numpy as np
 import pytest
@@ -72,3 +80,88 @@ def test_adam_on_huge_page_buffers_equals_the_drivers_allocation_bitwise(adapter
     assert_matches_reference(results[0], seen, 3, data_type, 8 if data_type == FLOAT32 else 1)
     for name in OUTPUTS:
         assert results[0][name].tobytes() == results[1][name].tobytes(), name
+
+
+@contextmanager
+def held_queue(backend):
+    """Hold the backend's in-order queue: every command enqueued from now on waits for the yielded gate.
+
+    The gate opens at the latest on leaving, so a failing assertion cannot leave the queue (and the
+    device's teardown, which waits for it) blocked for ever.
+    """
+    cl = backend.cl
+    gate = cl.UserEvent(backend.context)
+    cl.enqueue_marker(backend.queue, wait_for=[gate])
+    del backend  # the caller may drop the device inside the block
+    try:
+        yield gate
+    finally:
+        open_gate(cl, gate)
+
+
+def open_gate(cl, gate) -> None:
+    with suppress(cl.Error):  # already open
+        gate.set_status(cl.command_execution_status.COMPLETE)
+
+
+def open_later(backend, gate, after: float) -> threading.Timer:
+    """Let the held queue run ``after`` seconds from now (from another thread: the test is about to block)."""
+    timer = threading.Timer(after, open_gate, (backend.cl, gate))
+    timer.start()
+    return timer
+
+
+@needs_cpu
+@pytest.mark.parametrize("adapter", OPENCL_CPU, ids=[a.short_label for a in OPENCL_CPU])
+def test_a_buffer_dropped_while_queued_work_uses_it_keeps_its_memory_until_the_queue_is_past_it(adapter, monkeypatch):
+    device = fresh_device(adapter, monkeypatch, huge=True)
+    backend = device.backend
+    with held_queue(backend):
+        buffer = device.CreateBuffer(LARGE)  # its first-touch kernel waits behind the gate
+        del buffer
+        gc.collect()
+        assert backend.host_memory.kept_bytes == LARGE
+        device.CreateBuffer(4096)  # reaps: marks the queue, which has not passed the gate
+        assert backend.host_memory.kept_bytes == LARGE
+    backend.queue.finish()  # the touch kernel has run on the kept memory
+    device.CreateBuffer(4096)  # the marker is passed: the memory goes
+    assert backend.host_memory.kept_bytes == 0
+    kept = device.CreateBuffer(LARGE)
+    del kept
+    gc.collect()
+    device.CreateCommandQueue().WaitForIdle()  # a finished queue frees everything released before it
+    assert backend.host_memory.kept_bytes == 0
+
+
+@needs_cpu
+@pytest.mark.parametrize("adapter", OPENCL_CPU, ids=[a.short_label for a in OPENCL_CPU])
+def test_memory_released_faster_than_the_queue_runs_is_bounded(adapter, monkeypatch):
+    device = fresh_device(adapter, monkeypatch, huge=True)
+    backend = device.backend
+    with held_queue(backend) as gate:
+        buffer = device.CreateBuffer(LARGE)
+        del buffer
+        gc.collect()
+        device.CreateBuffer(4096)  # marked behind the gate; under the limit, so no wait
+        assert backend.host_memory.kept_bytes == LARGE
+        monkeypatch.setattr(hostmem, "KEPT_BYTES_LIMIT", LARGE - 1)
+        timer = open_later(backend, gate, after=0.2)
+        device.CreateBuffer(4096)  # over the limit: waits until the queue is past the gate (the timer opens it)
+        assert backend.host_memory.kept_bytes == 0
+        timer.join()
+
+
+@needs_cpu
+@pytest.mark.parametrize("adapter", OPENCL_CPU, ids=[a.short_label for a in OPENCL_CPU])
+def test_a_device_dropped_with_queued_work_waits_for_it_before_its_memory_goes(adapter, monkeypatch):
+    device = fresh_device(adapter, monkeypatch, huge=True)
+    backend = device.backend
+    cl, keeper = backend.cl, weakref.ref(backend.host_memory)
+    with held_queue(backend) as gate:
+        buffer = device.CreateBuffer(LARGE)
+        timer = open_later(backend, gate, after=0.2)
+        del buffer, device, backend
+        gc.collect()  # the keeper goes, and first waits for its queue (opened by the timer meanwhile)
+        assert keeper() is None
+        assert gate.command_execution_status == cl.command_execution_status.COMPLETE
+        timer.join()

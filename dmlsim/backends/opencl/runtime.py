@@ -76,6 +76,7 @@ class OpenCLBackend:
         self.target = launch_target(device)
         # host memory is the device's own memory only on CPU devices (by device type, not launch shape)
         self.huge_pages = bool(device.type & cl.device_type.CPU) and hostmem.enabled()
+        self.host_memory = hostmem.HostMemoryKeeper(cl, self.context, self.queue)
         self.driver = f"driver {device.driver_version}"
         self.kernels_enqueued = 0  # kernels submit() has enqueued: tests check every dispatch launched its own
 
@@ -84,9 +85,9 @@ class OpenCLBackend:
         """A zero-filled buffer: on CPU devices, large ones in huge-page host memory (:mod:`.hostmem`)."""
         cl = self.cl
         with check(f"allocating a {size}-byte buffer"):
+            self.host_memory.reap()
             if self.huge_pages and size >= hostmem.MIN_BYTES:
-                buffer = cl.Buffer(self.context, cl.mem_flags.READ_WRITE | cl.mem_flags.USE_HOST_PTR,
-                                   hostbuf=hostmem.huge_page_array(size))
+                buffer = self.host_memory.buffer(size)
                 self._touch(buffer, size)
             else:
                 buffer = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size)
@@ -146,6 +147,7 @@ class OpenCLBackend:
             timings = [Timing(launch.name, enqueue(queue, launch.kernel, launch.global_size, launch.local_size))
                        for launch in dispatch.prepared]
             self.kernels_enqueued += len(timings)
+            self.host_memory.reap()
             return timings
         except self.cl.Error:
             with check("enqueueing a dispatch"):
@@ -175,3 +177,4 @@ class OpenCLBackend:
         except self.cl.Error:
             with check("waiting for the queue"):
                 raise
+        self.host_memory.drained()
