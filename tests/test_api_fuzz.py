@@ -10,7 +10,9 @@ or malformed bindings, records and executes command lists, and calls the free fu
 drawn from a hostile catalogue (huge integers, NaN, strings, numpy arrays, objects whose repr raises...).
 
 ``DMLSIM_FUZZ_EXAMPLES`` sets the examples per device (default 30: a few seconds); ``make fuzz-api`` runs
-10,000 per device, as CI does. Each example is one run of the machine, up to ``STEPS`` calls.
+5,000 per device, as CI does. Each example is one run of the machine, up to ``STEPS`` calls. A device removal
+is never an acceptable outcome: under ``DMLSIM_TEST_ADAPTERS=oclgrind`` (Oclgrind's ICD) every kernel the
+fuzzer reaches is checked for invalid accesses, races and uninitialized reads.
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ from dmlsim.testing import test_adapters
 EXAMPLES = int(os.environ.get("DMLSIM_FUZZ_EXAMPLES", "30"))
 STEPS = int(os.environ.get("DMLSIM_FUZZ_STEPS", "20"))
 MAX_MESSAGE = 20_000  # a message longer than this formatted something unbounded
+# A desc may claim a 4 GiB TotalTensorSizeInBytes: fresh buffers for bindings stop at this size (a larger claim is
+# bound to a buffer too small for it, whose refusal is a path worth fuzzing too; allocating and first-touching
+# gigabytes in many examples costs seconds and memory and exercises nothing more, and Oclgrind refuses them)
+FRESH_LIMIT = 1 << 20
 _T = dml.DML_TENSOR_DATA_TYPE
 F32, F16, U32, I64 = (_T.DML_TENSOR_DATA_TYPE_FLOAT32, _T.DML_TENSOR_DATA_TYPE_FLOAT16,
                       _T.DML_TENSOR_DATA_TYPE_UINT32, _T.DML_TENSOR_DATA_TYPE_INT64)
@@ -216,6 +222,8 @@ class ApiMachine(RuleBasedStateMachine):
             result = function(*args, **kwargs)
         except dml.DMLError as error:
             assert error.hresult in HRESULT_NAMES, f"unknown HRESULT 0x{error.hresult:08X}: {error}"
+            # a kernel that touched memory it must not (Oclgrind's diagnostics): validation let a bad call through
+            assert error.hresult != dml.DXGI_ERROR_DEVICE_REMOVED, f"{name}: {error}"
             assert len(str(error)) < MAX_MESSAGE, f"unbounded message ({len(str(error))} characters)"
             self.outcomes[name, HRESULT_NAMES[error.hresult]] += 1
             return None
@@ -299,7 +307,7 @@ class ApiMachine(RuleBasedStateMachine):
     def _buffer_binding(self, data, layout_bytes):
         """A DML_BUFFER_BINDING: usually a fresh buffer that fits, else an existing one at a drawn range."""
         if layout_bytes and data.draw(st.integers(0, 3)):
-            buffer = self.device.CreateBuffer(max(layout_bytes, 1))
+            buffer = self.fresh(layout_bytes)
             return dml.DML_BUFFER_BINDING(buffer, 0, layout_bytes)
         buffer = self.some(data, [*self.buffers, self.other.CreateBuffer(16)])
         return dml.DML_BUFFER_BINDING(buffer, data.draw(st.sampled_from([0, 16, 256, 7]) | JUNK),
@@ -353,7 +361,7 @@ class ApiMachine(RuleBasedStateMachine):
                            (table.BindPersistentResource, props.PersistentResourceSize)):
             binding = data.draw(st.sampled_from(["fit", "none", "junk"]))
             if binding == "fit" and size:
-                self.call(call, dml.buffer_binding(self.device.CreateBuffer(size), 0, size))
+                self.call(call, dml.buffer_binding(self.fresh(size), 0, size))
             else:
                 self.call(call, None if binding == "none" else data.draw(JUNK))
 
@@ -384,7 +392,7 @@ class ApiMachine(RuleBasedStateMachine):
                              for slot in slots])
         if props.TemporaryResourceSize:
             size = props.TemporaryResourceSize
-            self.call(table.BindTemporaryResource, dml.buffer_binding(self.device.CreateBuffer(size), 0, size))
+            self.call(table.BindTemporaryResource, dml.buffer_binding(self.fresh(size), 0, size))
         cmd = self.device.CreateCommandList()
         if self.call(self.recorder.RecordDispatch, cmd, compiled, table) is None and cmd.items:
             self.lists = [*self.lists[-5:], cmd]
@@ -397,12 +405,14 @@ class ApiMachine(RuleBasedStateMachine):
         if layouts is None:
             return NO_BINDING
         if isinstance(layouts, list):
-            return dml.buffer_array_binding([(self.device.CreateBuffer(lay.total_bytes), 0, lay.total_bytes)
-                                             for lay in layouts])
-        buffer = self.device.CreateBuffer(layouts.total_bytes)
-        buffer.Write(np.frombuffer(data.draw(st.binary(min_size=layouts.total_bytes, max_size=layouts.total_bytes)),
-                                   np.uint8))
+            return dml.buffer_array_binding([(self.fresh(lay.total_bytes), 0, lay.total_bytes) for lay in layouts])
+        buffer = self.fresh(layouts.total_bytes)
+        buffer.Write(np.frombuffer(data.draw(st.binary(min_size=buffer.size, max_size=buffer.size)), np.uint8))
         return dml.buffer_binding(buffer, 0, layouts.total_bytes)
+
+    def fresh(self, size: int) -> dml.Buffer:
+        """A new buffer of ``size`` bytes for a binding (at least 1, at most ``FRESH_LIMIT``)."""
+        return self.device.CreateBuffer(min(max(size, 1), FRESH_LIMIT))
 
     def execute_lists(self, lists):
         if self.call(self.queue.ExecuteCommandLists, lists) is not None:
