@@ -38,11 +38,13 @@ fuzz: $(STAMP)
 	$(PY) tools/fuzz_models.py --count $(FUZZ_COUNT) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED)) --save fuzz-failures
 
 # The public-API fuzzer (tests/test_api_fuzz.py) at CI strength: 10,000 examples per run, 5,000 on the
-# reference device and 5,000 on the first OpenCL device (`make test` runs a few dozen).
+# reference device and 5,000 on the first OpenCL device (`make test` runs a few dozen), in a process that loads
+# only that device's ICD (tests/matrix.py --first-icd): two PoCL builds in one process conflict (CI's one
+# segfault in this step, in a driver thread, came from a process that had loaded all four ICDs).
 # FUZZ_API_EXAMPLES=N (per device) changes the count.
 FUZZ_API_EXAMPLES ?= 5000
 fuzz-api: opencl
-	DMLSIM_FUZZ_EXAMPLES=$(FUZZ_API_EXAMPLES) DMLSIM_REQUIRE_OPENCL=1 $(PY) -m pytest -q -p no:cacheprovider tests/test_api_fuzz.py
+	DMLSIM_FUZZ_EXAMPLES=$(FUZZ_API_EXAMPLES) DMLSIM_REQUIRE_OPENCL=1 $(PY) tests/matrix.py --first-icd -q -p no:cacheprovider tests/test_api_fuzz.py
 
 # `make bench` (the committed sweep), `make bench-target` (the 2^24 Adam point), `make bench-onnx` and
 # `make bench-adagrad-decay` (the extension operators' points): benchmarks/bench.mk

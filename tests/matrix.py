@@ -16,6 +16,7 @@ error. At least one usable OpenCL device must exist: a machine where only the re
 not pass. Each run's counts and wall time are printed at the end.
 
 Usage: python tests/matrix.py [extra pytest args]
+       python tests/matrix.py --first-icd [pytest args]   (one run, on the whole-suite ICD only: ``make fuzz-api``)
 """
 
 from __future__ import annotations
@@ -67,6 +68,8 @@ def runs_for(first: bool, report: IcdReport, extra: list[str]) -> list[tuple[str
 
 
 def main(extra: list[str]) -> int:
+    first_only = "--first-icd" in extra
+    extra = [a for a in extra if a != "--first-icd"]
     reports = [probe_icd(path) for path in icd_files()]
     hardware = [r for r in reports if r.usable and not r.simulator]
     print("OpenCL ICDs:")
@@ -77,6 +80,10 @@ def main(extra: list[str]) -> int:
     if not hardware:
         print("matrix: no usable OpenCL device: run `make opencl` (or `dmlsim doctor --install`)")
         return 1
+    if first_only:  # pytest as given, in a process that loads only the first usable ICD
+        env = {**os.environ, "OCL_ICD_VENDORS": hardware[0].path}
+        print(f"\n=== OCL_ICD_VENDORS={hardware[0].path} pytest {' '.join(extra)}", flush=True)
+        return subprocess.run([sys.executable, "-m", "pytest", *extra], env=env, cwd=ROOT, check=False).returncode
     order = hardware + [r for r in reports if r not in hardware]
     total = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     failed_runs, summary = [], []
