@@ -291,6 +291,15 @@ def test_execute_command_lists_refuses_what_is_not_a_list_of_command_lists(ref_d
     refused(dml.E_INVALIDARG, ref_device.CreateCommandQueue().ExecuteCommandLists, lists)
 
 
+def test_execute_command_lists_refuses_a_command_list_of_another_device(ref_device):
+    other = dml.DMLCreateDevice(dml.DML_CREATE_DEVICE_FLAG_NONE, "reference")
+    queue = ref_device.CreateCommandQueue()
+    for lists in ([other.CreateCommandList()], (other.CreateCommandList(),),
+                  [ref_device.CreateCommandList(), other.CreateCommandList()]):
+        refused(dml.E_INVALIDARG, queue.ExecuteCommandLists, lists, match="not a command list of this device")
+    queue.ExecuteCommandLists((ref_device.CreateCommandList(),))  # a tuple is a C array too
+
+
 @pytest.mark.parametrize("flags", [8, -1, 1.0, None, np.array([0])])
 def test_compile_operator_refuses_unknown_execution_flags(ref_device, flags):
     op = ref_device.CreateOperator(adam_desc())

@@ -111,14 +111,17 @@ class CommandQueue:
         device) run one after another, each call's lists contiguous, in whichever order they take the
         device's execution lock.
         """
-        if isinstance(lists, CommandList):
-            raise invalid("ExecuteCommandLists takes a list of command lists: pass [commandList]")
-        lists = require_sequence(lists, "ExecuteCommandLists: lists")
         device = self.device
-        for i, cmd in enumerate(lists):
-            if not isinstance(cmd, CommandList) or cmd.device is not device:
-                raise invalid(f"ExecuteCommandLists: entry {i} is not a command list of this device, got "
-                              f"{type(cmd).__name__}")
+        # the hot path, one command list of this device in a list, skips the general checks (same outcome)
+        if not (type(lists) is list and len(lists) == 1 and type(lists[0]) is CommandList
+                and lists[0].device is device):
+            if isinstance(lists, CommandList):
+                raise invalid("ExecuteCommandLists takes a list of command lists: pass [commandList]")
+            lists = require_sequence(lists, "ExecuteCommandLists: lists")
+            for i, cmd in enumerate(lists):
+                if not isinstance(cmd, CommandList) or cmd.device is not device:
+                    raise invalid(f"ExecuteCommandLists: entry {i} is not a command list of this device, got "
+                                  f"{type(cmd).__name__}")
         with device.execution_lock:
             backend = device.backend
             items = [item.resolve(backend) if isinstance(item, LateBoundDispatch) else item
