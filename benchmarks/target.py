@@ -11,9 +11,11 @@ dmlsim.backends.opencl.icd), ``dmlsim bench`` processes that see only that ICD t
   and sparse, 64K indices into it, against torch's ``index_add_`` + update -> ``adagrad-decay-sparse-...``.
 
 A summary table then puts the implementations side by side: GB/s, the native same-traffic limit, % of it
-on device time and on host time per call, x the native Adam step and x torch (host time, > 1: dmlsim is
-faster), the issue's target for the point and whether this run meets it (judged on host time per call,
-as the issue defines its ratios), and the load averages before and after.
+on device time and on host time per call, the device's copy bandwidth (the faster of the OpenCL and, on
+an NVIDIA GPU with torch, the CUDA copy) and % of it, x the native Adam step and x torch (host time, > 1:
+dmlsim is faster), the issue's target for the point and whether this run meets it (CPU devices: on host time
+per call, as the issue defines its ratios; GPUs: >= 0.85x the copy bandwidth on device time), and the load
+averages before and after.
 
 Usage: python benchmarks/target.py [--icd PATH ...] [--cases adam,onnx,adagrad-decay] [--out DIR] [--min-time S]
 """
@@ -43,18 +45,28 @@ CASES: dict[str, list[tuple[str, list[str]]]] = {
 }
 # (operator, dtype) -> (what it is measured against, the fraction of it to reach, fraction of torch or None).
 # "native": the native same-traffic limit; "native-adam-step": the native FLOAT16 Adam step (the issue's FLOAT16
-# yardstick: it pays the F16C conversions a pure byte stream does not).
+# yardstick: it pays the F16C conversions a pure byte stream does not). CPU devices, on host time per call.
 TARGETS: dict[tuple[str, str], tuple[str, float, float | None]] = {
     ("adam", "float32"): ("native", 0.9, 1.0), ("adam", "float16"): ("native-adam-step", 0.9, None),
     ("onnx-adam", "float32"): ("native", 0.8, None), ("onnx-adagrad", "float32"): ("native", 0.8, None),
     ("onnx-momentum", "float32"): ("native", 0.8, None), ("adagrad-decay", "float32"): ("native", 0.9, None),
+}
+# GPUs: "copy", the device's measured copy bandwidth (the faster of the OpenCL copy kernel and CUDA's own
+# device-to-device copy, same byte count, same run), on device time: a bandwidth is the device's, and the
+# driver's launch-and-wait round trip is reported apart as the dispatch overhead.
+GPU_TARGETS: dict[tuple[str, str], tuple[str, float, float | None]] = {
+    ("adam", "float32"): ("copy", 0.85, None), ("adam", "float16"): ("copy", 0.85, None),
+    ("onnx-adam", "float32"): ("copy", 0.85, None), ("onnx-adagrad", "float32"): ("copy", 0.85, None),
+    ("onnx-momentum", "float32"): ("copy", 0.85, None),
 }
 
 
 def implementation(platform_version: str) -> str:
     """A short file-name-safe label: 'PoCL 3.1+debian' -> 'pocl-3.1', 'OpenCL 3.1 LINUX' (Intel) -> 'intel'."""
     found = re.search(r"PoCL (\d+\.\d+)", platform_version)
-    return f"pocl-{found.group(1)}" if found else "intel" if "LINUX" in platform_version else "opencl"
+    if found:
+        return f"pocl-{found.group(1)}"
+    return "intel" if "LINUX" in platform_version else "nvidia" if "CUDA" in platform_version else "opencl"
 
 
 def run_one(icd: str, stem: str, args: list[str], out: Path, min_time: float) -> dict | None:
@@ -71,21 +83,35 @@ def run_one(icd: str, stem: str, args: list[str], out: Path, min_time: float) ->
     return run
 
 
-def torch_peer(point: dict) -> dict | None:
-    return next((peer for name, peer in point["peers"].items() if name.startswith("torch-")), None)
+def torch_peer(point: dict, gpu: bool = False) -> dict | None:
+    """torch's peer of a point: on a GPU its CUDA one where there is one, else the first (the CPU one)."""
+    peers = [(name, peer) for name, peer in point["peers"].items() if name.startswith("torch-")]
+    if gpu:
+        peers = [pair for pair in peers if pair[0].endswith("-cuda")] or peers
+    return peers[0][1] if peers else None
 
 
 def ratio(peer: dict | None) -> str:
     return "-" if peer is None else f"{peer['ratio']:.2f}x"
 
 
-def verdict(point: dict) -> str:
-    """The issue's target for this point and whether the run meets it, on host time per call."""
-    target = TARGETS.get((point["operator"], point["dtype"]))
+def copy_gbps(point: dict) -> float | None:
+    """The device's measured copy bandwidth at this point: the faster of the OpenCL and the CUDA copy."""
+    figures = [g for g in (point.get("roofline_gbps"), point.get("cuda_copy_gbps")) if g]
+    return max(figures) if figures else None
+
+
+def verdict(point: dict, gpu: bool = False) -> str:
+    """The issue's target for this point and whether the run meets it (CPUs: host time per call; GPUs: device
+    time against the copy bandwidth)."""
+    target = (GPU_TARGETS if gpu else TARGETS).get((point["operator"], point["dtype"]))
     if target is None:
         return "-"
     yardstick, fraction, torch = target
-    if yardstick == "native":
+    if yardstick == "copy":
+        copy = copy_gbps(point)
+        reached = None if copy is None else point["gbps"] / copy
+    elif yardstick == "native":
         reached = None if point["host_pct_native"] is None else point["host_pct_native"] / 100
     else:
         reached = (point["peers"].get(yardstick) or {}).get("ratio")
@@ -94,17 +120,18 @@ def verdict(point: dict) -> str:
     met = reached >= fraction
     text = f">= {fraction:.1f}x {yardstick}"
     if torch is not None:
-        peer = torch_peer(point)
+        peer = torch_peer(point, gpu)
         text += f", >= {torch:.1f}x torch"
         met = met and peer is not None and peer["ratio"] >= torch
     return f"{text}: {'met' if met else 'NOT met'}"
 
 
 def summary(runs: list[dict]) -> str:
-    lines = ["implementation  operator              dtype    GB/s  native GB/s  % native  host % native  "
-             "x native step  x torch  target (host time)                                load before -> after"]
+    lines = ["implementation  operator              dtype      GB/s  native GB/s  % native  host % native  copy GB/s  "
+             "% copy  x native step  x torch  target                                            load before -> after"]
     for run in runs:
         label = implementation(run["device"]["platform_version"])
+        gpu = run["device"].get("kind") == "GPU"
         loads = " -> ".join(f"{run['machine'][k][0]:.2f}" for k in ("load_average_before", "load_average_after")
                             if run["machine"].get(k))
         for p in run["points"]:
@@ -116,8 +143,12 @@ def summary(runs: list[dict]) -> str:
             host = "-" if p["host_pct_native"] is None else f"{p['host_pct_native']:.0f} %"
             rate = f"  ({p['items_per_s'] / 1e6:.2f} M {p['item_unit']}/s)" if p.get("items_per_s") else ""
             step = p["peers"].get("native-adam-step")
-            lines.append(f"{label:14}  {p['operator']:20}  {p['dtype']:7}  {p['gbps']:4.1f}  {native:>11}  {pct:>8}  "
-                         f"{host:>13}  {ratio(step):>13}  {ratio(torch_peer(p)):>7}  {verdict(p):48}  {loads}{rate}")
+            copy = copy_gbps(p)
+            copied = "-" if copy is None else f"{copy:.1f}"
+            pct_copy = "-" if copy is None else f"{100 * p['gbps'] / copy:.0f} %"
+            lines.append(f"{label:14}  {p['operator']:20}  {p['dtype']:7}  {p['gbps']:6.1f}  {native:>11}  {pct:>8}  "
+                         f"{host:>13}  {copied:>9}  {pct_copy:>6}  {ratio(step):>13}  {ratio(torch_peer(p, gpu)):>7}  "
+                         f"{verdict(p, gpu):48}  {loads}{rate}")
     return "\n".join(lines)
 
 

@@ -257,7 +257,7 @@ def test_without_a_c_compiler_the_native_limit_is_skipped_with_the_reason(monkey
     monkeypatch.setenv("CC", "")
     monkeypatch.setenv("PATH", "")
     notes: list[str] = []
-    assert native_limit(Traffic(2, 1, 4, 64, True), BenchConfig(), notes) is None
+    assert native_limit(Traffic(2, 1, 4, 64, True), True, notes) is None
     assert notes == ["native limit skipped: no C compiler (cc/gcc) on PATH"]
 
 

@@ -39,11 +39,16 @@ commands:
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    """``python -m dmlsim ARGS`` with 1 GiB of address space and 20 s."""
+    """``python -m dmlsim ARGS`` with 1 GiB of address space and 20 s.
+
+    One BLAS thread: OpenBLAS reserves address space per thread when numpy is imported (on a 16-core
+    machine most of the 1 GiB), which is not what dmlsim allocates and would make the limit depend on the
+    machine's core count."""
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (GIB, GIB))
 
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
     env.pop("DMLSIM_MEMORY_BUDGET", None)
     return subprocess.run([sys.executable, "-m", "dmlsim", *args], capture_output=True, text=True, cwd=cwd,
                           env=env, timeout=SECONDS, preexec_fn=limit, check=False)
@@ -215,11 +220,12 @@ commands:
   - {{type: print, resource: S}}
 """)
     before = files_under(box)
-    env = {**os.environ, "DMLSIM_TEST_ADAPTERS": "reference",
+    # dmlsim's plugin alone: what other installed plugins write (pytest-benchmark's .benchmarks folder) is theirs
+    env = {**os.environ, "DMLSIM_TEST_ADAPTERS": "reference", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
            "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(box),
-                           str(folder)], capture_output=True, text=True, env=env, cwd=box, check=False,
-                          timeout=60)
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "dmlsim.pytest_plugin",
+                           "--rootdir", str(box), str(folder)], capture_output=True, text=True, env=env, cwd=box,
+                          check=False, timeout=60)
     assert proc.returncode != 0
     assert "m.yaml:6:" in proc.stdout and "leaves the output folder" in proc.stdout, proc.stdout
     assert "s.yaml:3:" in proc.stdout and "is outside the model's folder" in proc.stdout, proc.stdout

@@ -279,7 +279,9 @@ def run_subprocess(path: Path, workdir: Path) -> tuple[str | None, int | None]:
     out_dir.mkdir()
     base = workdir.parents[2]
     before = _listing(base)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "DMLSIM_MEMORY_BUDGET": BUDGET}
+    # one BLAS thread: OpenBLAS reserves address space per thread (most of the limit on a 16-core machine)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "DMLSIM_MEMORY_BUDGET": BUDGET, "OPENBLAS_NUM_THREADS": "1",
+           "OMP_NUM_THREADS": "1"}
     try:
         done = subprocess.run([sys.executable, "-m", "dmlsim", "run", "-a", "reference", "--output_path", str(out_dir),
                                str(path)], capture_output=True, text=True, timeout=TIME_LIMIT_S, env=env,

@@ -5,8 +5,10 @@ Per point, in one alternating loop (:func:`dmlsim.bench.timing.alternate`): the 
 the OpenCL profiling events, host time around the three calls), the two same-traffic limits (the
 point's exact traffic natively, :mod:`dmlsim.bench.native`, and in OpenCL on the same device,
 :class:`~dmlsim.backends.opencl.roofline.SameTraffic`), the fastest copy variant moving the same byte
-count (the older copy roofline, an extra column) and every peer. A limit that cannot run here (no C
-compiler) is left out with a note saying why. An error in one point is recorded in that point and the
+count (the older copy roofline, an extra column) and every peer. On a GPU the native limits and peers
+(C on the host) are left out, and the device's own copy bandwidth through CUDA
+(:mod:`dmlsim.bench.cuda_copy`) is timed instead where torch sees the same GPU. A limit that cannot run here
+(no C compiler) is left out with a note saying why. An error in one point is recorded in that point and the
 sweep goes on.
 """
 
@@ -22,6 +24,7 @@ from typing import Any
 
 from dmlsim.backends.opencl.roofline import Roofline, SameTraffic
 from dmlsim.bench import peers as peer_lib
+from dmlsim.bench.cuda_copy import CudaCopy, CudaCopyUnavailableError
 from dmlsim.bench.native import NativeTraffic, NativeUnavailableError
 from dmlsim.bench.registry import Traffic, Workload, discover
 from dmlsim.bench.timing import alternate
@@ -31,6 +34,9 @@ ROOFLINE = "roofline-copy"
 NATIVE = "native-traffic"
 WAIT_POLICY = "OMP_WAIT_POLICY"
 OPENCL_TRAFFIC = "opencl-traffic"
+CUDA_COPY = "cuda-copy"
+GPU_NATIVE_NOTE = ("native limits and peers left out: the device is a GPU, and C on the host measures the host's "
+                   "memory, not the device's")
 
 
 @dataclass
@@ -90,6 +96,9 @@ class Point:
     traffic_gbps: float | None = None
     traffic_kernel: str | None = None
     pct_traffic: float | None = None
+    # on a GPU: a device-to-device copy of the same byte count through CUDA (torch), the device's own figure
+    cuda_copy_gbps: float | None = None
+    pct_cuda_copy: float | None = None
     items_per_s: float | None = None
     item_unit: str | None = None
     peers: dict[str, PeerResult] = field(default_factory=dict)
@@ -147,9 +156,10 @@ def dispatch_timer(device: Any, work: Workload) -> Callable[[], float]:
     return run
 
 
-def native_limit(traffic: Traffic | None, config: BenchConfig, notes: list[str]) -> NativeTraffic | None:
-    """The native same-traffic kernel of a point, or None with a note saying why it is left out."""
-    if traffic is None or not config.native:
+def native_limit(traffic: Traffic | None, enabled: bool, notes: list[str]) -> NativeTraffic | None:
+    """The native same-traffic kernel of a point (when ``enabled``), or None with a note saying why it is
+    left out where it was wanted but cannot run."""
+    if traffic is None or not enabled:
         return None
     try:
         return NativeTraffic(traffic)
@@ -158,13 +168,27 @@ def native_limit(traffic: Traffic | None, config: BenchConfig, notes: list[str])
         return None
 
 
+def cuda_copy_limit(device: Any, bytes_moved: int, notes: list[str]) -> CudaCopy | None:
+    """The CUDA copy of a GPU point's byte count, or None with a note saying why it is left out."""
+    try:
+        return CudaCopy(device.backend.device_facts["device"], bytes_moved)
+    except CudaCopyUnavailableError as exc:
+        notes.append(f"CUDA copy left out: {exc}")
+        return None
+
+
 def measure_point(device: Any, case: Any, dtype: str, elements: int, config: BenchConfig) -> Point:
     """Measure one point; any failure is recorded in the point (with its cause) instead of raised."""
     point = Point(case.name, dtype, elements, config.inplace)
     work: Workload | None = None
     limits: list[Any] = []
+    gpu = bool(getattr(device.backend, "is_gpu", False))
+    peers = config.peers
+    if gpu and (config.native or "native" in peers):
+        peers = tuple(name for name in peers if name != "native")
+        point.notes.append(GPU_NATIVE_NOTE)
     try:
-        work = case.workload(device, dtype, elements, config.inplace, config.peers)
+        work = case.workload(device, dtype, elements, config.inplace, peers)
         point.bytes_moved = work.bytes_moved
         point.inplace = config.inplace if work.inplace is None else work.inplace
         point.notes += work.notes
@@ -183,10 +207,14 @@ def measure_point(device: Any, case: Any, dtype: str, elements: int, config: Ben
             best = same.best()
             point.traffic_kernel = best.label
             contestants[OPENCL_TRAFFIC] = best.run
-        native = native_limit(traffic, config, point.notes)
+        native = native_limit(traffic, config.native and not gpu, point.notes)
         if native is not None:
             limits.append(native)
             contestants[NATIVE] = native.run
+        cuda = cuda_copy_limit(device, work.bytes_moved, point.notes) if gpu else None
+        if cuda is not None:
+            limits.append(cuda)
+            contestants[CUDA_COPY] = cuda.run
         contestants = {**contestants, ROOFLINE: copy.run, **work.peers}
         samples = alternate(contestants, warmup=config.warmup, min_time=config.min_time,
                             min_rounds=config.min_rounds)
@@ -206,6 +234,9 @@ def measure_point(device: Any, case: Any, dtype: str, elements: int, config: Ben
             point.native_gbps = native.traffic.bytes_moved / samples[NATIVE].median_ns
             point.pct_native = 100.0 * point.gbps / point.native_gbps
             point.host_pct_native = 100.0 * samples[NATIVE].wall_median_ns / point.host_median_ns
+        if cuda is not None:
+            point.cuda_copy_gbps = cuda.bytes_moved / samples[CUDA_COPY].median_ns
+            point.pct_cuda_copy = 100.0 * point.gbps / point.cuda_copy_gbps
         if work.items:
             point.items_per_s = work.items / point.device_median_ns * 1e9
             point.item_unit = work.item_unit

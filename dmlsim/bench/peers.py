@@ -63,7 +63,8 @@ def add_torch_peers(work: Any, label: str, params: Sequence[np.ndarray], grads: 
 
     ``make_optimizer(torch, parameters)`` builds the optimizer over torch copies of ``params`` whose
     ``.grad`` holds ``grads``. One step runs here, so the optimizer's state exists and the timed steps
-    are the steady state. Without torch, the workload gets a note saying so instead.
+    are the steady state. Without torch, the workload gets a note saying so instead; where torch refuses
+    the optimizer on one of its devices (no fused kernel there), that peer is left out with a note.
     """
     torch = torch_module()
     if torch is None:
@@ -73,8 +74,12 @@ def add_torch_peers(work: Any, label: str, params: Sequence[np.ndarray], grads: 
         parameters = [torch.tensor(p, device=where).requires_grad_(True) for p in params]
         for parameter, grad in zip(parameters, grads, strict=True):
             parameter.grad = torch.tensor(grad, device=where)
-        optimizer = make_optimizer(torch, parameters)
-        optimizer.step()
+        try:
+            optimizer = make_optimizer(torch, parameters)
+            optimizer.step()
+        except RuntimeError as exc:  # e.g. torch 2.11 has fused Adagrad on the CPU only
+            work.notes.append(f"torch-{label}-{where} left out: torch refused it ({str(exc).splitlines()[0]})")
+            continue
 
         def step(optimizer: Any = optimizer, where: str = where) -> None:
             optimizer.step()

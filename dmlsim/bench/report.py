@@ -68,27 +68,31 @@ def header_lines(run: BenchRun) -> list[str]:
             "limits, same run: native = the point's exact traffic (arrays read/written, in place as the point) "
             "in C (-O3 -march=native -fopenmp, 2 MiB huge pages touched by its threads), % native on device "
             "time, host % on host time per call; CL same = that traffic as an OpenCL kernel on this device; "
-            "copy = fastest OpenCL copy of the same byte count (pays write-allocate: a weak yardstick)"]
+            "copy = fastest OpenCL copy of the same byte count (pays write-allocate: a weak yardstick)"
+            + ("; CUDA copy = the same copy through CUDA (torch, CUDA events): the GPU's own figure"
+               if any(p.cuda_copy_gbps for p in run.points) else "")]
 
 
 def table(run: BenchRun) -> str:
     """The human-readable report: one row per point, then the dispatch overhead."""
     peer_names = sorted({name for p in run.points for name in p.peers})
     rates = any(p.items_per_s for p in run.points)
+    cuda = any(p.cuda_copy_gbps for p in run.points)
     head = ["op", "dtype", "size", "device med", "min", "cold", "host/dispatch", "GB/s", "native", "% native",
-            "host %", "CL same", "% CL", "copy", "% copy", *(["rate"] if rates else []),
-            *[f"x {n}" for n in peer_names]]
+            "host %", "CL same", "% CL", "copy", "% copy", *(["CUDA copy", "% CUDA"] if cuda else []),
+            *(["rate"] if rates else []), *[f"x {n}" for n in peer_names]]
     rows = []
     for p in run.points:
         if p.error:
             rows.append([p.operator, p.dtype, size_label(p.elements), f"ERROR: {p.error}"])
             continue
         rate = [f"{rate_label(p.items_per_s)} {p.item_unit}/s" if p.items_per_s else "-"] if rates else []
+        copied = [_num(p.cuda_copy_gbps, ".1f"), _num(p.pct_cuda_copy, ".0f")] if cuda else []
         rows.append([p.operator, p.dtype, size_label(p.elements), _time(p.device_median_ns), _time(p.device_min_ns),
                      _time(p.device_cold_ns), _time(p.host_median_ns), _num(p.gbps, ".1f"),
                      _num(p.native_gbps, ".1f"), _num(p.pct_native, ".0f"), _num(p.host_pct_native, ".0f"),
                      _num(p.traffic_gbps, ".1f"), _num(p.pct_traffic, ".0f"),
-                     _num(p.roofline_gbps, ".1f"), _num(p.pct_roofline, ".0f"), *rate,
+                     _num(p.roofline_gbps, ".1f"), _num(p.pct_roofline, ".0f"), *copied, *rate,
                      *[_num(p.peers[n].ratio, ".2f") if n in p.peers else "-" for n in peer_names]])
     full = [r for r in [head, *rows] if len(r) == len(head)]
     widths = [max(len(str(r[i])) for r in full) for i in range(len(head))]
@@ -114,7 +118,8 @@ def write_json(run: BenchRun, path: str | Path) -> None:
 CSV_FIELDS = ("operator", "dtype", "elements", "inplace", "bytes_moved", "rounds", "device_median_ns",
               "device_min_ns", "device_max_ns", "device_cold_ns", "host_median_ns", "host_min_ns", "host_max_ns",
               "gbps", "native_gbps", "pct_native", "host_pct_native", "traffic_gbps", "traffic_kernel", "pct_traffic",
-    "roofline_gbps", "roofline_kernel", "pct_roofline", "items_per_s", "item_unit", "error")
+    "roofline_gbps", "roofline_kernel", "pct_roofline", "cuda_copy_gbps", "pct_cuda_copy", "items_per_s", "item_unit",
+    "error")
 
 
 def write_csv(run: BenchRun, path: str | Path) -> None:

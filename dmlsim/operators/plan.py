@@ -117,6 +117,13 @@ class Groups:
 Geometry = Stream | Items | Groups
 
 
+# Elements per vector access of a packed streaming kernel (a Stream geometry), per device kind: float8 was the
+# fastest width on PoCL's CPU devices; on an H100 through NVIDIA's OpenCL float8 ran Adam at half the memory
+# bandwidth, float4 and float2 at the copy bandwidth (benchmarks/README.md, "GPU").
+STREAM_VEC_CPU = 8
+STREAM_VEC_GPU = 4
+
+
 @dataclass(frozen=True)
 class LaunchTarget:
     """What an operator may know of the device when planning: its kind and size, nothing of its API."""
@@ -127,6 +134,11 @@ class LaunchTarget:
     def pick(self, cpu: Any, gpu: Any) -> Any:
         """``cpu`` on CPU devices, else ``gpu``: for per-kind tuning constants."""
         return cpu if self.is_cpu else gpu
+
+    @property
+    def stream_vec(self) -> int:
+        """VEC, the elements per vector access, of a packed streaming kernel on this kind of device."""
+        return self.pick(STREAM_VEC_CPU, STREAM_VEC_GPU)
 
 
 @dataclass

@@ -12,8 +12,9 @@ What is fast differs by device kind (measured on PoCL CPU devices, see benchmark
   per-dispatch scalars (Adam's bias correction: two logs, two expm1, a sqrt) and PoCL pays a cost
   per work-group. Few long work-items, each streaming a contiguous chunk (``CHUNKED``), run at
   memory bandwidth; a few work-groups per compute unit keep both cores busy on a noisy machine.
-- GPU and others: a grid-stride loop over enough work-groups to fill the device keeps memory
-  accesses coalesced.
+- GPU and others: a grid-stride loop keeps memory accesses coalesced. On an H100 (NVIDIA's OpenCL) one
+  vector per work-item, i.e. as many work-groups as the data needs, was fastest (Adam 16M FLOAT32: 2.87 TB/s
+  vs 2.76 TB/s with 32 work-groups per compute unit); the cap only bounds the launch for huge tensors.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ CPU_LOCAL = 16
 CPU_MIN_VECTORS_PER_ITEM = 64
 CPU_GROUPS_PER_UNIT = 16
 GPU_LOCAL = 256
-GPU_GROUPS_PER_UNIT = 32
+GPU_GROUPS_PER_UNIT = 1024
 CL_DEVICE_TYPE_CPU = 2
 SHAPE_VARIABLE = "DMLSIM_LAUNCH_SHAPE"
 

@@ -76,6 +76,7 @@ class OpenCLBackend:
         self.target = launch_target(device)
         # host memory is the device's own memory only on CPU devices (by device type, not launch shape)
         self.huge_pages = bool(device.type & cl.device_type.CPU) and hostmem.enabled()
+        self.is_gpu = bool(device.type & cl.device_type.GPU)  # what it is, whatever launch shape is forced
         self.host_memory = hostmem.HostMemoryKeeper(cl, self.context, self.queue)
         self.driver = f"driver {device.driver_version}"
         self.kernels_enqueued = 0  # kernels submit() has enqueued: tests check every dispatch launched its own
@@ -162,7 +163,8 @@ class OpenCLBackend:
     def device_facts(self) -> dict[str, str]:
         """The OpenCL device's name, platform, driver and size, for benchmark records."""
         d = self.device
-        return {"device": d.name.strip(), "platform": d.platform.name.strip(),
+        kind = "GPU" if self.is_gpu else "CPU" if d.type & self.cl.device_type.CPU else "other"
+        return {"device": d.name.strip(), "kind": kind, "platform": d.platform.name.strip(),
                 "platform_version": d.platform.version.strip(), "driver": d.driver_version,
                 "compute_units": str(d.max_compute_units)}
 

@@ -150,12 +150,13 @@ class AdagradDecay(Operator):
             "STEP_INT64": v.layout(STEP).data_type == _T.DML_TENSOR_DATA_TYPE_INT64,
         }
         if bound.get(IDX) is None:
-            return self._dense_launches(v, bound, defines)
+            return self._dense_launches(v, bound, defines, target)
         return self._sparse_launches(v, bound, defines)
 
-    def _dense_launches(self, v: ValidatedDesc, bound: dict[str, Any], defines: dict[str, Any]) -> list[KernelLaunch]:
+    def _dense_launches(self, v: ValidatedDesc, bound: dict[str, Any], defines: dict[str, Any],
+                        target: LaunchTarget) -> list[KernelLaunch]:
         var = v.layout(VAR)
-        n, vec = var.element_count, 8
+        n, vec = var.element_count, target.stream_vec
         packed = all(bound[name].layout.is_packed for name in (VAR, ACC, GRAD, OVAR, OACC))
         update = KernelLaunch(self.kernel_source, "adagrad_decay", {**defines, "PACKED": packed, "VEC": vec},
                               Stream(n // vec) if packed else Items(n), extra=(np.uint32(var.sizes[3]), np.uint32(n)))

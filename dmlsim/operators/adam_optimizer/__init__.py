@@ -40,10 +40,6 @@ X, M, V, G, T = ("InputParametersTensor", "InputFirstMomentTensor", "InputSecond
                  "GradientTensor", "TrainingStepTensor")
 OX, OM, OV = "OutputParametersTensor", "OutputFirstMomentTensor", "OutputSecondMomentTensor"
 SHAPED = (M, V, G, OX, OM, OV)
-# float8: the fastest width measured on PoCL CPUs (benchmarks/README.md); 16 would need the split sqrt
-# of adam_optimizer.cl (a 16-wide sqrt crashes PyPI PoCL 3.0's LLVM) and was not faster.
-PACKED_VEC = 8
-
 
 @register
 class AdamOptimizer(Operator):
@@ -71,8 +67,8 @@ class AdamOptimizer(Operator):
         x = v.layout(X)
         packed = all(bound[name].layout.is_packed for name in (X, *SHAPED))
         defines = {"STORE_HALF": x.data_type == DML_TENSOR_DATA_TYPE.DML_TENSOR_DATA_TYPE_FLOAT16,
-                   "PACKED": packed, "VEC": PACKED_VEC}
-        geometry = Stream(x.element_count // PACKED_VEC) if packed else Items(x.element_count)
+                   "PACKED": packed, "VEC": target.stream_vec}
+        geometry = Stream(x.element_count // target.stream_vec) if packed else Items(x.element_count)
         return [KernelLaunch(self.kernel_source, "adam_optimizer", defines, geometry,
                              extra=(Vector(x.sizes), np.uint32(x.element_count)))]
 

@@ -44,10 +44,6 @@ UINT8 = (_T.DML_TENSOR_DATA_TYPE_UINT8,)
 CL_TYPE = {_T.DML_TENSOR_DATA_TYPE_FLOAT32: "float", _T.DML_TENSOR_DATA_TYPE_FLOAT16: "half",
            _T.DML_TENSOR_DATA_TYPE_FLOAT64: "double",
            **dict(zip(INTEGERS, ("long", "int", "short", "char", "ulong", "uint", "ushort", "uchar"), strict=True))}
-# Vector width of the packed path: 8, or 4 for 8-byte types (a 512-bit double8/long8 changes the ABI on
-# CPUs without AVX-512, which PoCL warns about).
-VEC = 8
-VEC_8_BYTE = 4
 
 
 @dataclass(frozen=True)
@@ -178,7 +174,9 @@ class ElementWise(Operator):
         count = out.element_count
         tensors = [*([CONDITION] if CONDITION in v.tensors else []), *self.data_inputs, self.output]
         packed = all(bound[name].layout.is_packed for name in tensors)
-        vec = VEC_8_BYTE if max(first.element_size, out.element_size) == 8 else VEC
+        # the streaming width of the device kind; half of it for 8-byte types, the same bytes per access (a
+        # 512-bit double8/long8 changes the ABI on CPUs without AVX-512, which PoCL warns about)
+        vec = target.stream_vec // 2 if max(first.element_size, out.element_size) == 8 else target.stream_vec
         defines: dict[str, Any] = {
             "IN_T": CL_TYPE[first.data_type], "OUT_T": CL_TYPE[out.data_type], f"FUNC_{self.member.name}": True,
             "INPUTS": len(self.data_inputs), "CONDITION": CONDITION in v.tensors, "PACKED": packed, "VEC": vec,
