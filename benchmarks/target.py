@@ -118,7 +118,7 @@ def verdict(point: dict, gpu: bool = False) -> str:
     if reached is None:
         return f"{yardstick} not measured"
     met = reached >= fraction
-    text = f">= {fraction:.1f}x {yardstick}"
+    text = f">= {fraction:g}x {yardstick}"
     if torch is not None:
         peer = torch_peer(point, gpu)
         text += f", >= {torch:.1f}x torch"

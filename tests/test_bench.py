@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import dmlsim as dml
-from dmlsim.bench.engine import BenchConfig, BenchRun, PeerResult, Point, native_limit, run_bench
+from dmlsim.bench.engine import GPU_NATIVE_NOTE, BenchConfig, BenchRun, PeerResult, Point, native_limit, run_bench
 from dmlsim.bench.native import NativeTraffic, NativeUnavailableError
 from dmlsim.bench.plot import plot_data, plot_title, write_plot
 from dmlsim.bench.registry import CASES, BenchCase, Traffic, discover
@@ -302,13 +302,42 @@ def test_the_opencl_same_traffic_kernel_moves_exactly_the_points_arrays(traffic)
 def test_a_point_reports_both_same_traffic_limits():
     config = BenchConfig(operators=("adam",), adapter=OPENCL[0].index, sizes=(4096,), dtypes=("float16",),
                          warmup=0, min_time=0, peers=(), overhead=False)
-    (point,) = run_bench(config).points
+    run = run_bench(config)
+    (point,) = run.points
     assert point.error is None and point.traffic_gbps > 0 and point.traffic_kernel.startswith("uint")
     assert point.pct_traffic == pytest.approx(100 * point.gbps / point.traffic_gbps)
-    if point.native_gbps is None:
+    if run.device["kind"] == "GPU":
+        assert point.native_gbps is None and GPU_NATIVE_NOTE in point.notes
+    elif point.native_gbps is None:
         assert any(note.startswith("native limit skipped: ") for note in point.notes)
     else:
         assert point.pct_native == pytest.approx(100 * point.gbps / point.native_gbps) and point.host_pct_native > 0
+
+
+@needs_opencl
+def test_on_a_gpu_the_host_native_limits_give_way_to_the_devices_own_copy():
+    """A GPU point has no native limit or peer (C on the host measures host memory) and gets the CUDA copy
+    where torch sees the same GPU, else a note saying why not. The GPU is this device with its kind forced."""
+    from dmlsim.bench.engine import measure_point
+    from dmlsim.operators.adam_optimizer.bench import AdamCase
+
+    device = dml.DMLCreateDevice(dml.DML_CREATE_DEVICE_FLAG_NONE, OPENCL[0].index)
+    device.backend.is_gpu = True
+    config = BenchConfig(warmup=0, min_time=0, min_rounds=1, peers=("native",))
+    point = measure_point(device, AdamCase(), "float32", 4096, config)
+    assert point.error is None and point.gbps > 0
+    assert point.native_gbps is None and "native-adam-step" not in point.peers and GPU_NATIVE_NOTE in point.notes
+    if point.cuda_copy_gbps is None:
+        assert any(note.startswith("CUDA copy left out: ") for note in point.notes), point.notes
+    else:
+        assert point.pct_cuda_copy == pytest.approx(100 * point.gbps / point.cuda_copy_gbps)
+
+
+def test_the_cuda_copy_is_refused_for_a_device_torch_does_not_see():
+    from dmlsim.bench.cuda_copy import CudaCopy, CudaCopyUnavailableError
+
+    with pytest.raises(CudaCopyUnavailableError, match="not installed|is not this OpenCL device"):
+        CudaCopy("no such GPU", 1 << 20)
 
 
 @pytest.mark.parametrize("dtype, ulps", [(np.float32, 8), (np.float16, 1)], ids=["float32", "float16"])

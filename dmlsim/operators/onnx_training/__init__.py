@@ -39,9 +39,10 @@ SLOTS = 8  # distinct buffers per role in one launch (SLOT_PARAMS in onnx_traini
 # Launch shape per device kind: (work-items per group, VEC elements per vector access, elements per
 # work-group). PoCL pays per work-group and per work-item context, so on CPUs one work-item walks a
 # whole chunk with float8 accesses (measured: ~3x faster than 16 work-items, ~10x faster than 64);
-# GPUs want many work-items, consecutive ones reading consecutive vectors (coalesced).
+# GPUs want many work-items, consecutive ones reading consecutive vectors (coalesced): on an H100 (NVIDIA's
+# OpenCL) 256 work-items per 4096-element chunk ran the three optimizers at 2.41-2.51 TB/s, 64 at 2.20-2.34.
 CPU_SHAPE = (1, 8, 8192)
-GPU_SHAPE = (64, 4, 4096)
+GPU_SHAPE = (256, 4, 4096)
 # CPUs: work-groups per compute unit, each walking a run of consecutive chunks (GPUs: one group per chunk)
 CPU_GROUPS_PER_UNIT = 8
 STRIDED_CHUNK = 2048  # elements per work-group on the strided path (each work-item strides through them)
