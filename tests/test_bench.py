@@ -315,17 +315,24 @@ def test_a_point_reports_both_same_traffic_limits():
 
 
 @needs_opencl
-def test_on_a_gpu_the_host_native_limits_give_way_to_the_devices_own_copy():
-    """A GPU point has no native limit or peer (C on the host measures host memory) and gets the CUDA copy
-    where torch sees the same GPU, else a note saying why not. The GPU is this device with its kind forced."""
+def test_on_a_gpu_the_host_native_limits_give_way_to_the_devices_own_copy(monkeypatch):
+    """A GPU point has no native limit or peer (C on the host measures host memory), gets the CUDA copy
+    where torch sees the same GPU, else a note saying why not, and flushes the caches before every timed call.
+    The GPU is this device with its kind forced."""
+    from dmlsim.backends.opencl.roofline import CacheFlush
     from dmlsim.bench.engine import measure_point
     from dmlsim.operators.adam_optimizer.bench import AdamCase
 
+    flushes: list[int] = []
+    flush = CacheFlush.__call__
+    monkeypatch.setattr(CacheFlush, "__call__", lambda self: (flushes.append(1), flush(self))[1])
     device = dml.DMLCreateDevice(dml.DML_CREATE_DEVICE_FLAG_NONE, OPENCL[0].index)
     device.backend.is_gpu = True
-    config = BenchConfig(warmup=0, min_time=0, min_rounds=1, peers=("native",))
+    config = BenchConfig(warmup=0, min_time=0, min_rounds=2, peers=("native",))
     point = measure_point(device, AdamCase(), "float32", 4096, config)
     assert point.error is None and point.gbps > 0
+    contestants = 3 + (point.cuda_copy_gbps is not None)  # dmlsim, the OpenCL same traffic and copy, CUDA's copy
+    assert len(flushes) == (point.rounds + 1) * contestants  # the cold call and every timed one
     assert point.native_gbps is None and "native-adam-step" not in point.peers and GPU_NATIVE_NOTE in point.notes
     if point.cuda_copy_gbps is None:
         assert any(note.startswith("CUDA copy left out: ") for note in point.notes), point.notes
@@ -395,3 +402,13 @@ def test_bench_inputs_are_drawn_without_large_temporaries(dtype):
     assert np.all(values >= 0) and np.all(np.isfinite(values))
     assert abs(float(values.astype(np.float64).mean()) - 0.5 * np.sqrt(2 / np.pi)) < 0.01
     assert abs(float(values[-12345:].astype(np.float64).mean()) - 0.5 * np.sqrt(2 / np.pi)) < 0.02
+
+
+def test_alternate_runs_before_ahead_of_every_call_untimed():
+    from dmlsim.bench.timing import alternate
+
+    log: list[str] = []
+    samples = alternate({"a": lambda: log.append("a"), "b": lambda: log.append("b")}, warmup=1, min_time=0,
+                        min_rounds=2, before=lambda: log.append("flush"))
+    assert log == ["flush", "a", "flush", "b"] * 4  # cold, warm-up, two timed rounds
+    assert len(samples["a"].ns) == 2

@@ -7,7 +7,8 @@ point's exact traffic natively, :mod:`dmlsim.bench.native`, and in OpenCL on the
 :class:`~dmlsim.backends.opencl.roofline.SameTraffic`), the fastest copy variant moving the same byte
 count (the older copy roofline, an extra column) and every peer. On a GPU the native limits and peers
 (C on the host) are left out, and the device's own copy bandwidth through CUDA
-(:mod:`dmlsim.bench.cuda_copy`) is timed instead where torch sees the same GPU. A limit that cannot run here
+(:mod:`dmlsim.bench.cuda_copy`) is timed instead where torch sees the same GPU, and every timed call there
+starts after a cache flush (:class:`~dmlsim.backends.opencl.roofline.CacheFlush`). A limit that cannot run here
 (no C compiler) is left out with a note saying why. An error in one point is recorded in that point and the
 sweep goes on.
 """
@@ -22,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from dmlsim.backends.opencl.roofline import Roofline, SameTraffic
+from dmlsim.backends.opencl.roofline import CacheFlush, Roofline, SameTraffic
 from dmlsim.bench import peers as peer_lib
 from dmlsim.bench.cuda_copy import CudaCopy, CudaCopyUnavailableError
 from dmlsim.bench.native import NativeTraffic, NativeUnavailableError
@@ -216,8 +217,11 @@ def measure_point(device: Any, case: Any, dtype: str, elements: int, config: Ben
             limits.append(cuda)
             contestants[CUDA_COPY] = cuda.run
         contestants = {**contestants, ROOFLINE: copy.run, **work.peers}
+        flush = CacheFlush(device.backend) if gpu else None
+        if flush is not None:
+            limits.append(flush)
         samples = alternate(contestants, warmup=config.warmup, min_time=config.min_time,
-                            min_rounds=config.min_rounds)
+                            min_rounds=config.min_rounds, before=flush)
         ours = samples[DISPATCH]
         point.rounds = len(ours.ns)
         point.device_median_ns, point.device_min_ns, point.device_max_ns = ours.median_ns, ours.min_ns, ours.max_ns

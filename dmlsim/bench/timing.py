@@ -59,18 +59,26 @@ def _once(fn: Timed) -> tuple[float, float]:
 
 
 def alternate(contestants: dict[str, Timed], *, warmup: int = 2, min_time: float = 0.5,
-              min_rounds: int = 5, max_rounds: int = 1000) -> dict[str, Samples]:
-    """Time every contestant round-robin; the first call of each is recorded as its cold run."""
+              min_rounds: int = 5, max_rounds: int = 1000,
+              before: Callable[[], None] | None = None) -> dict[str, Samples]:
+    """Time every contestant round-robin; the first call of each is recorded as its cold run.
+
+    ``before``, when given, runs (untimed) before every call of every contestant: the same starting state
+    for each (on a GPU, caches flushed and the device busy, see dmlsim.bench.engine)."""
+    prepare = before or (lambda: None)
     samples = {name: Samples() for name in contestants}
     for name, fn in contestants.items():
+        prepare()
         samples[name].cold_ns = _once(fn)[0]
     for _ in range(warmup):
         for fn in contestants.values():
+            prepare()
             fn()
     started = time.perf_counter()
     rounds = 0
     while True:
         for name, fn in contestants.items():
+            prepare()
             value, wall = _once(fn)
             samples[name].ns.append(value)
             samples[name].wall_ns.append(wall)

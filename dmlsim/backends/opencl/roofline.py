@@ -10,7 +10,8 @@
 
 Both try several variants (vector width, chunked vs grid-stride work-items) and keep the fastest, so
 the yardstick is the best plain kernel, not one arbitrary choice. Buffers come from the backend's own
-``allocate``, placed as the operator's buffers are.
+``allocate``, placed as the operator's buffers are. :class:`CacheFlush` gives every timed run on a GPU the
+same start.
 """
 
 from __future__ import annotations
@@ -124,3 +125,31 @@ class SameTraffic(_Variants):
             kernel = backend.cl.Kernel(program, "traffic")
             kernel.set_args(*args)
             self._add(f"{element}{vec} {'chunked' if chunked else 'grid-stride'}", kernel, elements // vec)
+
+
+class CacheFlush:
+    """Run before each timed call on a GPU: fills a scratch buffer of four times the device's global memory
+    cache (at least 64 MiB) and waits for it.
+
+    Every contestant then starts with the caches holding none of its data (an H100's 50 MB L2 would otherwise
+    hold most of a 4000K-element ONNX Adagrad's 49 MB of inputs from the run before), and with the GPU busy
+    just before it: a GPU left idle for the length of a host-only peer (torch's CPU Adagrad, 65 ms) ran the
+    same ONNX Adagrad dispatch at 55 % of the copy bandwidth instead of 97 %. Triton's do_bench flushes the
+    same way."""
+
+    MIN_BYTES = 64 << 20
+
+    def __init__(self, backend: Any) -> None:
+        self.backend = backend
+        self.size = max(self.MIN_BYTES, 4 * int(backend.device.global_mem_cache_size))
+        self.buffer = backend.cl.Buffer(backend.context, backend.cl.mem_flags.READ_WRITE, self.size)
+        self.flushes = 0
+
+    def __call__(self) -> None:
+        cl = self.backend.cl
+        cl.enqueue_fill_buffer(self.backend.queue, self.buffer, np.uint32(self.flushes), 0, self.size)
+        self.backend.queue.finish()
+        self.flushes += 1
+
+    def release(self) -> None:
+        self.buffer.release()
