@@ -343,7 +343,7 @@ def test_on_a_gpu_the_host_native_limits_give_way_to_the_devices_own_copy(monkey
 def test_the_cuda_copy_is_refused_for_a_device_torch_does_not_see():
     from dmlsim.bench.cuda_copy import CudaCopy, CudaCopyUnavailableError
 
-    with pytest.raises(CudaCopyUnavailableError, match="not installed|is not this OpenCL device"):
+    with pytest.raises(CudaCopyUnavailableError, match=r"not installed|is not this OpenCL device"):
         CudaCopy("no such GPU", 1 << 20)
 
 
