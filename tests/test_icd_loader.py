@@ -1,5 +1,6 @@
 """Which ICDs the OpenCL loader reads (OCL_ICD_VENDORS, OCL_ICD_FILENAMES), registering Intel's PyPI
-runtime, and `dmlsim doctor` / `dmlsim devices` telling the truth about both.
+runtime and NVIDIA's driver where no ICD names it, and `dmlsim doctor` / `dmlsim devices` telling the truth
+about them.
 
 pyopencl's bundled loader (ocl-icd) reads ``/etc/OpenCL/vendors`` (or the folder OCL_ICD_VENDORS
 names) plus ``pyopencl/.libs``; an OCL_ICD_VENDORS that is not a folder is the only ICD it loads.
@@ -18,7 +19,7 @@ import pytest
 from dmlsim.backends.opencl import icd as icd_module
 from dmlsim.backends.opencl import vendors
 from dmlsim.backends.opencl.icd import icd_files, loader_notes, probe_icd
-from dmlsim.backends.opencl.vendors import intel_library, register_intel
+from dmlsim.backends.opencl.vendors import NVIDIA_LIBRARY, intel_library, register_intel, register_nvidia
 from dmlsim.cli import main
 
 
@@ -137,3 +138,46 @@ def test_intel_runtime_registered_in_a_folder_is_a_usable_device(tmp_path):
     report = probe_icd(registration.icd)
     assert report.error is None and report.usable, report
     assert all(d["implementation"] == "intel" for d in report.devices)
+
+
+# --- registering NVIDIA's driver where no ICD names it (containers given the driver's libraries) ------------
+@pytest.fixture
+def nvidia(loader, monkeypatch):
+    """The fake loader folders, NVIDIA's driver loadable, no Intel runtime, OCL_ICD_VENDORS unset."""
+    monkeypatch.delenv("OCL_ICD_VENDORS", raising=False)
+    monkeypatch.setattr(vendors, "bundled_vendors", icd_module.bundled_vendors)
+    monkeypatch.setattr(vendors, "nvidia_library", lambda: NVIDIA_LIBRARY)
+    monkeypatch.setattr(vendors, "intel_library", lambda: None)
+    return loader
+
+
+def test_an_nvidia_driver_no_icd_names_is_registered_once(nvidia):
+    system, bundled = nvidia
+    assert any("NVIDIA" in note for note in vendors.unregistered_runtimes())
+    first = register_nvidia()
+    assert first.action == "written" and (bundled / "nvidia.icd").read_text() == f"{NVIDIA_LIBRARY}\n"
+    assert register_nvidia().action == "unchanged"
+    assert vendors.unregistered_runtimes() == []
+    assert icd_files({}) == [system / "debian-pocl.icd", bundled / "nvidia.icd", bundled / "pocl.icd"]
+    assert not list(bundled.glob("*.tmp"))
+
+
+def test_a_system_icd_for_the_nvidia_driver_is_not_doubled(nvidia):
+    system, bundled = nvidia
+    (bundled / "nvidia.icd").write_text(f"{NVIDIA_LIBRARY}\n")  # ours, from before the system got its own
+    (system / "nvidia.icd").write_text("/usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1\n")
+    outcome = register_nvidia()
+    assert outcome.action.startswith("removed") and "already names the driver" in outcome.action
+    assert sorted(p.name for p in bundled.iterdir()) == ["pocl.icd"]
+    assert register_nvidia().action == "registered by the system"
+    assert vendors.unregistered_runtimes() == []
+
+
+def test_the_nvidia_icd_goes_when_the_driver_does(nvidia, monkeypatch):
+    _system, bundled = nvidia
+    (bundled / "nvidia.icd").write_text(f"{NVIDIA_LIBRARY}\n")
+    monkeypatch.setattr(vendors, "nvidia_library", lambda: None)
+    assert register_nvidia().action.startswith("removed")
+    assert sorted(p.name for p in bundled.iterdir()) == ["pocl.icd"]
+    assert register_nvidia().action == "not installed"
+    assert vendors.unregistered_runtimes() == []

@@ -2,11 +2,11 @@
 
 Looks at the ICDs the OpenCL loader will read in this environment (``OCL_ICD_VENDORS`` honoured, see
 dmlsim.backends.opencl.icd) and probes each in its own process (two PoCL builds in one process
-conflict). ``--install`` first registers PyPI runtimes that do not register themselves (Intel's, see
-dmlsim.backends.opencl.vendors); if still no device is usable it tries pip-only fixes (Intel's runtime
-from PyPI, which needs no root and builds kernels on CPUs that PyPI's PoCL 3.0 with LLVM 14 does not
-know), and only as the last resort, as root on a Debian-family machine, ``apt-get install
-pocl-opencl-icd``.
+conflict). ``--install`` first registers installed runtimes that the loader would not see (Intel's from
+PyPI, NVIDIA's GPU driver without an ICD file, see dmlsim.backends.opencl.vendors); if still no device is
+usable it tries pip-only fixes (Intel's runtime from PyPI, which needs no root and builds kernels on CPUs
+that PyPI's PoCL 3.0 with LLVM 14 does not know), and only as the last resort, as root on a Debian-family
+machine, ``apt-get install pocl-opencl-icd``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,13 @@ from collections.abc import Callable
 
 from dmlsim.backends.opencl.errors import NO_OPENCL_FIX
 from dmlsim.backends.opencl.icd import IcdReport, icd_files, loader_notes, probe_icd
-from dmlsim.backends.opencl.vendors import INTEL_PACKAGES, intel_library, register_intel, unregistered_runtimes
+from dmlsim.backends.opencl.vendors import (
+    INTEL_PACKAGES,
+    intel_library,
+    register_intel,
+    register_nvidia,
+    unregistered_runtimes,
+)
 
 NAME = "doctor"
 HELP = ("check that a usable OpenCL device exists (with --install: register PyPI runtimes, pip-install "
@@ -55,6 +61,7 @@ def survey() -> list[IcdReport]:
 def run(args: argparse.Namespace) -> int:
     if args.install:
         print(f"doctor: {register_intel()}")
+        print(f"doctor: {register_nvidia()}")
     if any(r.usable for r in survey()):
         print("doctor: OK, at least one usable OpenCL device")
         return 0
