@@ -1,10 +1,12 @@
-"""Fixtures: ``device`` runs a test once per adapter (every OpenCL device present, plus reference)."""
+"""Fixtures: ``device`` runs a test once per adapter (every OpenCL device present, plus reference);
+``shaped_device`` once per OpenCL device and launch shape (see tests/test_launch_shapes.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 import dmlsim as dml
+from dmlsim.backends.opencl import geometry
 from dmlsim.entry import create_device
 from dmlsim.testing import OpenCLDispatchGuard, require_opencl, test_adapters, unusable_opencl_adapters
 
@@ -71,7 +73,33 @@ def ref_device():
     return _device(dml.all_adapters()[-1], dml.DML_CREATE_DEVICE_FLAG_NONE)
 
 
+OPENCL_ADAPTERS = [a for a in ADAPTERS if a.kind != "reference"]
+# cpu and gpu: the forced kinds (DMLSIM_LAUNCH_SHAPE), on a device created while the variable is set;
+# gpu-small-grid: the GPU shape with one work-group per compute unit, so that every work-item of the
+# grid-stride loop strides several times even on small tensors
+SHAPES = ["cpu", "gpu", "gpu-small-grid"]
+_shaped_devices: dict[tuple[int, str], dml.Device] = {}
+
+
+@pytest.fixture(params=[(a, s) for a in OPENCL_ADAPTERS for s in SHAPES],
+                ids=[f"{a.short_label}-{s}" for a in OPENCL_ADAPTERS for s in SHAPES])
+def shaped_device(request, monkeypatch):
+    """A (session-cached) device on each OpenCL adapter under each launch shape: a CPU-only machine runs the
+    GPU code paths too (and a GPU the CPU ones)."""
+    adapter, shape = request.param
+    kind = shape.split("-")[0]
+    key = (adapter.index, kind)
+    if key not in _shaped_devices:
+        monkeypatch.setenv(geometry.SHAPE_VARIABLE, kind)  # read once, when the backend is created
+        _shaped_devices[key] = create_device(dml.DML_CREATE_DEVICE_FLAG_NONE, adapter)
+    device = _shaped_devices[key]
+    assert device.backend.target.is_cpu == (kind == "cpu")
+    if shape == "gpu-small-grid":
+        monkeypatch.setattr(geometry, "GPU_GROUPS_PER_UNIT", 1)
+    return device
+
+
 def pytest_collection_modifyitems(items):
     for item in items:
-        if "adapter" in getattr(item, "fixturenames", ()):
+        if {"adapter", "shaped_device"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.device)

@@ -10,7 +10,10 @@ is also within one ulp. These tests can:
   the FLOAT32 kernel computes (same source, same path, no contraction), so its stored result must be
   that float32 result rounded by numpy's astype(float16), which rounds to nearest even.
 Element counts cover the vector stores (8 or 4 wide, per launch shape) and the scalar tail; padded
-strides cover the strided path's scalar stores.
+strides cover the strided path's scalar stores. Both launch shapes run on every OpenCL device: CPU targets
+convert halves with F16C instructions where clang targets them, GPU ones with vload_halfn/vstore_halfn_rte
+(dmlsim/cl_kernels/dmlsim.h). Every one of the 65,536 halves also goes through a vector load and store
+unchanged.
 """
 
 from __future__ import annotations
@@ -90,9 +93,8 @@ def onnx_inputs(halves, dtype):
 @pytest.mark.parametrize("op", ["adam", "onnx_adam"])
 @pytest.mark.parametrize("n", [13, 1003])
 @pytest.mark.parametrize("padded", [False, True], ids=["packed", "padded"])
-def test_float16_result_is_the_float32_result_rounded_to_nearest_even(device, op, n, padded):
-    if device.backend.kind == "reference":
-        pytest.skip("the reference device computes in float64: there is no float32 result to round")
+def test_float16_result_is_the_float32_result_rounded_to_nearest_even(shaped_device, op, n, padded):
+    device = shaped_device  # every launch shape: the CPU one stores halves through F16C, the GPU one vstore_halfn_rte
     rng = np.random.default_rng(n)
     halves = [rng.standard_normal(n).astype(np.float16) for _ in range(4)]
     halves[2] = np.abs(halves[2])  # a second moment is never negative
@@ -111,3 +113,21 @@ def test_float16_result_is_the_float32_result_rounded_to_nearest_even(device, op
         rounded_up = np.abs(expected.astype(np.float64)) > np.abs(exact.astype(np.float64))
         checked += int(rounded_up.sum())
     assert checked > 0
+
+
+def test_every_half_passes_through_vector_load_and_store_unchanged(shaped_device):
+    # Adam with M = V = G = 0: X - lr * alpha * 0 / (sqrt(0) + eps) = X - 0 = X for every half (-0 stays -0,
+    # infinities stay, NaN stays NaN): the widening load and the narrowing store alone decide the result
+    bits = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+    x = bits.view(np.float16)
+    zeros = np.zeros(x.size, np.float16)
+    got = run(shaped_device, adam_desc(F16, x.size, None), {
+        "InputParametersTensor": x, "InputFirstMomentTensor": zeros, "InputSecondMomentTensor": zeros,
+        "GradientTensor": zeros, "TrainingStepTensor": np.uint32(1)})
+    out = np.asarray(got["OutputParametersTensor"]).reshape(-1)
+    nan = np.isnan(x)
+    assert np.isnan(out[nan]).all()
+    wrong = np.flatnonzero(out.view(np.uint16)[~nan] != bits[~nan])
+    assert wrong.size == 0, [(hex(int(bits[~nan][i])), float(out[~nan][i])) for i in wrong[:8]]
+    for moment in ("OutputFirstMomentTensor", "OutputSecondMomentTensor"):
+        assert not np.asarray(got[moment]).any()

@@ -1,9 +1,11 @@
 """Each kernel under each launch shape, on every OpenCL device (``DMLSIM_LAUNCH_SHAPE``).
 
 The OpenCL backend picks a launch shape per device kind (dmlsim.backends.opencl.geometry): CPU
-devices get few long chunked work-items, GPUs a grid-stride loop and, for the ONNX optimizers, 64
-work-items per chunk with float4 accesses. ``DMLSIM_LAUNCH_SHAPE=cpu|gpu`` forces one, so a CPU-only
-machine runs the GPU code paths too. Shapes here:
+devices get few long chunked work-items and kernels built with ``-DDMLSIM_CPU`` (plain vector loads and
+stores, F16C conversions and sqrtps where clang targets them: dmlsim/cl_kernels/dmlsim.h), GPUs a
+grid-stride loop with OpenCL's vloadn/vstoren and, for the ONNX optimizers, 256 work-items per chunk with
+float4 accesses. ``DMLSIM_LAUNCH_SHAPE=cpu|gpu`` forces one, so a CPU-only machine runs the GPU code paths
+too. Shapes here (the ``shaped_device`` fixture, tests/conftest.py):
 - ``cpu`` and ``gpu``: the forced kinds, on a device created while the variable is set;
 - ``gpu-small-grid``: the GPU shape with one work-group per compute unit, so that every work-item of
   the grid-stride loop strides several times even on small tensors (on a real GPU the grid is
@@ -13,35 +15,15 @@ Expected values come from tests/oracles.py (independent float64 transcriptions o
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from layout_cases import F16, F32, check_adagrad_decay_dense, check_adam, check_onnx
 
-import dmlsim as dml
-from dmlsim.backends.opencl import geometry
-from dmlsim.entry import create_device
-from dmlsim.testing import test_adapters
+from dmlsim.backends.opencl.programs import kernel_source
+from dmlsim.operators.plan import KernelSource
 
 pytestmark = pytest.mark.device
-OPENCL = [a for a in test_adapters() if a.kind != "reference"]
-SHAPES = ["cpu", "gpu", "gpu-small-grid"]
 DTYPES = pytest.mark.parametrize("data_type", [F32, F16], ids=["f32", "f16"])
-_devices: dict = {}
-
-
-@pytest.fixture(params=[(a, s) for a in OPENCL for s in SHAPES],
-                ids=[f"{a.short_label}-{s}" for a in OPENCL for s in SHAPES])
-def shaped_device(request, monkeypatch):
-    adapter, shape = request.param
-    kind = shape.split("-")[0]
-    key = (adapter.index, kind)
-    if key not in _devices:
-        monkeypatch.setenv(geometry.SHAPE_VARIABLE, kind)  # read once, when the backend is created
-        _devices[key] = create_device(dml.DML_CREATE_DEVICE_FLAG_NONE, adapter)
-    device = _devices[key]
-    assert device.backend.target.is_cpu == (kind == "cpu")
-    if shape == "gpu-small-grid":
-        monkeypatch.setattr(geometry, "GPU_GROUPS_PER_UNIT", 1)
-    return device
 
 
 @DTYPES
@@ -84,3 +66,46 @@ def test_adagrad_decay_dense(shaped_device, data_type, rows, row_length):
 def test_adagrad_decay_dense_padded(shaped_device):
     check_adagrad_decay_dense(shaped_device, 5, 103, {role: [5 * 110, 5 * 110, 110, 1]
                                                       for role in ("VAR", "ACC", "GRAD", "OVAR", "OACC")})
+
+
+# What dmlsim.h decided, compiled with the backend's own build options: [clang, direct vectors, F16C halves].
+HEADER_PROBE = """
+__kernel void header_probe(__global int *out)
+{
+#ifdef __clang__
+    out[0] = 1;
+#endif
+#ifdef DMLSIM_DIRECT_VECTORS
+    out[1] = 1;
+#endif
+#if defined(DMLSIM_DIRECT_VECTORS) && defined(__F16C__)
+    out[2] = 1;
+#endif
+}
+"""
+
+
+def test_cpu_targets_build_kernels_with_plain_vector_access(shaped_device):
+    backend = shaped_device.backend
+    cpu = backend.target.is_cpu
+    assert ("-DDMLSIM_CPU" in backend.programs.extra_options) == cpu
+    cl = backend.cl
+    text = kernel_source(KernelSource("dmlsim.cl_kernels", "dmlsim.h")) + HEADER_PROBE
+    program = cl.Program(backend.context, text).build(options=list(backend.programs.extra_options),
+                                                      devices=[backend.device])
+    flags = np.zeros(3, np.int32)
+    out = cl.Buffer(backend.context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=flags)
+    program.header_probe(backend.queue, (1,), (1,), out)
+    cl.enqueue_copy(backend.queue, flags, out)
+    clang, direct, f16c = (bool(f) for f in flags)
+    assert direct == (cpu and clang), flags
+    if cpu and "pocl" in backend.device.platform.version.lower() and "f16c" in _host_cpu_flags():
+        assert f16c, "PoCL targets the host CPU, which has F16C: halves should convert in hardware"
+
+
+def _host_cpu_flags() -> set[str]:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            return set(next((line.split(":", 1)[1].split() for line in info if line.startswith("flags")), []))
+    except OSError:
+        return set()

@@ -24,6 +24,54 @@
 #define VEC 8
 #endif
 
+/* Vector access on CPU devices. dmlsim/backends/opencl/geometry.py defines DMLSIM_CPU for CPU launch
+ * targets; where clang compiles the kernel (PoCL, Intel's runtime), packed vectors are then read and written
+ * by dereferencing element-aligned vector types, halves are converted by F16C instructions where the target
+ * has them, and float vectors take their square root with SSE/AVX's sqrtps. PyPI's PoCL 3.0 compiles
+ * vloadn/vstoren, vload_halfn/vstore_halfn_rte and vector sqrt as calls into its kernel library, which
+ * halved Adam's speed there (2^24 elements: FLOAT32 22.5 -> 43.4 GB/s, FLOAT16 11 -> 37 GB/s; see
+ * benchmarks/README.md). The values are the same bit for bit: a load moves the same bytes, widening a half
+ * is exact, F16C narrows to nearest even (the default MXCSR rounding) and sqrtps is IEEE's correctly
+ * rounded square root. GPU launch targets keep the OpenCL built-ins (the tests run both on CPU devices). */
+#if defined(DMLSIM_CPU) && defined(__clang__)
+#define DMLSIM_DIRECT_VECTORS 1
+#endif
+
+#ifdef DMLSIM_DIRECT_VECTORS
+/* DMLSIM_UNALIGNED(T, n) declares dmlsim_Tn_u, a Tn with T's alignment (a typedef may lower alignment). */
+#define DMLSIM_UNALIGNED_T(T, n) DMLSIM_CAT(DMLSIM_CAT(dmlsim_, DMLSIM_CAT(T, n)), _u)
+#define DMLSIM_UNALIGNED(T, n) typedef DMLSIM_CAT(T, n) DMLSIM_UNALIGNED_T(T, n) __attribute__((aligned(sizeof(T))));
+#define DMLSIM_VLOAD(T, n, i, p) (*(__global const DMLSIM_UNALIGNED_T(T, n) *)((p) + (size_t)(i) * (n)))
+#define DMLSIM_VSTORE(T, n, x, i, p) (*(__global DMLSIM_UNALIGNED_T(T, n) *)((p) + (size_t)(i) * (n)) = (x))
+#else
+#define DMLSIM_UNALIGNED(T, n)
+#define DMLSIM_VLOAD(T, n, i, p) DMLSIM_CAT(vload, n)((i), (p))
+#define DMLSIM_VSTORE(T, n, x, i, p) DMLSIM_CAT(vstore, n)((x), (i), (p))
+#endif
+
+/* sqrt of a VEC-wide float vector (SQRTV, defined with the storage type for float compute): sqrtps on
+ * CPU devices where the target has it (see above); 16 wide as two 8-wide halves, since a 16-wide sqrt
+ * crashes the LLVM 14 of PyPI's PoCL 3.0 ("Cannot select fsqrt"). */
+#if defined(DMLSIM_DIRECT_VECTORS) && defined(__AVX__)
+#define DMLSIM_SQRT_FLOAT8(a) __builtin_ia32_sqrtps256(a)
+#else
+#define DMLSIM_SQRT_FLOAT8(a) sqrt(a)
+#endif
+#if defined(DMLSIM_DIRECT_VECTORS) && defined(__SSE__)
+#define DMLSIM_SQRT_FLOAT4(a) __builtin_ia32_sqrtps(a)
+#else
+#define DMLSIM_SQRT_FLOAT4(a) sqrt(a)
+#endif
+#if VEC == 16
+#define DMLSIM_SQRT_FLOATV(a) ((float16)(DMLSIM_SQRT_FLOAT8((a).lo), DMLSIM_SQRT_FLOAT8((a).hi)))
+#elif VEC == 8
+#define DMLSIM_SQRT_FLOATV(a) DMLSIM_SQRT_FLOAT8(a)
+#elif VEC == 4
+#define DMLSIM_SQRT_FLOATV(a) DMLSIM_SQRT_FLOAT4(a)
+#else
+#define DMLSIM_SQRT_FLOATV(a) sqrt(a)
+#endif
+
 #ifndef DMLSIM_CUSTOM_STORAGE  /* a kernel with several storage types declares its own */
 #if defined(STORE_HALF)
 typedef half store_t;
@@ -31,8 +79,16 @@ typedef float real_t;
 #define REALV DMLSIM_CAT(float, VEC)
 #define LOAD(p, i) vload_half((i), (p))
 #define STORE(x, p, i) vstore_half_rte((x), (i), (p))
+#if defined(DMLSIM_DIRECT_VECTORS) && defined(__F16C__) && VEC > 1
+typedef __fp16 dmlsim_halfv __attribute__((ext_vector_type(VEC)));
+typedef dmlsim_halfv dmlsim_halfv_u __attribute__((aligned(2)));
+#define LOADV(p, i) __builtin_convertvector(*(__global const dmlsim_halfv_u *)((p) + (size_t)(i) * VEC), REALV)
+#define STOREV(x, p, i) (*(__global dmlsim_halfv_u *)((p) + (size_t)(i) * VEC) = __builtin_convertvector((x), dmlsim_halfv))
+#else
 #define LOADV(p, i) DMLSIM_CAT(vload_half, VEC)((i), (p))
 #define STOREV(x, p, i) DMLSIM_CAT(DMLSIM_CAT(vstore_half, VEC), _rte)((x), (i), (p))
+#endif
+#define SQRTV(a) DMLSIM_SQRT_FLOATV(a)
 #elif defined(STORE_DOUBLE)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 typedef double store_t;
@@ -40,24 +96,35 @@ typedef double real_t;
 #define REALV DMLSIM_CAT(double, VEC)
 #define LOAD(p, i) ((p)[i])
 #define STORE(x, p, i) ((p)[i] = (x))
-#define LOADV(p, i) DMLSIM_CAT(vload, VEC)((i), (p))
-#define STOREV(x, p, i) DMLSIM_CAT(vstore, VEC)((x), (i), (p))
+#if VEC > 1
+DMLSIM_UNALIGNED(double, VEC)
+#endif
+#define LOADV(p, i) DMLSIM_VLOAD(double, VEC, i, p)
+#define STOREV(x, p, i) DMLSIM_VSTORE(double, VEC, x, i, p)
+#define SQRTV(a) sqrt(a)
 #elif defined(STORE_INTEGER)
 typedef STORE_INTEGER store_t;
 typedef STORE_INTEGER real_t;
 #define REALV DMLSIM_CAT(STORE_INTEGER, VEC)
 #define LOAD(p, i) ((p)[i])
 #define STORE(x, p, i) ((p)[i] = (x))
-#define LOADV(p, i) DMLSIM_CAT(vload, VEC)((i), (p))
-#define STOREV(x, p, i) DMLSIM_CAT(vstore, VEC)((x), (i), (p))
+#if VEC > 1
+DMLSIM_UNALIGNED(STORE_INTEGER, VEC)
+#endif
+#define LOADV(p, i) DMLSIM_VLOAD(STORE_INTEGER, VEC, i, p)
+#define STOREV(x, p, i) DMLSIM_VSTORE(STORE_INTEGER, VEC, x, i, p)
 #else
 typedef float store_t;
 typedef float real_t;
 #define REALV DMLSIM_CAT(float, VEC)
 #define LOAD(p, i) ((p)[i])
 #define STORE(x, p, i) ((p)[i] = (x))
-#define LOADV(p, i) DMLSIM_CAT(vload, VEC)((i), (p))
-#define STOREV(x, p, i) DMLSIM_CAT(vstore, VEC)((x), (i), (p))
+#if VEC > 1
+DMLSIM_UNALIGNED(float, VEC)
+#endif
+#define LOADV(p, i) DMLSIM_VLOAD(float, VEC, i, p)
+#define STOREV(x, p, i) DMLSIM_VSTORE(float, VEC, x, i, p)
+#define SQRTV(a) DMLSIM_SQRT_FLOATV(a)
 #endif
 #endif
 

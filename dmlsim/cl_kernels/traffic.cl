@@ -10,17 +10,20 @@
 #define TR_CAT_(a, b) a##b
 #define TR_CAT(a, b) TR_CAT_(a, b)
 #define ELEMV TR_CAT(ELEM, VEC)
-#define LOADV TR_CAT(vload, VEC)
-#define STOREV TR_CAT(vstore, VEC)
+#define DMLSIM_CUSTOM_STORAGE /* dmlsim.h for its vector access only: the same loads and stores as the kernels */
+#include "dmlsim.h"
+DMLSIM_UNALIGNED(ELEM, VEC)
+#define TR_LOADV(i, p) DMLSIM_VLOAD(ELEM, VEC, i, p)
+#define TR_STOREV(x, i, p) DMLSIM_VSTORE(ELEM, VEC, x, i, p)
 
 #define TR_READ(k)                                                  \
     if (k < READS) {                                                \
-        v[k] = LOADV(i, s##k);                                      \
+        v[k] = TR_LOADV(i, s##k);                                      \
         sum += v[k];                                                \
     }
 #define TR_WRITE(k)                                                 \
     if (k < WRITES)                                                 \
-        STOREV(v[k % READS] + sum, i, d##k);
+        TR_STOREV(v[k % READS] + sum, i, d##k);
 #define TR_READ1(k)                                                 \
     if (k < READS) {                                                \
         w[k] = s##k[i];                                             \

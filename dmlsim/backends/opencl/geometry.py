@@ -44,6 +44,13 @@ def launch_target(device: Any) -> LaunchTarget:
     return LaunchTarget(is_cpu, units)
 
 
+def target_options(target: LaunchTarget) -> tuple[str, ...]:
+    """Build options every kernel of a launch target gets: ``-DDMLSIM_CPU`` for CPU targets, where
+    dmlsim/cl_kernels/dmlsim.h then moves packed vectors by plain dereference instead of vloadn/vstoren
+    (PyPI's PoCL 3.0 compiles those as library calls, which halved Adam's speed there)."""
+    return ("-DDMLSIM_CPU",) if target.is_cpu else ()
+
+
 def launch_shape(target: LaunchTarget, geometry: Geometry, defines: dict[str, Any]) -> tuple[int, int]:
     """(global size, local size) of a 1-D launch; a :class:`Stream` also sets ``defines['CHUNKED']``."""
     if isinstance(geometry, Stream):

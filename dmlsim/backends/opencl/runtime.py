@@ -14,7 +14,7 @@ import numpy as np
 from dmlsim.backends.adapters import AdapterInfo
 from dmlsim.backends.opencl import hostmem
 from dmlsim.backends.opencl.errors import check, import_pyopencl
-from dmlsim.backends.opencl.geometry import launch_shape, launch_target, stream_shape
+from dmlsim.backends.opencl.geometry import launch_shape, launch_target, stream_shape, target_options
 from dmlsim.backends.opencl.marshal import marshal_arguments
 from dmlsim.backends.opencl.programs import ProgramCache
 from dmlsim.operators.plan import KernelSource
@@ -70,10 +70,10 @@ class OpenCLBackend:
             self.queue = cl.CommandQueue(self.context, device,
                                          properties=cl.command_queue_properties.PROFILING_ENABLE)
         self.device = device
-        self.programs = ProgramCache(self.context, device, self.build_options)
+        self.target = launch_target(device)
+        self.programs = ProgramCache(self.context, device, (*self.build_options, *target_options(self.target)))
         self.has_fp64 = "cl_khr_fp64" in device.extensions
         self.max_buffer_size = int(device.max_mem_alloc_size)
-        self.target = launch_target(device)
         # host memory is the device's own memory only on CPU devices (by device type, not launch shape)
         self.huge_pages = bool(device.type & cl.device_type.CPU) and hostmem.enabled()
         self.is_gpu = bool(device.type & cl.device_type.GPU)  # what it is, whatever launch shape is forced

@@ -54,11 +54,11 @@ inline bool need_decay(step_t global_step, ulong decay_step, step_t power)
 #define DECAY_SCALAR(a) { a = a * (real_t)rate; a = (a < (real_t)baseline) ? (real_t)baseline : a; }
 #define DECAY_VECTOR(a) { a = a * (real_t)rate; a = select(a, (REALV)((real_t)baseline), a < (REALV)((real_t)baseline)); }
 /* The update itself, DeepRec's order: decay (once, if due), accumulate, then step without epsilon. */
-#define ADAGRAD_DECAY_UPDATE(x, a, g, DECAY) \
-    if (decay)                               \
-        DECAY(a)                             \
-    a = a + g * g;                           \
-    x = x - lr_ * g / sqrt(a);
+#define ADAGRAD_DECAY_UPDATE(x, a, g, DECAY, SQRT) \
+    if (decay)                                     \
+        DECAY(a)                                   \
+    a = a + g * g;                                 \
+    x = x - lr_ * g / SQRT(a);
 
 /* Arguments in the desc's schema order (dmlsim.operators.plan); the new P (opower) is written by
  * adagrad_decay_power, after every element has read the old one. */
@@ -83,7 +83,7 @@ __kernel void adagrad_decay(TENSOR_IN(var), TENSOR_IN(acc),
         REALV x = LOADV(TENSOR_PTR(var), i);
         REALV a = LOADV(TENSOR_PTR(acc), i);
         REALV g = LOADV(TENSOR_PTR(grad), i);
-        ADAGRAD_DECAY_UPDATE(x, a, g, DECAY_VECTOR)
+        ADAGRAD_DECAY_UPDATE(x, a, g, DECAY_VECTOR, SQRTV)
         STOREV(x, TENSOR_PTR(ovar), i);
         STOREV(a, TENSOR_PTR(oacc), i);
     }
@@ -92,7 +92,7 @@ __kernel void adagrad_decay(TENSOR_IN(var), TENSOR_IN(acc),
             real_t x = LOAD(TENSOR_PTR(var), i);
             real_t a = LOAD(TENSOR_PTR(acc), i);
             real_t g = LOAD(TENSOR_PTR(grad), i);
-            ADAGRAD_DECAY_UPDATE(x, a, g, DECAY_SCALAR)
+            ADAGRAD_DECAY_UPDATE(x, a, g, DECAY_SCALAR, sqrt)
             STORE(x, TENSOR_PTR(ovar), i);
             STORE(a, TENSOR_PTR(oacc), i);
         }
@@ -104,7 +104,7 @@ __kernel void adagrad_decay(TENSOR_IN(var), TENSOR_IN(acc),
     real_t x = LOAD(AT(var, r, c), 0);
     real_t a = LOAD(AT(acc, r, c), 0);
     real_t g = LOAD(AT(grad, r, c), 0);
-    ADAGRAD_DECAY_UPDATE(x, a, g, DECAY_SCALAR)
+    ADAGRAD_DECAY_UPDATE(x, a, g, DECAY_SCALAR, sqrt)
     STORE(x, AT(ovar, r, c), 0);
     STORE(a, AT(oacc, r, c), 0);
 #endif
@@ -241,7 +241,7 @@ __kernel void adagrad_decay_sparse(TENSOR_IN(grad),
             g = g + LOAD(AT(grad, j, c), 0);
         real_t x = LOAD(AT(ovar, row, c), 0);
         real_t a = LOAD(AT(oacc, row, c), 0);
-        ADAGRAD_DECAY_UPDATE(x, a, g, DECAY_SCALAR)
+        ADAGRAD_DECAY_UPDATE(x, a, g, DECAY_SCALAR, sqrt)
         STORE(x, AT(ovar, row, c), 0);
         STORE(a, AT(oacc, row, c), 0);
     }

@@ -17,14 +17,6 @@
  */
 #include "dmlsim.h"
 
-/* sqrt of a 16-wide vector crashes the LLVM 14 of PyPI's PoCL 3.0 ("Cannot select fsqrt"): take it
- * on the two 8-wide halves, which is the same correctly rounded operation element by element. */
-#if VEC == 16
-#define SQRTV(a) ((float16)(sqrt((a).lo), sqrt((a).hi)))
-#else
-#define SQRTV(a) sqrt(a)
-#endif
-
 #define ADAM_MOMENTS(m, v, g)                          \
     m = beta1 * m + (1.0f - beta1) * g;                \
     v = beta2 * v + (1.0f - beta2) * g * g;

@@ -58,18 +58,18 @@ enum { R_X, R_G, R_V, R_H, R_OX, R_OV, R_OH };
 /* One update of the elements at index i (type T: real_t or its VEC-wide vector), as the ONNX spec's
  * pseudo code states it; every input is loaded before any output is stored (in place is safe). */
 #if OPTIMIZER == ADAGRAD
-#define UPDATE(T, LD, ST)                                                                  \
+#define UPDATE(T, LD, ST, SQRT)                                                            \
     const T xs = LD(xp, ELEMENT(R_X));                                                     \
     /* G_regularized = norm_coefficient * X + G */                                         \
     const T gr = nc * xs + LD(gp, ELEMENT(R_G));                                           \
     /* H_new = H + G_regularized * G_regularized */                                        \
     const T hn = LD(hp, ELEMENT(R_H)) + gr * gr;                                           \
     /* X_new = X - r * G_regularized / (Sqrt(H_new) + epsilon) */                          \
-    const T xn = xs - rate * gr / (sqrt(hn) + eps);                                        \
+    const T xn = xs - rate * gr / (SQRT(hn) + eps);                                        \
     ST(xn, oxp, ELEMENT(R_OX));                                                            \
     ST(hn, ohp, ELEMENT(R_OH));
 #elif OPTIMIZER == ADAM
-#define UPDATE(T, LD, ST)                                                                  \
+#define UPDATE(T, LD, ST, SQRT)                                                            \
     const T xs = LD(xp, ELEMENT(R_X));                                                     \
     /* G_regularized = norm_coefficient * X + G */                                         \
     const T gr = nc * xs + LD(gp, ELEMENT(R_G));                                           \
@@ -78,7 +78,7 @@ enum { R_X, R_G, R_V, R_H, R_OX, R_OV, R_OH };
     /* H_new = beta * H + (1 - beta) * G_regularized * G_regularized */                    \
     const T hn = b * LD(hp, ELEMENT(R_H)) + ((real_t)1 - b) * gr * gr;                     \
     /* X_final = (1 - norm_coefficient_post) * (X - R_adjusted * V_new / H_sqrt) */        \
-    const T xn = post * (xs - rate * (vn / (sqrt(hn) + eps)));                             \
+    const T xn = post * (xs - rate * (vn / (SQRT(hn) + eps)));                             \
     ST(xn, oxp, ELEMENT(R_OX));                                                            \
     ST(vn, ovp, ELEMENT(R_OV));                                                            \
     ST(hn, ohp, ELEMENT(R_OH));
@@ -90,7 +90,7 @@ enum { R_X, R_G, R_V, R_H, R_OX, R_OV, R_OH };
 /* X_new = X - R * V_new */
 #define MOMENTUM_STEP(T) const T xn = xs - R * vn;
 #endif
-#define UPDATE(T, LD, ST)                                                                  \
+#define UPDATE(T, LD, ST, SQRT)                                                            \
     const T xs = LD(xp, ELEMENT(R_X));                                                     \
     /* G_regularized = norm_coefficient * X + G */                                         \
     const T gr = nc * xs + LD(gp, ELEMENT(R_G));                                           \
@@ -114,8 +114,11 @@ inline ulong role_offset(ulong i, __global const ulong *sizes, __global const ul
     return offset;
 }
 #define ELEMENT(role) (base[role] + role_offset(i, e + 9, e + 17 + 8 * (role)))
+#define AT_BASE(role) 0
 #else
-#define ELEMENT(role) (base[role] + i)
+/* packed: each role's pointer starts at its tensor's first element (one index register in the loop) */
+#define ELEMENT(role) (i)
+#define AT_BASE(role) base[role]
 #endif
 
 __kernel void onnx_training(SLOT_PARAMS(__global const, x), SLOT_PARAMS(__global const, g),
@@ -162,35 +165,33 @@ __kernel void onnx_training(SLOT_PARAMS(__global const, x), SLOT_PARAMS(__global
             base[role] = e[1 + role];
 #define SLOT(role) ((uint)(slots >> (8 * (role))) & 0xffu)
 
-        __global const store_t *xp = SLOT_PICK(x, SLOT(R_X));
-        __global const store_t *gp = SLOT_PICK(g, SLOT(R_G));
-        __global store_t *oxp = SLOT_PICK(ox, SLOT(R_OX));
+        __global const store_t *xp = SLOT_PICK(x, SLOT(R_X)) + AT_BASE(R_X);
+        __global const store_t *gp = SLOT_PICK(g, SLOT(R_G)) + AT_BASE(R_G);
+        __global store_t *oxp = SLOT_PICK(ox, SLOT(R_OX)) + AT_BASE(R_OX);
 #if OPTIMIZER != ADAGRAD
-        __global const store_t *vp = SLOT_PICK(v, SLOT(R_V));
-        __global store_t *ovp = SLOT_PICK(ov, SLOT(R_OV));
+        __global const store_t *vp = SLOT_PICK(v, SLOT(R_V)) + AT_BASE(R_V);
+        __global store_t *ovp = SLOT_PICK(ov, SLOT(R_OV)) + AT_BASE(R_OV);
 #endif
 #if OPTIMIZER != MOMENTUM
-        __global const store_t *hp = SLOT_PICK(h, SLOT(R_H));
-        __global store_t *ohp = SLOT_PICK(oh, SLOT(R_OH));
+        __global const store_t *hp = SLOT_PICK(h, SLOT(R_H)) + AT_BASE(R_H);
+        __global store_t *ohp = SLOT_PICK(oh, SLOT(R_OH)) + AT_BASE(R_OH);
 #endif
 
         const ulong end = min(n, (ulong)chunk.y + CHUNK);
 #ifdef STRIDED
         for (ulong i = (ulong)chunk.y + get_local_id(0); i < end; i += get_local_size(0)) {
-            UPDATE(real_t, LOAD, STORE)
+            UPDATE(real_t, LOAD, STORE, sqrt)
         }
 #else
         /* packed: VEC consecutive elements per work-item with vector loads (element-aligned is enough for
-         * vloadn), the tail of the tensor one by one */
-        for (ulong first = (ulong)chunk.y + (ulong)get_local_id(0) * VEC; first < end;
-             first += (ulong)get_local_size(0) * VEC) {
-            if (first + VEC <= end) {
-                const ulong i = first;
-                UPDATE(REALV, VLOAD, VSTORE)
-            } else {
-                for (ulong i = first; i < end; ++i) {
-                    UPDATE(real_t, LOAD, STORE)
-                }
+         * vloadn), the chunk's last n % VEC elements one by one by work-item 0 */
+        const ulong full_end = (ulong)chunk.y + (end - (ulong)chunk.y) / VEC * VEC;
+        for (ulong i = (ulong)chunk.y + (ulong)get_local_id(0) * VEC; i < full_end; i += (ulong)get_local_size(0) * VEC) {
+            UPDATE(REALV, VLOAD, VSTORE, SQRTV)
+        }
+        if (get_local_id(0) == 0) {
+            for (ulong i = full_end; i < end; ++i) {
+                UPDATE(real_t, LOAD, STORE, sqrt)
             }
         }
 #endif
