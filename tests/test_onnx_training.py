@@ -38,6 +38,8 @@ from onnx_support import (
 import dmlsim as dml
 from dmlsim.operators.onnx_training import SLOTS
 
+CANARY = 0xA5  # fills the spare bytes of flat_dispatch's buffers
+
 
 def skip_or_refuse_fp64(device, op_desc):
     """On a device without cl_khr_fp64, FLOAT64 must be refused clearly; returns True when it was."""
@@ -116,27 +118,41 @@ def test_more_buffers_than_slots_splits_launches(device):
 
 
 def flat_dispatch(device, op, shapes, inputs, attrs=None):
-    """Fused-optimizer layout: one buffer per role, tensors at 16-byte aligned offsets; outputs in place."""
+    """Fused-optimizer layout: one buffer per role, tensors at 16-byte aligned offsets; outputs in place.
+
+    Each buffer is four times what its tensors need and starts filled with a canary byte, so an
+    offset taken in the wrong unit lands inside it (a wrong value, not a wild access) and a write
+    anywhere but a tensor shows. Returns the outputs, the timings and whether every byte outside
+    the tensors (the alignment gaps and the spare three quarters) still holds the canary.
+    """
     sizes = [int(np.prod(s)) * 4 for s in shapes]
     offsets = np.cumsum([0] + [-(-n // 16) * 16 for n in sizes])
+    spare = 4 * int(offsets[-1])
     _, _, state_in, state_out, _ = OPS[op]
     placement = {}
     for name in (X, G, *state_in):
-        buffer = device.CreateBuffer(int(offsets[-1]))
+        buffer = device.CreateBuffer(spare)
+        buffer.Write(bytes([CANARY]) * spare, 0)
         placement[name] = [(buffer, int(off)) for off in offsets[:-1]]
     dispatch = Dispatch(device, make_desc(op, shapes, attrs=attrs), placement=placement,
                         inplace=dict(zip((OX, *state_out), (X, *state_in), strict=True)))
     dispatch.load({name: inputs[name] for name in (R_FIELD, T_FIELD, X, G, *state_in)})
     timings = dispatch.execute()
-    return dispatch.outputs(), timings
+    outside = np.ones(spare, bool)
+    for off, n in zip(offsets[:-1], sizes, strict=True):
+        outside[off:off + n] = False
+    untouched = all((np.frombuffer(places[0][0].Read(0, spare), np.uint8)[outside] == CANARY).all()
+                    for places in placement.values())
+    return dispatch.outputs(), timings, untouched
 
 
 def test_flat_buffers_run_as_one_launch(device):
     shapes = [[i % 50 + 1] for i in range(300)] + [[4096], [3, 3]]
     inputs = make_inputs("adam", shapes, np.float32, np.random.default_rng(8))
     inputs[R_FIELD] = np.float32(0.02)
-    got, timings = flat_dispatch(device, "adam", shapes, inputs)
+    got, timings, untouched = flat_dispatch(device, "adam", shapes, inputs)
     check_outputs("adam", got, inputs, None, F32)
+    assert untouched, "bytes outside the bound tensors changed"
     if device.backend.kind == "opencl":
         assert len(timings) == 1, [t.name for t in timings]
 
