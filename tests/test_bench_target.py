@@ -1,0 +1,68 @@
+"""benchmarks/target.py (``make bench-target``): issue 15's verdicts from a run's JSON, on hand-made points.
+
+The figures here are made up to sit on either side of each threshold; what is checked is that the script
+applies the issue's targets as written (CPU: host time per call against the native limit, and torch for
+FLOAT32 Adam; GPU: device time against the copy bandwidth; dispatch overhead: at most 5 us added).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "target.py"
+
+
+@pytest.fixture(scope="module")
+def target():
+    spec = importlib.util.spec_from_file_location("bench_target", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def point(operator="adam", dtype="float32", host_pct=95.0, torch=1.2, gbps=40.0, copy=None, step=None):
+    peers = {"torch-fused-cpu": {"ratio": torch}} if torch is not None else {}
+    if step is not None:
+        peers["native-adam-step"] = {"ratio": step}
+    return {"operator": operator, "dtype": dtype, "host_pct_native": host_pct, "gbps": gbps, "peers": peers,
+            "roofline_gbps": copy, "cuda_copy_gbps": None}
+
+
+def test_cpu_float32_adam_needs_both_the_native_limit_and_torch(target):
+    assert target.verdict(point(host_pct=90.0, torch=1.0)).endswith(": met")
+    assert target.verdict(point(host_pct=89.9, torch=1.5)).endswith("NOT met")
+    assert target.verdict(point(host_pct=99.0, torch=0.99)).endswith("NOT met")
+    assert target.verdict(point(host_pct=99.0, torch=None)).endswith("NOT met")  # no torch: not shown to be met
+
+
+def test_cpu_float16_adam_is_judged_against_the_native_float16_step(target):
+    assert target.verdict(point(dtype="float16", host_pct=50.0, torch=None, step=0.9)).endswith(": met")
+    assert target.verdict(point(dtype="float16", host_pct=99.0, torch=None, step=0.89)).endswith("NOT met")
+    assert "not measured" in target.verdict(point(dtype="float16", torch=None))
+
+
+def test_onnx_points_need_four_fifths_of_the_native_limit_on_host_time(target):
+    assert target.verdict(point("onnx-adam", host_pct=80.0, torch=None)).endswith(": met")
+    assert target.verdict(point("onnx-adam", host_pct=79.0, torch=None)).endswith("NOT met")
+
+
+def test_gpu_points_are_judged_on_device_time_against_the_copy_bandwidth(target):
+    assert target.verdict(point(gbps=2550.0, copy=3000.0, host_pct=10.0), gpu=True).endswith(": met")
+    assert target.verdict(point(gbps=2540.0, copy=3000.0, host_pct=100.0), gpu=True).endswith("NOT met")
+
+
+def overhead_run(added_ns):
+    return {"device": {"platform_version": "OpenCL 3.0 PoCL 3.1+debian"}, "points": [], "machine": {},
+            "overhead": {"record+execute+wait": 30000.0 + added_ns, "execute+wait": 29000.0 + added_ns,
+                         "pyopencl": 30000.0, "dmlsim_added": added_ns}}
+
+
+def test_dispatch_overhead_target_is_five_microseconds_added(target):
+    line = target.overhead_line(overhead_run(5000.0))
+    assert line.startswith("pocl-3.1") and "dmlsim adds 5.00 us" in line and line.endswith(": met")
+    assert target.overhead_line(overhead_run(5100.0)).endswith("NOT met")
+    table = target.summary([overhead_run(1200.0)])
+    assert "bare pyopencl enqueue+finish 30.00 us" in table.splitlines()[-1]
