@@ -122,6 +122,12 @@ Geometry = Stream | Items | Groups
 # bandwidth, float4 and float2 at the copy bandwidth (benchmarks/README.md, "GPU").
 STREAM_VEC_CPU = 8
 STREAM_VEC_GPU = 4
+# The widest vector a kernel may use on a CPU: 256 bits. PyPI's PoCL 3.0 (LLVM 14) compiles for the CPU its
+# LLVM names (znver3 on an AMD Zen 4) but links the kernel library built for what cpuid reports (avx512): a
+# library call taking a 512-bit vector (double8, float16, long8) then breaks the calling convention, and the
+# kernel computes garbage, is missing after a "successful" build (INVALID_KERNEL_NAME) or crashes LLVM
+# ("Cannot select: fsqrt"). Memory-bound kernels lose nothing by staying at 256 bits.
+CPU_VECTOR_BYTES = 32
 
 
 @dataclass(frozen=True)
@@ -135,10 +141,14 @@ class LaunchTarget:
         """``cpu`` on CPU devices, else ``gpu``: for per-kind tuning constants."""
         return cpu if self.is_cpu else gpu
 
-    @property
-    def stream_vec(self) -> int:
+    def vector_width(self, wanted: int, element_bytes: int) -> int:
+        """``wanted`` elements per vector, capped on CPUs at CPU_VECTOR_BYTES of ``element_bytes`` elements
+        (the size of the type the kernel computes in: 8 for FLOAT64, 4 for FLOAT32 and FLOAT16)."""
+        return max(1, min(wanted, CPU_VECTOR_BYTES // element_bytes)) if self.is_cpu else wanted
+
+    def stream_vec(self, element_bytes: int = 4) -> int:
         """VEC, the elements per vector access, of a packed streaming kernel on this kind of device."""
-        return self.pick(STREAM_VEC_CPU, STREAM_VEC_GPU)
+        return self.vector_width(self.pick(STREAM_VEC_CPU, STREAM_VEC_GPU), element_bytes)
 
 
 @dataclass

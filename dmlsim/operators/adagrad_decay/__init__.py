@@ -156,7 +156,7 @@ class AdagradDecay(Operator):
     def _dense_launches(self, v: ValidatedDesc, bound: dict[str, Any], defines: dict[str, Any],
                         target: LaunchTarget) -> list[KernelLaunch]:
         var = v.layout(VAR)
-        n, vec = var.element_count, target.stream_vec
+        n, vec = var.element_count, target.stream_vec(8 if defines["STORE_DOUBLE"] else 4)
         packed = all(bound[name].layout.is_packed for name in (VAR, ACC, GRAD, OVAR, OACC))
         update = KernelLaunch(self.kernel_source, "adagrad_decay", {**defines, "PACKED": packed, "VEC": vec},
                               Stream(n // vec) if packed else Items(n), extra=(np.uint32(var.sizes[3]), np.uint32(n)))

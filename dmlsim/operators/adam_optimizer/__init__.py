@@ -67,8 +67,8 @@ class AdamOptimizer(Operator):
         x = v.layout(X)
         packed = all(bound[name].layout.is_packed for name in (X, *SHAPED))
         defines = {"STORE_HALF": x.data_type == DML_TENSOR_DATA_TYPE.DML_TENSOR_DATA_TYPE_FLOAT16,
-                   "PACKED": packed, "VEC": target.stream_vec}
-        geometry = Stream(x.element_count // target.stream_vec) if packed else Items(x.element_count)
+                   "PACKED": packed, "VEC": target.stream_vec()}
+        geometry = Stream(x.element_count // defines["VEC"]) if packed else Items(x.element_count)
         return [KernelLaunch(self.kernel_source, "adam_optimizer", defines, geometry,
                              extra=(Vector(x.sizes), np.uint32(x.element_count)))]
 

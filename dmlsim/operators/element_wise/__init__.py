@@ -41,11 +41,10 @@ INTEGERS = (_T.DML_TENSOR_DATA_TYPE_INT64, *SIGNED_32, _T.DML_TENSOR_DATA_TYPE_U
 EVERY_TYPE = (_T.DML_TENSOR_DATA_TYPE_FLOAT64, *FLOATS, *INTEGERS)
 UINT8 = (_T.DML_TENSOR_DATA_TYPE_UINT8,)
 # Elements per work-item step of the packed path (a scalar loop over VEC consecutive elements): on CPUs 8,
-# or 4 for 8-byte types (a 512-bit double8/long8 changes the ABI on CPUs without AVX-512, which PoCL warns
-# about); on GPUs 1, so that consecutive work-items touch consecutive elements (coalesced). On an H100
-# (NVIDIA's OpenCL) add over 16M FLOAT32 ran at 1.07 / 1.81 / 2.71 TB/s with 8 / 4 / 2 (benchmarks/README.md).
+# or 4 for 8-byte types (LaunchTarget.vector_width: no 512-bit vectors on CPUs); on GPUs 1, so that
+# consecutive work-items touch consecutive elements (coalesced). On an H100 (NVIDIA's OpenCL) add over 16M
+# FLOAT32 ran at 1.07 / 1.81 / 2.71 TB/s with 8 / 4 / 2 (benchmarks/README.md).
 CPU_VEC = 8
-CPU_VEC_8_BYTE = 4
 GPU_VEC = 1
 # The OpenCL type of each data type in a kernel: FLOAT16 is stored as half and computed as float.
 CL_TYPE = {_T.DML_TENSOR_DATA_TYPE_FLOAT32: "float", _T.DML_TENSOR_DATA_TYPE_FLOAT16: "half",
@@ -181,8 +180,7 @@ class ElementWise(Operator):
         count = out.element_count
         tensors = [*([CONDITION] if CONDITION in v.tensors else []), *self.data_inputs, self.output]
         packed = all(bound[name].layout.is_packed for name in tensors)
-        eight_byte = max(first.element_size, out.element_size) == 8
-        vec = target.pick(cpu=CPU_VEC_8_BYTE if eight_byte else CPU_VEC, gpu=GPU_VEC)
+        vec = target.vector_width(target.pick(cpu=CPU_VEC, gpu=GPU_VEC), max(first.element_size, out.element_size))
         defines: dict[str, Any] = {
             "IN_T": CL_TYPE[first.data_type], "OUT_T": CL_TYPE[out.data_type], f"FUNC_{self.member.name}": True,
             "INPUTS": len(self.data_inputs), "CONDITION": CONDITION in v.tensors, "PACKED": packed, "VEC": vec,

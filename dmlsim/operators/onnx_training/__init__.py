@@ -212,6 +212,7 @@ class OnnxTrainingOperator(Operator):
                 strided: bool, data_type: int, rate_type: int, target: LaunchTarget) -> KernelLaunch:
         entry_size = STRIDED_ENTRY if strided else PACKED_ENTRY
         local_size, vec, chunk = target.pick(cpu=CPU_SHAPE, gpu=GPU_SHAPE)
+        vec = target.vector_width(vec, 8 if data_type == _T.DML_TENSOR_DATA_TYPE_FLOAT64 else 4)
         if strided:
             chunk = STRIDED_CHUNK
         table = np.zeros((len(batch), entry_size), np.uint64)
