@@ -50,8 +50,9 @@
 #endif
 
 /* sqrt of a VEC-wide float vector (SQRTV, defined with the storage type for float compute): sqrtps on
- * CPU devices where the target has it (see above); 16 wide as two 8-wide halves, since a 16-wide sqrt
- * crashes the LLVM 14 of PyPI's PoCL 3.0 ("Cannot select fsqrt"). */
+ * CPU devices where the target has it (see above); 16 wide as two 8-wide halves, since a 512-bit argument
+ * breaks the calls into PyPI PoCL 3.0's kernel library on AVX-512 hosts ("Cannot select fsqrt"; CPU plans
+ * stay at 256 bits anyway: CPU_VECTOR_BYTES in dmlsim/operators/plan.py). */
 #if defined(DMLSIM_DIRECT_VECTORS) && defined(__AVX__)
 #define DMLSIM_SQRT_FLOAT8(a) __builtin_ia32_sqrtps256(a)
 #else
