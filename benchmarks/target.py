@@ -77,6 +77,18 @@ def implementation(platform_version: str) -> str:
     return "intel" if "LINUX" in platform_version else "nvidia" if "CUDA" in platform_version else "opencl"
 
 
+def timed_kinds(icd: str) -> set[str]:
+    """The kinds of the devices ``dmlsim bench`` would time through ``icd`` (CPU, GPU, ACCELERATOR): none when
+    the ICD offers only a simulator (Oclgrind), which is never a performance target."""
+    listing = subprocess.run([sys.executable, "-m", "dmlsim", "devices", "--json"], capture_output=True, text=True,
+                             env={**os.environ, "OCL_ICD_VENDORS": icd}, check=False)
+    try:
+        adapters = json.loads(listing.stdout)
+    except json.JSONDecodeError:
+        return set()
+    return {a["kind"] for a in adapters if a["kind"] in ("CPU", "GPU", "ACCELERATOR") and not a["problem"]}
+
+
 def run_one(icd: str, stem: str, args: list[str], out: Path, min_time: float) -> dict | None:
     scratch = out / f"{stem}-current.json"
     skip_overhead = [] if stem == OVERHEAD_STEM else ["--no-overhead"]
@@ -169,6 +181,8 @@ def summary(runs: list[dict]) -> str:
             lines.append(f"{label:14}  {p['operator']:20}  {p['dtype']:7}  {p['gbps']:6.1f}  {native:>11}  {pct:>8}  "
                          f"{host:>13}  {copied:>9}  {pct_copy:>6}  {ratio(step):>13}  {ratio(torch_peer(p, gpu)):>7}  "
                          f"{verdict(p, gpu):48}  {loads}{rate}")
+    if len(lines) == 1:  # only overhead runs: no table
+        lines = []
     lines += [overhead_line(run) for run in runs if run.get("overhead")]
     return "\n".join(lines)
 
@@ -187,6 +201,12 @@ def main(argv: list[str]) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     icds = args.icd or [str(path) for path in icd_files()]
+    if not args.icd:
+        skipped = [icd for icd in icds if not timed_kinds(icd)]
+        for icd in skipped:
+            note = "no CPU or GPU device (a simulator is not timed)"
+            print(f"bench-target: {Path(icd).name} skipped: {note}", flush=True)
+        icds = [icd for icd in icds if icd not in skipped]
     planned = [(icd, stem, bench) for icd in icds for case in cases for stem, bench in CASES[case]]
     runs = [run for run in (run_one(icd, stem, bench, out, args.min_time) for icd, stem, bench in planned)
             if run is not None]
