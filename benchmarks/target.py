@@ -148,14 +148,21 @@ def verdict(point: dict, gpu: bool = False) -> str:
 
 
 def overhead_line(run: dict) -> str:
-    """One implementation's dispatch overhead (host time, medians) and issue 15's target for it."""
+    """One implementation's dispatch overhead (host time, medians) and issue 15's target for it.
+
+    Met when the 95 % interval of what dmlsim adds lies within the target; a median within it whose interval
+    reaches past it is said as such (runs from before the interval was measured are judged on the median)."""
     o = run["overhead"]
     added = o["dmlsim_added"]
-    met = "met" if added <= OVERHEAD_TARGET_NS else "NOT met"
+    high = o.get("dmlsim_added_high", added)
+    met = ("met" if high <= OVERHEAD_TARGET_NS else
+           "met at the median only (its 95 % interval reaches past)" if added <= OVERHEAD_TARGET_NS else "NOT met")
+    interval = (f" (95 % interval {o['dmlsim_added_low'] / 1e3:.2f} to {high / 1e3:.2f} us, {o['rounds']:.0f} rounds)"
+                if "dmlsim_added_high" in o else "")
     return (f"{implementation(run['device']['platform_version']):14}  dispatch overhead: record+execute+wait "
             f"{o['record+execute+wait'] / 1e3:.2f} us, execute+wait {o['execute+wait'] / 1e3:.2f} us, bare pyopencl "
             f"enqueue+finish {o['pyopencl'] / 1e3:.2f} us (the implementation's own cost); dmlsim adds "
-            f"{added / 1e3:.2f} us; <= {OVERHEAD_TARGET_NS / 1e3:g} us: {met}")
+            f"{added / 1e3:.2f} us{interval}; <= {OVERHEAD_TARGET_NS / 1e3:g} us: {met}")
 
 
 def summary(runs: list[dict]) -> str:

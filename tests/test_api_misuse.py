@@ -281,6 +281,25 @@ def test_buffer_array_binding_shorthand_refuses_malformed_entries(entries):
     refused(dml.E_INVALIDARG, dml.buffer_array_binding, entries)
 
 
+def test_record_dispatch_refuses_bad_lists_and_tables_and_records_nothing(ref_device, compiled, table):
+    recorder = ref_device.CreateCommandRecorder()
+    other = dml.DMLCreateDevice(dml.DML_CREATE_DEVICE_FLAG_NONE, "reference")
+    closed = ref_device.CreateCommandList()
+    closed.Close()
+    refused(dml.E_INVALIDARG, recorder.RecordDispatch, closed, compiled, table, match="closed; Reset it first")
+    foreign_list = other.CreateCommandList()
+    refused(dml.E_INVALIDARG, recorder.RecordDispatch, foreign_list, compiled, table,
+            match="commandList must be a command list of this device")
+    cmd = ref_device.CreateCommandList()
+    foreign = other.CompileOperator(other.CreateOperator(adam_desc()))
+    foreign_table = other.CreateBindingTable(dml.DML_BINDING_TABLE_DESC(foreign, SizeInDescriptors=8))
+    refused(dml.E_INVALIDARG, recorder.RecordDispatch, cmd, foreign, foreign_table,
+            match="bindings must be a binding table of this device")
+    second = ref_device.CompileOperator(ref_device.CreateOperator(adam_desc()))
+    refused(dml.E_INVALIDARG, recorder.RecordDispatch, cmd, second, table, match="created \\(or Reset\\) for another")
+    assert closed.items == [] and foreign_list.items == [] and cmd.items == []
+
+
 def test_execute_command_lists_refuses_a_command_list_not_in_a_list(ref_device):
     cmd = ref_device.CreateCommandList()
     refused(dml.E_INVALIDARG, ref_device.CreateCommandQueue().ExecuteCommandLists, cmd, match=r"pass \[commandList\]")

@@ -81,7 +81,12 @@ def test_cli_prints_table_and_writes_json_and_csv(tmp_path, capsys):
     assert peer["host_min_ns"] <= peer["host_median_ns"] <= peer["host_max_ns"]
     assert point["device_cold_ns"] > 0 and point["host_median_ns"] > 0 and point["roofline_gbps"] > 0
     assert set(point["peers"]) == {"numpy-reference"}
-    assert set(run["overhead"]) == {"record+execute+wait", "execute+wait", "pyopencl", "dmlsim_added"}
+    overhead = run["overhead"]
+    assert set(overhead) == {"record+execute+wait", "execute+wait", "pyopencl", "dmlsim_added", "dmlsim_added_low",
+                             "dmlsim_added_high", "rounds"}
+    assert overhead["dmlsim_added"] == overhead["record+execute+wait"] - overhead["pyopencl"]
+    assert overhead["dmlsim_added_low"] <= overhead["dmlsim_added_high"] and overhead["rounds"] >= 200
+    assert "95 % interval" in printed and "shuffled rounds" in printed
     rows = list(csv.DictReader(out_csv.open()))
     assert len(rows) == 1 and rows[0]["dtype"] == "float32" and float(rows[0]["gbps"]) > 0
     assert "numpy-reference_ratio" in rows[0]

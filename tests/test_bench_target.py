@@ -66,3 +66,15 @@ def test_dispatch_overhead_target_is_five_microseconds_added(target):
     assert target.overhead_line(overhead_run(5100.0)).endswith("NOT met")
     table = target.summary([overhead_run(1200.0)]).splitlines()
     assert len(table) == 1 and "bare pyopencl enqueue+finish 30.00 us" in table[0]
+
+
+def test_dispatch_overhead_is_met_only_when_its_interval_is_within_the_target(target):
+    def run(added, low, high):
+        record = overhead_run(added)
+        record["overhead"].update(dmlsim_added_low=low, dmlsim_added_high=high, rounds=20000.0)
+        return record
+    line = target.overhead_line(run(3000.0, 2500.0, 5000.0))
+    assert "95 % interval 2.50 to 5.00 us, 20000 rounds" in line and line.endswith("us: met")
+    assert target.overhead_line(run(4900.0, 4000.0, 5600.0)).endswith("met at the median only (its 95 % interval "
+                                                                         "reaches past)")
+    assert target.overhead_line(run(5200.0, 4900.0, 5600.0)).endswith("NOT met")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import platform
+import random
 import time
 import traceback
 from collections.abc import Callable
@@ -28,7 +29,7 @@ from dmlsim.bench import peers as peer_lib
 from dmlsim.bench.cuda_copy import CudaCopy, CudaCopyUnavailableError
 from dmlsim.bench.native import NativeTraffic, NativeUnavailableError
 from dmlsim.bench.registry import Traffic, Workload, discover
-from dmlsim.bench.timing import alternate
+from dmlsim.bench.timing import alternate, median_difference_interval
 
 DISPATCH = "dmlsim"
 ROOFLINE = "roofline-copy"
@@ -36,6 +37,8 @@ NATIVE = "native-traffic"
 WAIT_POLICY = "OMP_WAIT_POLICY"
 OPENCL_TRAFFIC = "opencl-traffic"
 CUDA_COPY = "cuda-copy"
+OVERHEAD_MAX_ROUNDS = 100_000  # 1-element dispatches: ~0.2 s on Intel's runtime, ~6 s on PoCL
+OVERHEAD_SEED = 15  # the shuffled order of the overhead rounds, fixed so that a run can be repeated
 GPU_NATIVE_NOTE = ("native limits and peers left out: the device is a GPU, and C on the host measures the host's "
                    "memory, not the device's")
 
@@ -265,7 +268,10 @@ def measure_overhead(device: Any, config: BenchConfig) -> dict[str, float]:
 
     ``record+execute+wait``: the full per-dispatch API sequence on a pre-built binding table;
     ``execute+wait``: a pre-recorded command list; ``pyopencl``: enqueue of the very same prepared
-    cl.Kernel + queue.finish() — what dmlsim adds is the difference.
+    cl.Kernel + queue.finish() — what dmlsim adds is the difference (``dmlsim_added``), given with a 95 %
+    bootstrap interval (``dmlsim_added_low``/``_high``). A CPU implementation's round trip spreads over tens
+    of microseconds (its threads' wake-ups) around a difference of a few, so the rounds are many (up to
+    ``OVERHEAD_MAX_ROUNDS`` in ``min_time``) and their order is shuffled: no contestant always follows another.
     """
     from dmlsim.operators.adam_optimizer.bench import AdamCase
 
@@ -291,10 +297,14 @@ def measure_overhead(device: Any, config: BenchConfig) -> dict[str, float]:
     def bare() -> None:
         backend.run_bare(launch)
 
-    samples = alternate({"record+execute+wait": record_execute, "execute+wait": execute,
-                         "pyopencl": bare}, warmup=20, min_time=config.min_time, min_rounds=200)
+    samples = alternate({"record+execute+wait": record_execute, "execute+wait": execute, "pyopencl": bare},
+                        warmup=20, min_time=config.min_time, min_rounds=200,
+                        max_rounds=OVERHEAD_MAX_ROUNDS, shuffle=random.Random(OVERHEAD_SEED))  # noqa: S311 (an order, not a secret)
     result = {name: s.median_ns for name, s in samples.items()}
     result["dmlsim_added"] = result["record+execute+wait"] - result["pyopencl"]
+    result["dmlsim_added_low"], result["dmlsim_added_high"] = median_difference_interval(
+        samples["record+execute+wait"].ns, samples["pyopencl"].ns)
+    result["rounds"] = float(len(samples["pyopencl"].ns))
     return result
 
 

@@ -107,8 +107,17 @@ def table(run: BenchRun) -> str:
         o = run.overhead
         lines.append(f"dispatch overhead (1 element, host time, median): record+execute+wait "
                      f"{_time(o['record+execute+wait'])}; execute+wait {_time(o['execute+wait'])}; "
-                     f"bare pyopencl enqueue+finish {_time(o['pyopencl'])}; dmlsim adds {_time(o['dmlsim_added'])}")
+                     f"bare pyopencl enqueue+finish {_time(o['pyopencl'])}; dmlsim adds {_time(o['dmlsim_added'])}"
+                     + _interval(o))
     return "\n".join(lines)
+
+
+def _interval(overhead: dict[str, float]) -> str:
+    """The 95 % interval and round count of the overhead difference (absent from older records)."""
+    if "dmlsim_added_low" not in overhead:
+        return ""
+    return (f" (95 % interval {_time(overhead['dmlsim_added_low'])} to {_time(overhead['dmlsim_added_high'])}, "
+            f"{overhead['rounds']:.0f} shuffled rounds)")
 
 
 def write_json(run: BenchRun, path: str | Path) -> None:

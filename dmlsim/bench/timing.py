@@ -4,10 +4,15 @@ Things compared in one report are timed round-robin in the same loop (A B C, A B
 noisy neighbour on a shared machine slows all of them alike instead of one of them. The number of
 rounds is calibrated: after the warm-up, one timed round estimates the cost of a round, then rounds
 repeat until ``min_time`` seconds are spent (at least ``min_rounds``, at most ``max_rounds``).
+Where the contestants' costs differ by a few microseconds and each one's own spread is tens of them (a
+1-element dispatch on PoCL), a fixed order is itself a bias (each one always follows the same other), so
+the order can be shuffled per round, and :func:`median_difference_interval` says how precise the difference
+of two medians is.
 """
 
 from __future__ import annotations
 
+import random
 import statistics
 import time
 from collections.abc import Callable
@@ -60,11 +65,13 @@ def _once(fn: Timed) -> tuple[float, float]:
 
 def alternate(contestants: dict[str, Timed], *, warmup: int = 2, min_time: float = 0.5,
               min_rounds: int = 5, max_rounds: int = 1000,
-              before: Callable[[], None] | None = None) -> dict[str, Samples]:
+              before: Callable[[], None] | None = None,
+              shuffle: random.Random | None = None) -> dict[str, Samples]:
     """Time every contestant round-robin; the first call of each is recorded as its cold run.
 
     ``before``, when given, runs (untimed) before every call of every contestant: the same starting state
-    for each (on a GPU, caches flushed and the device busy, see dmlsim.bench.engine)."""
+    for each (on a GPU, caches flushed and the device busy, see dmlsim.bench.engine). ``shuffle``, when
+    given, draws each timed round's order from it instead of keeping the contestants' order."""
     prepare = before or (lambda: None)
     samples = {name: Samples() for name in contestants}
     for name, fn in contestants.items():
@@ -76,8 +83,11 @@ def alternate(contestants: dict[str, Timed], *, warmup: int = 2, min_time: float
             fn()
     started = time.perf_counter()
     rounds = 0
+    order = list(contestants.items())
     while True:
-        for name, fn in contestants.items():
+        if shuffle is not None:
+            shuffle.shuffle(order)
+        for name, fn in order:
             prepare()
             value, wall = _once(fn)
             samples[name].ns.append(value)
@@ -87,3 +97,23 @@ def alternate(contestants: dict[str, Timed], *, warmup: int = 2, min_time: float
         if rounds >= max_rounds or (rounds >= min_rounds and spent >= min_time):
             break
     return samples
+
+
+def median_difference_interval(a: list[float], b: list[float], *, confidence: float = 0.95,
+                               resamples: int = 1000, seed: int = 0) -> tuple[float, float]:
+    """A bootstrap interval of median(a) - median(b), the two samples resampled independently.
+
+    Percentile bootstrap (as criterion.rs and pytest-benchmark report their intervals), seeded so that a
+    report is reproducible from its samples."""
+    import numpy as np
+
+    if not a or not b:
+        raise ValueError("median_difference_interval needs two non-empty samples")
+    rng = np.random.default_rng(seed)
+    x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    differences = np.empty(resamples)
+    for i in range(resamples):
+        differences[i] = np.median(x[rng.integers(0, x.size, x.size)]) - np.median(y[rng.integers(0, y.size, y.size)])
+    tail = 100.0 * (1.0 - confidence) / 2.0
+    low, high = np.percentile(differences, [tail, 100.0 - tail])
+    return float(low), float(high)

@@ -288,6 +288,11 @@ class BindingTable:
             raise DMLError(E_INVALIDARG, f"DML_BINDING_TABLE_DESC.SizeInDescriptors {shown(size)} is less than the "
                                          f"dispatchable's RequiredDescriptorCount {required}")
         self.dispatchable = dispatchable
+        operator = getattr(dispatchable, "operator", None)
+        # RecordDispatch's common case, known once per dispatchable: an implemented operator (or an
+        # initializer) whose bindings are captured at record time
+        self.captured_at_record = ((operator is None or operator.implemented)
+                                   and not descriptors_volatile(dispatchable))
         self.inputs: dict[str, Any] | None = None
         self.outputs: dict[str, Any] | None = None
         self.temporary: BoundTensor | None = None

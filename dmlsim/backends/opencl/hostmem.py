@@ -106,7 +106,8 @@ class HostMemoryKeeper:
 
     def drained(self) -> None:
         """The queue has finished every command: no released memory is in use any more."""
-        self._released, self._draining = [], []
+        if self._released or self._draining:  # after every wait: no new lists when there is nothing to free
+            self._released, self._draining = [], []
 
 
 def _finish(cl: Any, queue: Any) -> None:

@@ -1,0 +1,59 @@
+"""dmlsim.bench.timing: the shuffled round order and the interval of a difference of medians.
+
+The dispatch-overhead figure is a difference of a few microseconds between two host times that spread over
+tens of them; these pin that the rounds' order really varies when asked to, and that the interval covers the
+true difference of samples whose difference is known by construction.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from dmlsim.bench.timing import alternate, median_difference_interval
+
+
+def test_shuffled_rounds_vary_the_order_and_time_every_contestant_each_round():
+    log: list[str] = []
+    names = "abc"
+    samples = alternate({n: (lambda n=n: log.append(n)) for n in names}, warmup=0, min_time=0, min_rounds=60,
+                        max_rounds=60, shuffle=random.Random(3))
+    timed = log[len(names):]  # after the cold runs, which keep the given order
+    rounds = [tuple(timed[i:i + 3]) for i in range(0, len(timed), 3)]
+    assert len(rounds) == 60 and all(sorted(r) == list(names) for r in rounds)
+    assert len(set(rounds)) == 6  # all 3! orders occur in 60 rounds (probability of missing one < 1e-4)
+    assert all(len(s.ns) == 60 for s in samples.values())
+
+
+def test_rounds_keep_the_given_order_unless_shuffled():
+    log: list[str] = []
+    alternate({n: (lambda n=n: log.append(n)) for n in "ab"}, warmup=0, min_time=0, min_rounds=5, max_rounds=5)
+    assert log == ["a", "b"] * 6
+
+
+def test_interval_of_constant_samples_is_their_difference():
+    low, high = median_difference_interval([7.0] * 50, [2.0] * 80)
+    assert (low, high) == (5.0, 5.0)
+
+
+def test_interval_covers_the_true_difference_and_narrows_with_more_samples():
+    rng = np.random.default_rng(11)
+    # exponential spreads like a wake-up latency; medians differ by exactly 2.0 (same shape, shifted)
+    widths = []
+    for n in (500, 20000):
+        spread = rng.exponential(30.0, size=(2, n))
+        low, high = median_difference_interval(list(spread[0] + 52.0), list(spread[1] + 50.0), seed=n)
+        assert low <= 2.0 <= high, (n, low, high)
+        widths.append(high - low)
+    assert widths[1] < widths[0] / 4  # 40x the samples: about 1/sqrt(40) of the width
+    # asymptotically, a median's standard error is 1 / (2 f(m) sqrt(n)), f(m) = 1 / 60 for this exponential:
+    # the 95 % interval of a difference of two independent medians is 2 * 1.96 * sqrt(2) * 30 / sqrt(n) wide
+    expected = 2 * 1.96 * np.sqrt(2) * 30.0 / np.sqrt(20000)
+    assert 0.88 <= widths[1] / expected <= 1.12, widths[1] / expected
+
+
+def test_interval_refuses_an_empty_sample():
+    with pytest.raises(ValueError, match="non-empty"):
+        median_difference_interval([], [1.0])
