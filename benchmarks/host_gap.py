@@ -1,0 +1,53 @@
+"""Whose is the host time an ONNX multi-tensor dispatch spends beyond its device time: dmlsim's or the driver's.
+
+On the OpenCL device the loader finds first (choose the implementation with ``OCL_ICD_VENDORS``), the ONNX
+Adam dispatch of ``make bench-target`` (1000 x 4096 FLOAT32, in place) runs two ways in shuffled alternating
+rounds: through dmlsim (RecordDispatch + ExecuteCommandLists + WaitForIdle) and as a bare pyopencl
+enqueue + finish of the very same prepared kernel. Each prints its host time per call, its device time
+(profiling events) and the gap between them, medians; equal gaps say the gap is the implementation's.
+
+Usage: OCL_ICD_VENDORS=<icd> python benchmarks/host_gap.py [--rounds N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+
+import dmlsim as dml
+from dmlsim.bench.engine import dispatch_timer
+from dmlsim.bench.timing import alternate
+from dmlsim.operators.onnx_training.bench import OnnxAdamCase
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=300, help="timed rounds of each (default 300)")
+    args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
+    device = dml.DMLCreateDevice(dml.DML_CREATE_DEVICE_FLAG_NONE, None)
+    work = OnnxAdamCase().workload(device, "float32", 4000 * 1024, True, ())
+    backend = device.backend
+    (launch,) = work.table.resolved(backend).prepared
+    cl, queue = backend.cl, backend.queue
+
+    def bare() -> float:
+        event = cl.enqueue_nd_range_kernel(queue, launch.kernel, launch.global_size, launch.local_size)
+        queue.finish()
+        return float(event.profile.end - event.profile.start)
+
+    samples = alternate({"dmlsim": dispatch_timer(device, work), "bare pyopencl": bare}, warmup=5, min_time=0,
+                        min_rounds=args.rounds, max_rounds=args.rounds, shuffle=random.Random(7))  # noqa: S311
+    print(f"{backend.device_facts['platform_version']}: ONNX Adam 1000 x 4096 FLOAT32, {args.rounds} shuffled rounds")
+    for name, s in samples.items():
+        gap = statistics.median(w - d for w, d in zip(s.wall_ns, s.ns, strict=True))
+        print(f"{name:14} host {s.wall_median_ns / 1e3:7.0f} us  device {s.median_ns / 1e3:7.0f} us  "
+              f"host - device {gap / 1e3:5.0f} us")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
