@@ -119,14 +119,11 @@ class CommandQueue:
         device's execution lock.
         """
         device = self.device
-        # the hot path, one command list of this device in a list, skips the general checks (same outcome)
+        single = None  # the hot path: one list of this device holding one captured dispatch, no debug checks
         if type(lists) is list and len(lists) == 1 and type(lists[0]) is CommandList and lists[0].device is device:
             items = lists[0].items
             if len(items) == 1 and type(items[0]) is ResolvedDispatch and not device._debug:
-                # one captured dispatch: nothing to resolve or check; what dmlsim adds to every step's launch
-                with device.execution_lock:
-                    self.last_timings = device.backend.submit(items[0])
-                return
+                single = items[0]
         else:
             if isinstance(lists, CommandList):
                 raise invalid("ExecuteCommandLists takes a list of command lists: pass [commandList]")
@@ -137,6 +134,9 @@ class CommandQueue:
                                   f"{type(cmd).__name__}")
         with device.execution_lock:
             backend = device.backend
+            if single is not None:  # nothing to resolve or check: what dmlsim adds to every training step
+                self.last_timings = backend.submit(single)
+                return
             items = [item.resolve(backend) if isinstance(item, LateBoundDispatch) else item
                      for cmd in lists for item in cmd.items]
             if device._debug:  # a graph's nodes read intermediates not yet computed: checked operators only
