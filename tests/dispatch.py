@@ -36,10 +36,13 @@ class Dispatch:
     outputs bound in place: ``inplace`` True puts every output over the input its schema says it
     aliases, a sequence of output names does so for those, and a mapping ``{output: input}`` puts
     each output over any input's place (DirectML allows an output over any eligible input).
+    ``resources`` places the temporary and persistent resources (``{"temporary": (buffer, offset)}``;
+    offsets multiples of 256, DirectML's alignment); left out, each gets a buffer of its own.
     """
 
     def __init__(self, device: dml.Device, op_desc: dml.DML_OPERATOR_DESC, *, placement: Placement | None = None,
-                 inplace: bool | Sequence[str] | Mapping[str, str] = False, flags: int = 0) -> None:
+                 inplace: bool | Sequence[str] | Mapping[str, str] = False, flags: int = 0,
+                 resources: Mapping[str, tuple[Any, int]] | None = None) -> None:
         self.device = device
         self.op_desc = op_desc
         self.compiled = device.CompileOperator(device.CreateOperator(op_desc), flags)
@@ -54,8 +57,11 @@ class Dispatch:
         self.owned = [name for name in self.input_fields
                       if isinstance(self.layouts.get(name), TensorLayout) and self.layouts[name].owned_by_dml]
         self.props = self.compiled.GetBindingProperties()
-        self.persistent = (device.CreateBuffer(self.props.PersistentResourceSize)
-                           if self.props.PersistentResourceSize else None)
+        resources = resources or {}
+        self.resources = {kind: resources.get(kind) or (device.CreateBuffer(size), 0)
+                          for kind, size in (("temporary", self.props.TemporaryResourceSize),
+                                             ("persistent", self.props.PersistentResourceSize)) if size}
+        self.persistent = self.resources.get("persistent", (None,))[0]
         self.table = self._bind()
         self.cmd = device.CreateCommandList()
         device.CreateCommandRecorder().RecordDispatch(self.cmd, self.compiled, self.table)
@@ -86,10 +92,12 @@ class Dispatch:
             self.compiled, SizeInDescriptors=self.props.RequiredDescriptorCount))
         table.BindInputs([NONE if name in self.owned else self.binding(name) for name in self.input_fields])
         table.BindOutputs([self.binding(name) for name in self.output_fields])
-        if self.props.TemporaryResourceSize:
-            table.BindTemporaryResource(dml.buffer_binding(self.device.CreateBuffer(self.props.TemporaryResourceSize)))
-        if self.persistent is not None:
-            table.BindPersistentResource(dml.buffer_binding(self.persistent, 0, self.props.PersistentResourceSize))
+        if "temporary" in self.resources:
+            buffer, offset = self.resources["temporary"]
+            table.BindTemporaryResource(dml.buffer_binding(buffer, offset, self.props.TemporaryResourceSize))
+        if "persistent" in self.resources:
+            buffer, offset = self.resources["persistent"]
+            table.BindPersistentResource(dml.buffer_binding(buffer, offset, self.props.PersistentResourceSize))
         return table
 
     @staticmethod
@@ -167,7 +175,8 @@ class Dispatch:
         table.BindInputs([dml.buffer_array_binding(
             [self._bytes(self.placement[name], self.layouts[name]) if name in self.owned
              else dml.DML_BUFFER_BINDING(None, 0, 0) for name in self.input_fields])])
-        table.BindOutputs([dml.buffer_binding(self.persistent, 0, self.props.PersistentResourceSize)])
+        buffer, offset = self.resources["persistent"]
+        table.BindOutputs([dml.buffer_binding(buffer, offset, self.props.PersistentResourceSize)])
         cmd = self.device.CreateCommandList()
         self.device.CreateCommandRecorder().RecordDispatch(cmd, initializer, table)
         cmd.Close()
