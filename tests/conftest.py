@@ -13,6 +13,11 @@ from dmlsim.testing import OpenCLDispatchGuard, require_opencl, test_adapters, u
 ADAPTERS = test_adapters()
 
 
+def pytest_addoption(parser):
+    parser.addoption("--harness-cases", type=int, default=None,
+                     help="cases per operator of tests/test_operator_harness.py (default $DMLSIM_HARNESS_CASES or 2)")
+
+
 def pytest_report_header(config):
     lines = ["dmlsim adapters: " + "; ".join(a.label for a in ADAPTERS)]
     lines += [f"dmlsim UNUSABLE adapter (its device tests are replaced by tests/test_adapters.py): {a.label}: {why}"

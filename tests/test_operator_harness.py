@@ -1,8 +1,9 @@
 """The differential harness: every implemented operator, random valid descs, adversarial layouts and values.
 
 For each operator (found by discovery: dmlsim.operators.harness.implemented_operators) the harness draws
-``DMLSIM_HARNESS_CASES`` cases (default 2 in ``make test``; ``make harness`` runs more) from the operator's
-``cases.py`` or the generic same-shape draw (dmlsim/operators/harness.py), and for each case, on every device:
+``--harness-cases`` cases (else ``DMLSIM_HARNESS_CASES``, else 2, as in ``make test``; ``make harness`` runs
+more) from the operator's ``cases.py`` or the generic same-shape draw (dmlsim/operators/harness.py), and for
+each case, on every device:
 
 - places **every** tensor -- inputs, outputs, tensor-array elements, the temporary and persistent resources --
   at a distinct non-zero offset (multiples of 16; 256 for the resources) inside one or two buffers shared
@@ -45,10 +46,12 @@ OPERATORS = implemented_operators()
 TENSOR_ALIGN, RESOURCE_ALIGN = 16, 256
 
 
-def case_seeds(op) -> list[int]:
+def case_seeds(op, count: int | None = None) -> list[int]:
+    """The seeds of an operator's cases: ``count`` (``--harness-cases``, else $DMLSIM_HARNESS_CASES, else 2)
+    derived from the base seed and the operator's name, or the one seed being replayed."""
     if REPLAY:
         return [int(REPLAY)]
-    return [zlib.crc32(f"{SEED}:{op.name}:{i}".encode()) for i in range(CASES)]
+    return [zlib.crc32(f"{SEED}:{op.name}:{i}".encode()) for i in range(count or CASES)]
 
 
 class Placed:
@@ -288,10 +291,10 @@ def describe(op, case: Case, seed: int, device) -> str:
 
 
 @pytest.mark.parametrize("op", OPERATORS, ids=[op.name.removeprefix("DML_OPERATOR_") for op in OPERATORS])
-def test_operator_harness(op, device):
+def test_operator_harness(op, device, request):
     draw = drawer(op)
     failures = []
-    for seed in case_seeds(op):
+    for seed in case_seeds(op, request.config.getoption("--harness-cases")):
         case = draw(op, np.random.default_rng(seed))
         try:
             problems = run_case(device, op, case, seed)
