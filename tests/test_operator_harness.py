@@ -163,7 +163,10 @@ def judge(name: str, got: np.ndarray, expected: Any, layout: TensorLayout, case:
             rounded = exp.astype(dtype).astype(np.float64)  # overflow to ±inf happens when the result is stored
             target = np.where(np.isinf(rounded) & np.isfinite(exp), rounded, exp)
             g = got.astype(np.float64)
-            scale = np.abs(target) if bound is None else np.maximum(np.abs(target), np.broadcast_to(bound, shape))
+            scale = np.abs(target)
+            if bound is not None:  # a bound made infinite or NaN by ±inf/NaN inputs bounds nothing: |target| then
+                b = np.broadcast_to(np.asarray(bound, np.float64), shape)
+                scale = np.where(np.isfinite(b), np.maximum(scale, b), scale)
             allowed = ulps * ulp(scale, dtype) + (0.0 if slack is None else np.broadcast_to(slack, shape))
             error = np.abs(g - target)
             finite = np.isfinite(g) & np.isfinite(target)

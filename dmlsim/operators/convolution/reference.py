@@ -11,6 +11,11 @@ Tensors are ``{N, C, [D], [H], W}``; ``GroupCount`` splits the channels into ind
   crops the end, OutputPadding extends it; positions nothing reaches are 0).
 * Mode CONVOLUTION flips the filter along every spatial axis (relative to CROSS_CORRELATION in the
   same direction); then the bias ``{1, Cout, 1...}`` is added to every element of its channel.
+
+Padding (dmlsim's reading; the doc is silent): a tap that reads the zero padding adds nothing, rather than
+``0 * W``, so an infinite or NaN filter weight does not make the outputs next to the border NaN. Every device
+computes it so (the kernel skips such taps); a NaN or infinity *inside* the input or filter propagates as the
+sum says.
 """
 
 from __future__ import annotations
@@ -69,6 +74,7 @@ def _forward(x: np.ndarray, w: np.ndarray, g: ConvolutionGeometry, out_spatial: 
     kernel = w.shape[2:]
     pad = [(0, 0), (0, 0), *zip(g.start_padding, g.end_padding, strict=True)]
     padded = np.pad(x, pad)
+    inside = np.pad(np.ones(x.shape[2:], bool), pad[2:])  # False where a tap reads padding
     valid = [o - p for o, p in zip(out_spatial, g.output_padding, strict=True)]
     out = np.zeros((n, cout, *out_spatial))
     cout_group = cout // g.groups
@@ -80,7 +86,11 @@ def _forward(x: np.ndarray, w: np.ndarray, g: ConvolutionGeometry, out_spatial: 
             channels = xs[:, group * cin_group:(group + 1) * cin_group]
             filters = w[(slice(group * cout_group, (group + 1) * cout_group), slice(None), *tap)]
             target = (slice(None), slice(group * cout_group, (group + 1) * cout_group), *(slice(0, v) for v in valid))
-            out[target] += np.einsum("nc...,oc->no...", channels, filters)
+            if np.isfinite(filters).all():
+                out[target] += np.einsum("nc...,oc->no...", channels, filters)
+            else:  # a tap over padding adds nothing: no 0 * inf = NaN from the padding (module docstring)
+                terms = channels[:, None] * filters.reshape(*filters.shape, *(1,) * len(valid))[None]
+                out[target] += np.where(inside[window], terms, 0.0).sum(axis=2)
     return out
 
 

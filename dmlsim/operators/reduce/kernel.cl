@@ -71,7 +71,7 @@ __kernel void reduce(TYPED_IN8(x), TYPED_OUT8(y), ulong8 out_sizes, ulong8 red_s
     INPUT_AT(m, 0)
     for (uint r = 1; r < n_red; ++r) {
         INPUT_AT(v, r)
-        m = fmax(m, v);
+        m = isnan(m) ? m : (isnan(v) ? v : fmax(m, v)); /* a NaN stays: the result is NaN, as the sum's is */
     }
 #endif
 #ifndef SUM_T
