@@ -23,7 +23,7 @@ F32, F16 = 1, 2
 
 def draw(op: Operator, rng: np.random.Generator) -> Case:
     def attempt(r: np.random.Generator) -> Case:
-        spatial = int(r.choice([1, 2, 3]))
+        spatial = int(r.choice([1, 2, 3, 3]))
         groups = int(r.choice([1, 1, 2]))
         batch, cin, cout = int(r.integers(1, 3)), groups * int(r.integers(1, 3)), groups * int(r.integers(1, 3))
         kernel = [int(r.integers(1, 4)) for _ in range(spatial)]
@@ -32,7 +32,9 @@ def draw(op: Operator, rng: np.random.Generator) -> Case:
         start = [int(r.integers(0, 3)) for _ in range(spatial)]
         end = [int(r.integers(0, 3)) for _ in range(spatial)]
         backward = r.random() < 0.35
-        size_in = [int(r.integers(1, 6)) for _ in range(spatial)]
+        # forward: at least the dilated kernel's reach minus the padding, so that large dilations are drawn
+        size_in = [max(1, (kernel[i] - 1) * dilations[i] + 1 - start[i] - end[i]) + int(r.integers(0, 3))
+                   if not backward else int(r.integers(1, 5)) for i in range(spatial)]
         out = []
         for i in range(spatial):
             reach = (kernel[i] - 1) * dilations[i] + 1
