@@ -279,9 +279,13 @@ def provider_desc(x_sizes, w_sizes, has_bias, *, strides, dilations, pads, outpu
 
 
 def onnx_conv_transpose(x, w, bias, **attributes):
-    """onnx.reference's ConvTranspose in float64 (group 1: its grouped path slices W by output channel)."""
-    helper, reference = pytest.importorskip("onnx.helper"), pytest.importorskip("onnx.reference")
-    double = pytest.importorskip("onnx").TensorProto.DOUBLE
+    """onnx.reference's ConvTranspose in float64. Group 1 only: its grouped path slices W by output channel
+    (the loops above cover groups)."""
+    pytest.importorskip("onnx", reason="onnx is not installed (pip install 'dmlsim[test]'): the onnx.reference "
+                                       "cross-check of the provider's ConvTranspose desc cannot run")
+    from onnx import TensorProto, helper, reference
+
+    double = TensorProto.DOUBLE
     names = ["X", "W"] + (["B"] if bias is not None else [])
     graph = helper.make_graph([helper.make_node("ConvTranspose", names, ["Y"], **attributes)], "conv_transpose",
                               [helper.make_tensor_value_info(n, double, None) for n in names],
@@ -449,6 +453,10 @@ T = tensor
      "OutputTensor.Sizes [1, 1, 9, 5]: the spatial sizes must be at least [7, 7]"),
     (conv_desc(T(F32, [1, 1, 5]), T(F32, [1, 1, 2]), None, T(F32, [1, 1, 3]), strides=[2]),
      "OutputTensor.Sizes [1, 1, 3]: the spatial sizes must be [2] ((in + StartPadding"),
+    # onnxruntime's desc for ConvTranspose with output_shape [4] and dilations [2] (in 3, kernel 2): it computes
+    # the paddings from the undilated kernel, (3 - 1) + 2 - 4 = 0, so the output is smaller than the formula
+    (conv_desc(T(F32, [1, 1, 3]), T(F32, [1, 1, 2]), None, T(F32, [1, 1, 4]), direction=BACKWARD, dilations=[2]),
+     "OutputTensor.Sizes [1, 1, 4]: the spatial sizes must be at least [5]"),
     (conv_desc(T(F32, [1, 1, 3]), T(F32, [1, 1, 2]), None, T(F32, [1, 1, 2]), output_padding=[1]),
      "OutputTensor.Sizes [1, 1, 2]: the spatial sizes must be [3]"),
 ])
