@@ -4,8 +4,13 @@ Expected values are literals worked out by hand, or the doc's definitions writte
 float64 loops (never dmlsim's reference): FORWARD gathers, for each output element, every input element a
 filter tap reads through strides, dilations and start padding; BACKWARD (transposed) scatters each input
 element through each tap to output position ``i * stride + k * dilation - StartPadding`` (the opposite
-direction to the kernel's gather). Tolerance: float32 accumulation of T terms (T = taps times channels
-per group, plus the bias): T + 2 ulps of the sum of the terms' magnitudes; FLOAT16 1 ulp (half) of it.
+direction to the kernel's gather), at every output position before the OutputPadding, however far the output
+reaches past the size formula (the desc onnxruntime's DirectML provider sends: OutputPadding zeroed, the output
+sized for ONNX's output_padding). In both directions the OutputPadding positions hold zeros before the bias (the
+doc: "OutputPadding applies a zero padding to the result of the convolution"). onnx.reference's ConvTranspose and
+literals from onnxruntime's own ConvTranspose tests check the provider's desc independently of these loops.
+Tolerance: float32 accumulation of T terms (T = taps times channels per group, plus the bias): T + 2 ulps of the
+sum of the terms' magnitudes; FLOAT16 1 ulp (half) of it.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import itertools
 
 import numpy as np
 import pytest
+from dispatch import Dispatch
 
 import dmlsim as dml
 from dmlsim.api.numerics import compare_ulps
@@ -50,11 +56,11 @@ def conv_loops(x, w, bias, *, backward, flip, strides, dilations, start, output_
     def tap(k):
         return tuple(kk - 1 - t for t, kk in zip(k, kernel, strict=True)) if flip else tuple(k)
 
+    computed = [o - p for o, p in zip(out_sizes[2:], output_padding, strict=True)]  # OutputPadding: zeros after
     if not backward:
         cout_group, cin_group = w.shape[0] // groups, w.shape[1]
-        valid = [o - p for o, p in zip(out_sizes[2:], output_padding, strict=True)]
         for n, o, *p in itertools.product(*(range(s) for s in out_sizes)):
-            if any(pi >= vi for pi, vi in zip(p, valid, strict=True)):
+            if any(pi >= ci for pi, ci in zip(p, computed, strict=True)):
                 continue  # OutputPadding: zeros appended to the result
             g = o // cout_group
             for c in range(cin_group):
@@ -72,7 +78,7 @@ def conv_loops(x, w, bias, *, backward, flip, strides, dilations, start, output_
             for o in range(cout_group):
                 for k in itertools.product(*(range(s) for s in kernel)):
                     p = [ii * s + ki * d - sp for ii, ki, s, d, sp in zip(i, k, strides, dilations, start, strict=True)]
-                    if all(0 <= pi < size for pi, size in zip(p, out_sizes[2:], strict=True)):
+                    if all(0 <= pi < size for pi, size in zip(p, computed, strict=True)):
                         term = x[(n, c, *i)] * w[(c, o, *tap(k))]
                         out[(n, g * cout_group + o, *p)] += term
                         bound[(n, g * cout_group + o, *p)] += abs(term)
@@ -109,18 +115,35 @@ def test_mode_flips_the_filter(device, mode, expected):
     np.testing.assert_array_equal(got.reshape(-1), expected)
 
 
-@pytest.mark.parametrize(("mode", "expected"), [(XCORR, [10, 102, 20, 200]), (CONV, [10, 201, 20, 2])],
-                         ids=["XCORR", "CONV"])
-def test_backward_by_hand(device, mode, expected):
+BACKWARD_BY_HAND = {
+    # name: (output size, OutputPadding, bias, XCORR expected, CONV expected)
+    "output-padding-zeros": (4, 1, None, [10, 102, 20, 0], [10, 201, 20, 0]),
+    "provider-sums": (4, 0, None, [10, 102, 20, 200], [10, 201, 20, 2]),
+    "provider-past-the-full-result": (6, 0, 0.5, [10.5, 102.5, 20.5, 200.5, 0.5, 0.5],
+                                      [10.5, 201.5, 20.5, 2.5, 0.5, 0.5]),
+    "provider-and-output-padding": (5, 1, None, [10, 102, 20, 200, 0], [10, 201, 20, 2, 0]),
+}
+
+
+@pytest.mark.parametrize("mode", [XCORR, CONV], ids=["XCORR", "CONV"])
+@pytest.mark.parametrize("name", list(BACKWARD_BY_HAND))
+def test_backward_by_hand(device, mode, name):
     """Transposed 1-D, stride 2: x = [1, 2] scattered through filter [1, 10, 100] gives the full result
-    [1, 10, 1*100 + 2*1, 20, 200]; StartPadding 1 and EndPadding 1 crop one at each end, OutputPadding 1
-    gives the end one back: [10, 102, 20, 200]. CONVOLUTION mode reads the filter reversed [100, 10, 1]:
-    full [100, 10, 1 + 200, 20, 2] -> [10, 201, 20, 2]."""
-    desc = conv_desc(tensor(F32, [1, 1, 2]), tensor(F32, [1, 1, 3]), None, tensor(F32, [1, 1, 4]), mode=mode,
-                     direction=BACKWARD, strides=[2], start=[1], end=[1], output_padding=[1])
-    got = run_operator(device, desc, {"InputTensor": np.array([1, 2], np.float32),
-                                      "FilterTensor": np.array([1, 10, 100], np.float32)})["OutputTensor"]
-    np.testing.assert_array_equal(got.reshape(-1), expected)
+    [1, 10, 1*100 + 2*1, 20, 200] (CONVOLUTION mode reads the filter reversed, [100, 10, 1]: [100, 10, 1 + 200,
+    20, 2]); StartPadding 1 and EndPadding 1 crop one at each end: the size formula gives 3 + OutputPadding.
+    OutputPadding 1 on a 4-element output appends a zero (the doc) where ONNX's output_padding would put 200.
+    OutputPadding 0 on a 4-element output (onnxruntime's DirectML provider's desc for output_padding 1) gets
+    the transposed sum there: 200. A 6-element output reaches past the full result, where nothing lands: 0,
+    then the bias 0.5 everywhere. A 5-element output with OutputPadding 1: the sums up to 4, then a zero."""
+    size, output_padding, bias, xcorr, conv = BACKWARD_BY_HAND[name]
+    desc = conv_desc(tensor(F32, [1, 1, 2]), tensor(F32, [1, 1, 3]), None if bias is None else tensor(F32, [1, 1, 1]),
+                     tensor(F32, [1, 1, size]), mode=mode, direction=BACKWARD, strides=[2], start=[1], end=[1],
+                     output_padding=[output_padding])
+    inputs = {"InputTensor": np.array([1, 2], np.float32), "FilterTensor": np.array([1, 10, 100], np.float32)}
+    if bias is not None:
+        inputs["BiasTensor"] = np.array([bias], np.float32)
+    got = run_operator(device, desc, inputs)["OutputTensor"]
+    np.testing.assert_array_equal(got.reshape(-1), xcorr if mode == XCORR else conv)
 
 
 def test_forward_output_padding_and_bias_by_hand(device):
@@ -163,11 +186,30 @@ CASES = {
                                   [0, 1], 1, False),
     "3d-backward": (BACKWARD, XCORR, (1, 2, 2, 3, 2), (2, 1, 2, 2, 3), [2, 1, 2], [1, 1, 1], [0, 1, 0],
                     [1, 0, 0], [1, 0, 1], 2, True),
+    # onnxruntime's DirectML provider's desc: OutputPadding 0, the output larger than the formula (PAST_FORMULA)
+    "1d-backward-provider": (BACKWARD, XCORR, (1, 2, 5), (2, 3, 3), [3], [1], [1], [2], [0], 1, True),
+    "2d-backward-provider-groups-dilation": (BACKWARD, CONV, (2, 4, 3, 3), (4, 1, 2, 3), [2, 2], [2, 1], [1, 0],
+                                             [0, 2], [0, 0], 4, True),
+    "3d-backward-provider": (BACKWARD, XCORR, (1, 2, 2, 2, 3), (2, 2, 2, 2, 2), [2, 1, 2], [1, 2, 1], [0, 1, 1],
+                             [1, 0, 0], [0, 0, 0], 1, False),
+    # both: a larger output and non-zero OutputPadding, with EndPadding large enough that ONNX's output_padding
+    # would put non-zero sums where the doc's OutputPadding puts zeros; groups and dilation
+    "2d-backward-provider-and-output-padding": (BACKWARD, XCORR, (1, 4, 3, 3), (4, 3, 3, 2), [2, 3], [1, 2],
+                                                [1, 1], [3, 4], [1, 2], 2, True),
+}
+# output positions past the size formula's, per spatial dimension (BACKWARD only; past stride - 1 reaches beyond
+# the full transposed result, as ONNX's output_shape can)
+PAST_FORMULA = {
+    "1d-backward-provider": [2],
+    "2d-backward-provider-groups-dilation": [1, 3],
+    "3d-backward-provider": [1, 2, 0],
+    "2d-backward-provider-and-output-padding": [1, 1],
 }
 
 
-def out_sizes_for(direction, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups):
-    """The output sizes from the forward and transposed size formulas (the literal tests above pin them)."""
+def out_sizes_for(direction, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups, past=None):
+    """The output sizes from the forward and transposed size formulas (the literal tests above pin them), plus
+    ``past`` positions per spatial dimension."""
     spatial = []
     for i, (size, k) in enumerate(zip(x_sizes[2:], f_sizes[2:], strict=True)):
         extent = (k - 1) * dilations[i] + 1
@@ -175,6 +217,7 @@ def out_sizes_for(direction, x_sizes, f_sizes, strides, dilations, start, end, o
             spatial.append((size + start[i] + end[i] - extent) // strides[i] + 1 + output_padding[i])
         else:
             spatial.append((size - 1) * strides[i] + extent - start[i] - end[i] + output_padding[i])
+        spatial[-1] += past[i] if past else 0
     channels = f_sizes[0] if direction == FORWARD else f_sizes[1] * groups
     return (x_sizes[0], channels, *spatial)
 
@@ -183,7 +226,8 @@ def out_sizes_for(direction, x_sizes, f_sizes, strides, dilations, start, end, o
 @pytest.mark.parametrize("name", list(CASES))
 def test_convolution_matches_the_definition(device, data_type, name):
     direction, mode, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups, has_bias = CASES[name]
-    out_sizes = out_sizes_for(direction, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups)
+    out_sizes = out_sizes_for(direction, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups,
+                              PAST_FORMULA.get(name))
     rng = np.random.default_rng(len(name))
     dtype = NUMPY[data_type]
     x = rng.uniform(-1, 1, x_sizes).astype(dtype)
@@ -218,6 +262,130 @@ def test_strided_tensors(device):
                                         start=[0, 0], output_padding=[0, 0], groups=1, out_sizes=(1, 3, 3, 2))
     report = compare_ulps(got, expected, np.float32, terms + 2, bound)
     assert report.ok, report.describe("OutputTensor")
+
+
+# --- ONNX's ConvTranspose through the desc onnxruntime's DirectML provider builds --------------------------
+def provider_desc(x_sizes, w_sizes, has_bias, *, strides, dilations, pads, output_padding, groups=1):
+    """DmlOperatorConvolution's desc for an ONNX ConvTranspose: StartPadding/EndPadding from ``pads``,
+    OutputPadding zeroed, the output sized by the transposed formula plus ONNX's ``output_padding``."""
+    spatial = len(x_sizes) - 2
+    start, end = pads[:spatial], pads[spatial:]
+    out = out_sizes_for(BACKWARD, x_sizes, w_sizes, strides, dilations, start, end, [0] * spatial, groups,
+                        output_padding)
+    bias = tensor(F32, (1, out[1], *(1,) * spatial)) if has_bias else None
+    return conv_desc(tensor(F32, x_sizes), tensor(F32, w_sizes), bias, tensor(F32, out), direction=BACKWARD,
+                     strides=strides, dilations=dilations, start=start, end=end, output_padding=[0] * spatial,
+                     groups=groups), out
+
+
+def onnx_conv_transpose(x, w, bias, **attributes):
+    """onnx.reference's ConvTranspose in float64. Group 1 only: its grouped path slices W by output channel
+    (the loops above cover groups)."""
+    pytest.importorskip("onnx", reason="onnx is not installed (pip install 'dmlsim[test]'): the onnx.reference "
+                                       "cross-check of the provider's ConvTranspose desc cannot run")
+    from onnx import TensorProto, helper, reference
+
+    double = TensorProto.DOUBLE
+    names = ["X", "W"] + (["B"] if bias is not None else [])
+    graph = helper.make_graph([helper.make_node("ConvTranspose", names, ["Y"], **attributes)], "conv_transpose",
+                              [helper.make_tensor_value_info(n, double, None) for n in names],
+                              [helper.make_tensor_value_info("Y", double, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    feeds = dict(zip(names, [np.asarray(a, np.float64) for a in (x, w, bias) if a is not None], strict=True))
+    return reference.ReferenceEvaluator(model).run(None, feeds)[0]
+
+
+ONNX_CASES = {
+    # name: (x sizes, w sizes, strides, dilations, pads, output_padding, bias)
+    "1d": ((2, 3, 5), (3, 2, 3), [2], [1], [1, 1], [1], True),
+    "1d-dilated": ((1, 2, 4), (2, 3, 2), [3], [2], [0, 2], [2], False),
+    "2d": ((1, 2, 4, 3), (2, 3, 3, 3), [2, 3], [1, 1], [1, 0, 2, 1], [1, 2], True),
+    "2d-dilated": ((2, 1, 3, 4), (1, 2, 2, 3), [2, 2], [2, 1], [0, 1, 1, 0], [1, 0], True),
+    "3d": ((1, 2, 2, 3, 2), (2, 2, 2, 2, 3), [2, 1, 2], [1, 2, 1], [1, 0, 0, 0, 1, 1], [1, 0, 1], True),
+}
+
+
+@pytest.mark.parametrize("name", list(ONNX_CASES))
+def test_onnx_conv_transpose_through_the_provider_desc(device, name):
+    """ONNX's output_padding positions hold the transposed sums (onnx.reference), and so does the output the
+    provider asks for with OutputPadding zeroed (the desc dmlsim once refused). Magnitude bound: the same
+    ConvTranspose of |x|, |w|, |bias|."""
+    x_sizes, w_sizes, strides, dilations, pads, output_padding, has_bias = ONNX_CASES[name]
+    desc, out = provider_desc(x_sizes, w_sizes, has_bias, strides=strides, dilations=dilations, pads=pads,
+                              output_padding=output_padding)
+    rng = np.random.default_rng(len(name) + 40)
+    x = rng.uniform(-1, 1, x_sizes).astype(np.float32)
+    w = rng.uniform(-1, 1, w_sizes).astype(np.float32)
+    bias = rng.uniform(-1, 1, out[1]).astype(np.float32) if has_bias else None
+    attributes = {"strides": strides, "dilations": dilations, "pads": pads, "output_padding": output_padding}
+    expected = onnx_conv_transpose(x, w, bias, **attributes)
+    bound = onnx_conv_transpose(np.abs(x), np.abs(w), None if bias is None else np.abs(bias), **attributes)
+    assert expected.shape == tuple(out)
+    inputs = {"InputTensor": x, "FilterTensor": w, **({"BiasTensor": bias} if has_bias else {})}
+    got = run_operator(device, desc, inputs)["OutputTensor"]
+    terms = x_sizes[1] * int(np.prod(w_sizes[2:])) + 1
+    report = compare_ulps(got, expected, np.float32, terms + 2, bound)
+    assert report.ok, report.describe("OutputTensor")
+
+
+def test_onnxruntime_conv_transpose_2d_literals(device):
+    """onnxruntime's own test ConvTranspose_2D (conv_transpose_op_test.cc: pads 1, strides 2, output_padding
+    1, a 3x3 input and filter; its 6x6 expected values transcribed), run as its DirectML provider sends it:
+    StartPadding = EndPadding = 1, OutputPadding 0, a 6x6 output where the formula gives 5x5."""
+    x = [0.16857791, -0.15161794, 0.08540368, 0.1820628, -0.21746576, 0.08245695, 0.1431433, -0.43156421,
+         0.30591947]
+    w = [-0.06230065, 0.37932432, -0.25388849, 0.33878803, 0.43709868, -0.22477469, 0.04118127, -0.44696793,
+         0.06373066]
+    expected = [0.07368518, -0.08925839, -0.06627201, 0.06301362, 0.03732984, -0.01919658,
+                -0.00628807, -0.02817563, -0.01472169, 0.04392925, -0.00689478, -0.01549204,
+                0.07957941, -0.11459791, -0.09505399, 0.07681622, 0.03604182, -0.01853423,
+                -0.0270785, -0.00680824, -0.06650258, 0.08004665, 0.07918708, -0.0724144,
+                0.06256775, -0.17838378, -0.18863615, 0.20064656, 0.133717, -0.06876295,
+                -0.06398046, -0.00864975, 0.19289537, -0.01490572, -0.13673618, 0.01949645]
+    desc, out = provider_desc((1, 1, 3, 3), (1, 1, 3, 3), False, strides=[2, 2], dilations=[1, 1],
+                              pads=[1, 1, 1, 1], output_padding=[1, 1])
+    assert out == (1, 1, 6, 6)
+    got = run_operator(device, desc, {"InputTensor": np.array(x, np.float32),
+                                      "FilterTensor": np.array(w, np.float32)})["OutputTensor"]
+    # the literals are rounded at 1e-8; float32 sums of at most 4 terms below 0.5 err by under 1e-7
+    np.testing.assert_allclose(got.reshape(-1), expected, rtol=0, atol=5e-7)
+
+
+def test_binding_offsets(device):
+    """The provider's desc and a non-zero OutputPadding with every tensor at a non-zero offset of one shared
+    buffer: the same numbers as the loops, and the bytes around the output left alone."""
+    name = "2d-backward-provider-and-output-padding"
+    direction, mode, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups, _ = CASES[name]
+    out_sizes = out_sizes_for(direction, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups,
+                              PAST_FORMULA[name])
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-1, 1, x_sizes).astype(np.float32)
+    w = rng.uniform(-1, 1, f_sizes).astype(np.float32)
+    bias = rng.uniform(-1, 1, out_sizes[1]).astype(np.float32)
+    bias_sizes = (1, out_sizes[1], 1, 1)
+    desc = conv_desc(tensor(F32, x_sizes), tensor(F32, f_sizes), tensor(F32, bias_sizes), tensor(F32, out_sizes),
+                     mode=mode, direction=direction, strides=strides, dilations=dilations, start=start, end=end,
+                     output_padding=output_padding, groups=groups)
+    offsets, at = {}, 48
+    for field, sizes in (("InputTensor", x_sizes), ("FilterTensor", f_sizes), ("BiasTensor", bias_sizes),
+                         ("OutputTensor", out_sizes)):
+        offsets[field] = at
+        at += -(-dml.DMLCalcBufferTensorSize(F32, len(sizes), sizes, None) // 16) * 16 + 32
+    shared = device.CreateBuffer(at)
+    shared.Write(bytes([0xA5]) * at)
+    dispatch = Dispatch(device, desc, placement={field: (shared, offset) for field, offset in offsets.items()})
+    dispatch.load({"InputTensor": x, "FilterTensor": w, "BiasTensor": bias})
+    dispatch.execute()
+    got = dispatch.read("OutputTensor")
+    expected, bound, terms = conv_loops(x, w, bias, backward=True, flip=False, strides=strides, dilations=dilations,
+                                        start=start, output_padding=output_padding, groups=groups,
+                                        out_sizes=out_sizes)
+    report = compare_ulps(got, expected, np.float32, terms + 2, bound)
+    assert report.ok, report.describe("OutputTensor")
+    end_of_output = offsets["OutputTensor"] + int(np.prod(out_sizes)) * 4
+    assert shared.Read(end_of_output, at - end_of_output) == bytes([0xA5]) * (at - end_of_output)
+    gap = offsets["OutputTensor"] - 32
+    assert shared.Read(gap, 32) == bytes([0xA5]) * 32
 
 
 # --- validation: every rule of the doc page, each refusal naming the field --------------------------
@@ -279,7 +447,16 @@ T = tensor
     (conv_desc(T(F32, [1, 1, 5]), T(F32, [1, 1, 2]), None, T(F32, [1, 1, 4]), strides=[2]),
      "OutputTensor.Sizes [1, 1, 4]: the spatial sizes must be [2]"),
     (conv_desc(T(F32, [1, 1, 3]), T(F32, [1, 1, 2]), None, T(F32, [1, 1, 4]), direction=BACKWARD, strides=[2]),
-     "OutputTensor.Sizes [1, 1, 4]: the spatial sizes must be [6] ((in - 1) * stride"),
+     "OutputTensor.Sizes [1, 1, 4]: the spatial sizes must be at least [6] ((in - 1) * stride"),
+    (conv_desc(T(F32, [1, 1, 3, 3]), T(F32, [1, 1, 2, 2]), None, T(F32, [1, 1, 9, 5]), direction=BACKWARD,
+               strides=[2, 2], output_padding=[1, 1]),
+     "OutputTensor.Sizes [1, 1, 9, 5]: the spatial sizes must be at least [7, 7]"),
+    (conv_desc(T(F32, [1, 1, 5]), T(F32, [1, 1, 2]), None, T(F32, [1, 1, 3]), strides=[2]),
+     "OutputTensor.Sizes [1, 1, 3]: the spatial sizes must be [2] ((in + StartPadding"),
+    # onnxruntime's desc for ConvTranspose with output_shape [4] and dilations [2] (in 3, kernel 2): it computes
+    # the paddings from the undilated kernel, (3 - 1) + 2 - 4 = 0, so the output is smaller than the formula
+    (conv_desc(T(F32, [1, 1, 3]), T(F32, [1, 1, 2]), None, T(F32, [1, 1, 4]), direction=BACKWARD, dilations=[2]),
+     "OutputTensor.Sizes [1, 1, 4]: the spatial sizes must be at least [5]"),
     (conv_desc(T(F32, [1, 1, 3]), T(F32, [1, 1, 2]), None, T(F32, [1, 1, 2]), output_padding=[1]),
      "OutputTensor.Sizes [1, 1, 2]: the spatial sizes must be [3]"),
 ])

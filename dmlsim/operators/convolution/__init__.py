@@ -5,6 +5,12 @@ FLOAT32/FLOAT16 tensors of 3 to 5 dimensions (``DimensionCount`` = spatial dimen
 DimensionCount - 2); forward and backward (transposed) direction, CROSS_CORRELATION and CONVOLUTION
 (flipped filter) modes, strides, dilations, start/end/output padding and groups, optional bias; any
 DML strides on every tensor. The semantics are in :mod:`.reference`.
+
+Output sizes: FORWARD's spatial sizes must be exactly the size formula's; BACKWARD's at least the formula's
+(OutputPadding included), since DirectML's users size a transposed convolution's output themselves and zero
+OutputPadding (onnxruntime's provider for ONNX's ``output_padding``/``output_shape``, Chromium's WebNN and
+TensorFlow-DirectML for their explicit output sizes): every position before the OutputPadding gets the
+transposed sum; the OutputPadding positions get zeros (the doc), in either direction.
 """
 
 from __future__ import annotations
@@ -19,7 +25,12 @@ from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import TensorLayout
 from dmlsim.operators.activation.fused import apply_fused, fused_defines
 from dmlsim.operators.base import Operator, ValidatedDesc, register, require_same
-from dmlsim.operators.convolution.reference import ConvolutionGeometry, convolution, output_spatial_sizes
+from dmlsim.operators.convolution.reference import (
+    ConvolutionGeometry,
+    computed_spatial_sizes,
+    convolution,
+    output_spatial_sizes,
+)
 from dmlsim.operators.float_rules import require_float_tensors, storage_defines
 from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, TensorArg, Vector
 
@@ -129,12 +140,18 @@ class Convolution(Operator):
         if problems:
             return
         expected = output_spatial_sizes(geometry, x[2:], f[2:])
-        if tuple(out[2:]) != expected:
-            formula = ("(in - 1) * stride + (kernel - 1) * dilation + 1 - StartPadding - EndPadding + OutputPadding"
-                       if geometry.backward else
-                       "(in + StartPadding + EndPadding - (kernel - 1) * dilation - 1) / stride + 1 + OutputPadding")
+        if geometry.backward:
+            # at least the formula's size: the positions past it get the transposed sums too (onnxruntime's
+            # DirectML provider zeroes OutputPadding and sizes the output for ONNX's output_padding/output_shape)
+            if any(o < e for o, e in zip(out[2:], expected, strict=True)):
+                problems.add(f"{where}.OutputTensor.Sizes {list(out)}: the spatial sizes must be at least "
+                             f"{list(expected)} ((in - 1) * stride + (kernel - 1) * dilation + 1 - StartPadding - "
+                             "EndPadding + OutputPadding; a larger output gets the transposed sums before its "
+                             "OutputPadding)")
+        elif tuple(out[2:]) != expected:
             problems.add(f"{where}.OutputTensor.Sizes {list(out)}: the spatial sizes must be {list(expected)} "
-                         f"({formula})")
+                         "((in + StartPadding + EndPadding - (kernel - 1) * dilation - 1) / stride + 1 + "
+                         "OutputPadding)")
 
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
         result = convolution(inputs[X], inputs[F], inputs.get(BIAS), geometry_of(v), v.layout(OUT).sizes[2:])
@@ -143,7 +160,7 @@ class Convolution(Operator):
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
         geometry = geometry_of(v)
         out = v.layout(OUT)
-        valid = tuple(o - p for o, p in zip(out.sizes[2:], geometry.output_padding, strict=True))
+        computed = computed_spatial_sizes(geometry, out.sizes[2:])
         args: list[Any] = []
         for name in (X, F):
             layout = bound[name].layout
@@ -155,7 +172,7 @@ class Convolution(Operator):
         args += [TensorArg(OUT, scalar=True), Vector(as_5d(bound[OUT].layout.strides, 0), rank=8, fill=0),
                  Vector(as_5d(out.sizes, 1), rank=8),
                  Vector(spatial_3(geometry.strides, 1)), Vector(spatial_3(geometry.dilations, 1)),
-                 Vector(spatial_3(geometry.start_padding, 0)), Vector(spatial_3(valid, 1)),
+                 Vector(spatial_3(geometry.start_padding, 0)), Vector(spatial_3(computed, 1)),
                  np.uint32(geometry.groups), np.uint32(out.element_count)]
         defines = {**storage_defines(out), "BACKWARD": geometry.backward, "FLIP": geometry.flip, "HAS_BIAS": has_bias,
                    **fused_defines(v.attrs.get("FusedActivation"))}

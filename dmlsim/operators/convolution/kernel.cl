@@ -4,8 +4,9 @@
  * .y .z .w are D, H, W. Build variants: -DBACKWARD (transposed convolution, filter {Cin, Cout/G, ...};
  * otherwise forward, filter {Cout, Cin/G, ...}), -DFLIP (DML_CONVOLUTION_MODE_CONVOLUTION: the filter
  * read reversed along every spatial axis), -DHAS_BIAS, -DSTORE_HALF (float32 accumulation).
- * Forward: outputs at or past `valid` (the end padding added by OutputPadding) hold 0 before the bias.
- * Backward: output p gathers every input i and filter tap k with i*stride + k*dilation = p + StartPadding.
+ * Both directions: outputs at or past `computed` (the end padding added by OutputPadding) hold 0 before the
+ * bias. Backward: output p gathers every input i and filter tap k with i*stride + k*dilation = p + StartPadding,
+ * at every p before `computed` (the output may reach past the size formula's; nothing lands there: 0).
  */
 #include "dmlsim.h"
 #include "activations.h"
@@ -40,7 +41,7 @@ __kernel void convolution(__global const store_t *x__base, ulong x__offset, ulon
                           __global const store_t *bias__base, ulong bias__offset, ulong bias_channel_stride,
 #endif
                           __global store_t *y__base, ulong y__offset, ulong8 y_strides, ulong8 y_sizes,
-                          ulong4 strides, ulong4 dilations, ulong4 start_padding, ulong4 valid, uint groups,
+                          ulong4 strides, ulong4 dilations, ulong4 start_padding, ulong4 computed, uint groups,
                           uint count)
 {
     const uint gid = get_global_id(0);
@@ -58,9 +59,7 @@ __kernel void convolution(__global const store_t *x__base, ulong x__offset, ulon
     const uint group = oc / cout_group;
 
     float sum = 0.0f;
-#ifndef BACKWARD
-    if (od < valid.y && oh < valid.z && ow < valid.w)
-#endif
+    if (od < computed.y && oh < computed.z && ow < computed.w)
     for (uint ic = 0; ic < cin_group; ++ic) {
         const uint c = group * cin_group + ic;
         for (uint kd = 0; kd < (uint)f_sizes.s5; ++kd) {
