@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test mutants fuzz fuzz-api opencl lint clean export
+.PHONY: demo test mutants fuzz fuzz-api harness opencl lint clean export
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,16 @@ fuzz: $(STAMP)
 FUZZ_API_EXAMPLES ?= 5000
 fuzz-api: opencl
 	DMLSIM_FUZZ_EXAMPLES=$(FUZZ_API_EXAMPLES) DMLSIM_REQUIRE_OPENCL=1 $(PY) tests/matrix.py --first-icd -q -p no:cacheprovider tests/test_api_fuzz.py
+
+# The differential harness (tests/test_operator_harness.py) at CI strength: HARNESS_CASES random valid cases per
+# operator (`make test` runs 2), every tensor at non-zero offsets in shared guard-filled buffers, adversarial
+# values, on the reference device and every OpenCL device of the first ICD. The seed is fixed (a gate);
+# `make harness HARNESS_SEED=<n>` explores, and a failure prints the DMLSIM_HARNESS_REPLAY=<seed> that repeats it.
+HARNESS_CASES ?= 25
+HARNESS_SEED  ?= 20261126
+harness: opencl
+	DMLSIM_HARNESS_SEED=$(HARNESS_SEED) DMLSIM_REQUIRE_OPENCL=1 $(PY) tests/matrix.py --first-icd -q -p no:cacheprovider \
+		tests/test_operator_harness.py --harness-cases $(HARNESS_CASES)
 
 # `make bench` (the committed sweep), `make bench-target` (the 2^24 Adam point), `make bench-onnx` and
 # `make bench-adagrad-decay` (the extension operators' points): benchmarks/bench.mk

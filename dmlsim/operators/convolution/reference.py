@@ -99,7 +99,8 @@ def _forward(x: np.ndarray, w: np.ndarray, g: ConvolutionGeometry, out_spatial: 
             if np.isfinite(filters).all():
                 out[:, target] += np.einsum("nc...,oc->no...", channels, filters)
             else:  # a tap over padding adds nothing: no 0 * inf = NaN from the padding (module docstring)
-                terms = channels[:, None] * filters.reshape(*filters.shape, *(1,) * len(out_spatial))[None]
+                with np.errstate(invalid="ignore"):
+                    terms = channels[:, None] * filters.reshape(*filters.shape, *(1,) * len(out_spatial))[None]
                 out[:, target] += np.where(inside[window], terms, 0.0).sum(axis=2)
     return out
 
