@@ -109,6 +109,20 @@ def test_scale_bias_is_applied_before_the_function(device, data_type):
 
 
 @pytest.mark.formula
+def test_scale_bias_rounds_as_float32(device):
+    """g(x) = x * Scale + Bias is computed in float32 (one rounding after each operation), as DirectML computes
+    FLOAT16/FLOAT32 operators: 2^-24 * (-0.5) + 1 is 1 - 2^-25 exactly, which rounds to 1.0f, so
+    pow(g, NaN) = pow(1, NaN) = 1 (C99/IEEE pow) -- a float64 g < 1 would give NaN -- and floor(g) = 1
+    where a float64 g would give 0."""
+    x = np.array([2.0**-24, 5.0], np.float32)
+    got = binary(device, "POW", x, np.array([np.nan, 1.0], np.float32),
+                 ScaleBias=dml.DML_SCALE_BIAS(-0.5, 1.0))
+    np.testing.assert_array_equal(got, [1.0, -1.5])
+    got = unary(device, "FLOOR", x, ScaleBias=dml.DML_SCALE_BIAS(-0.5, 1.0))
+    np.testing.assert_array_equal(got, [1.0, -2.0])
+
+
+@pytest.mark.formula
 def test_round_matches_the_docs_table(device):
     """DML_ROUNDING_MODE's remarks: each mode on -2.5, -1.75, -1.5, -1.25, 0, 1.25, 1.5, 1.75, 2.5."""
     x = np.array([-2.5, -1.75, -1.5, -1.25, 0, 1.25, 1.5, 1.75, 2.5], np.float32)

@@ -165,9 +165,9 @@ class ElementWise(Operator):
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
         data = [np.asarray(inputs[name]) for name in self.data_inputs]
         if np.issubdtype(data[0].dtype, np.floating):
-            data = [np.asarray(x, np.float64) for x in data]
-            if "ScaleBias" in v.attrs:
+            if "ScaleBias" in v.attrs:  # in the storage's arithmetic type (apply_scale_bias), then float64
                 data[0] = apply_scale_bias(data[0], v.attrs["ScaleBias"])
+            data = [np.asarray(x, np.float64) for x in data]
         if CONDITION in v.tensors:
             data.insert(0, np.asarray(inputs[CONDITION]))
         with np.errstate(all="ignore"):

@@ -20,10 +20,18 @@ Formula = Callable[[Sequence[np.ndarray], dict[str, Any]], np.ndarray]
 
 
 def apply_scale_bias(x: np.ndarray, scale_bias: DML_SCALE_BIAS | None) -> np.ndarray:
-    """g(x) = x * Scale + Bias ("applied to each input element prior to computing this operator")."""
+    """g(x) = x * Scale + Bias ("applied to each input element prior to computing this operator").
+
+    Rounded where DirectML's arithmetic rounds: in the operator's arithmetic type -- float32 for FLOAT32 and
+    FLOAT16 tensors, float64 for FLOAT64 -- once after the product and once after the sum (the kernels build
+    with FP_CONTRACT OFF, so no fused multiply-add). A float64 g would differ from the device's near a jump
+    of the function: pow(g, NaN) is 1 when g rounds to exactly 1 in float32 and NaN in float64.
+    """
     if scale_bias is None:
         return x
-    return x * np.float64(scale_bias.Scale) + np.float64(scale_bias.Bias)
+    real = np.float64 if np.asarray(x).dtype == np.float64 or not _is_float(np.asarray(x)) else np.float32
+    with np.errstate(all="ignore"):
+        return (np.asarray(x).astype(real) * real(scale_bias.Scale) + real(scale_bias.Bias)).astype(np.float64)
 
 
 def _is_float(x: np.ndarray) -> bool:
