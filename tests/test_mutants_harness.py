@@ -330,7 +330,7 @@ def test_a_marker_build_failure_that_a_test_catches_still_counts_as_compiled(tmp
     pytest.importorskip("pyopencl", reason="pyopencl is not installed: no OpenCL build to check")
     icd = _first_usable_icd()
     if icd is None:
-        pytest.skip("no usable OpenCL device here: this case needs a real kernel build")
+        pytest.skip("no usable non-simulator OpenCL device here: this case needs a real kernel build")
     files = {name: text for name, text in FAKE_FILES.items() if name.startswith("dmlsim/")}
     files["dmlsim/cl_kernels/k.cl"] = "#define SCALE 2\n__kernel void k(__global int *o) { o[0] = SCALE; }\n"
     files["test_caught.py"] = """\

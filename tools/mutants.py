@@ -16,9 +16,9 @@ in one process conflict). The candidates are the ICDs the OpenCL loader would re
 (``dmlsim.backends.opencl.icd.icd_files``, which honours ``OCL_ICD_VENDORS``), or the ones named with
 ``--icd`` (then in that order and not probed). The *primary* ICD, which runs every mutant, is the first
 candidate with a usable non-simulator device (the one ``tests/matrix.py`` gives the whole suite); the
-other usable non-simulator ICDs are probed only when needed, in order. Oclgrind is never used: it
-simulates far too slowly for whole selections, and defines no host ISA macro (``__AVX__``, ``__F16C__``)
-that could select code the other clang-built drivers do not.
+other usable non-simulator ICDs are probed only when needed, in order. Oclgrind is used only where it is
+the sole usable ICD: it simulates far too slowly for whole selections, and defines no host ISA macro
+(``__AVX__``, ``__F16C__``) that could select code the other clang-built drivers do not compile.
 
 Code that is not compiled here. Kernel headers choose some lines by what the compiler and target
 offer (``dmlsim/cl_kernels/dmlsim.h``: clang vector builtins on CPU targets, AVX's sqrtps, F16C half
@@ -522,7 +522,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     icds = IcdPool(args.icd) if args.icd else discovered_icds()
     primary = icds.primary
-    print(f"mutants: {len(mutants)} mutant(s), {args.jobs} job(s), OCL_ICD_VENDORS={primary or '(unset)'}"
+    print(f"mutants: {len(mutants)} mutant(s), {args.jobs} job(s), OCL_ICD_VENDORS={label(primary)}"
           f"{' (other ICDs only for code it does not compile)' if len(icds.paths) > 1 else ''}", flush=True)
     outcomes: dict[str, Outcome] = {}
     with tempfile.TemporaryDirectory(prefix="dmlsim-mutants-") as tmp:
