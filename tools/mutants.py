@@ -2,34 +2,70 @@
 
 Each mutant in ``tools/mutants.yaml`` is a named, deliberate bug: a file, an exact snippet that must
 occur exactly once, its replacement (several edits are allowed), a one-line reason (the real bug it
-models) and the pytest selection that must catch it. For every mutant the harness copies the
-git-tracked files into a scratch folder, applies the edits there and runs the selection against the
-scratch copy (``-x -q -p no:cacheprovider``, ``PYTHONPATH`` = the scratch copy). The child process
-checks, before and after pytest, that every ``dmlsim`` module and the kernel folder it loaded came
-from the scratch copy: an editable install elsewhere could otherwise supply the unmutated code (the
-kernel headers of ``dmlsim.cl_kernels`` in particular) and every mutant would survive.
+models), the pytest selection that must catch it and, for a mutant of OpenCL code that only some
+devices compile, ``needs:`` (which device or compiler feature compiles it). For every mutant the
+harness copies the git-tracked files into a scratch folder, applies the edits there and runs the
+selection against the scratch copy (``-x -q -p no:cacheprovider``, ``PYTHONPATH`` = the scratch copy).
+The child process checks, before and after pytest, that every ``dmlsim`` module and the kernel folder
+it loaded came from the scratch copy: an editable install elsewhere could otherwise supply the
+unmutated code (the kernel headers of ``dmlsim.cl_kernels`` in particular) and every mutant would
+survive.
 
-Outcomes: ``killed`` (pytest failed), ``survived`` (it passed), ``stale`` (a snippet no longer
-matches exactly once), ``timeout``, ``error`` (pytest could not run: collection error, no tests, the
+OpenCL drivers (ICDs). Each pytest run sees one ICD (``OCL_ICD_VENDORS`` = that file: two PoCL builds
+in one process conflict). The candidates are the ICDs the OpenCL loader would read
+(``dmlsim.backends.opencl.icd.icd_files``, which honours ``OCL_ICD_VENDORS``), or the ones named with
+``--icd`` (then in that order and not probed). The *primary* ICD, which runs every mutant, is the first
+candidate with a usable non-simulator device (the one ``tests/matrix.py`` gives the whole suite); the
+other usable non-simulator ICDs are probed only when needed, in order. Oclgrind is used only where it is
+the sole usable ICD: it simulates far too slowly for whole selections, and defines no host ISA macro
+(``__AVX__``, ``__F16C__``) that could select code the other clang-built drivers do not compile.
+
+Code that is not compiled here. Kernel headers choose some lines by what the compiler and target
+offer (``dmlsim/cl_kernels/dmlsim.h``: clang vector builtins on CPU targets, AVX's sqrtps, F16C half
+conversions). A mutant of such a line cannot be killed on a device that does not compile it, so when a
+mutant whose edits are all in OpenCL source (``*.cl``, ``*.h``) survives on the primary ICD, the
+harness asks whether its code was compiled at all: it runs the same selection on a copy where, instead
+of the mutation, a line ``#error dmlsim_mutant_marker`` stands just before the (logical) line where
+each edited snippet starts. A marker run that fails means some build compiled the mutated line: the
+``survived`` verdict stands. A marker run that passes (and no build failed on the marker, even one a
+test caught: the child records every pyopencl build that fails on it) means no build of the selection
+compiled it on that ICD; the harness then tries the other ICDs in order (unmutated selection, marker
+run) and the first one that compiles the line runs the mutant, and decides (the summary names it). A
+snippet that starts on an ``#elif``/``#else``/``#endif`` line cannot be marked: it counts as compiled.
+
+Outcomes: ``killed`` (pytest failed), ``survived`` (it passed), ``not-exercised`` (no ICD here
+compiles the mutated code: the summary says what it needs), ``stale`` (a snippet no longer matches
+exactly once), ``timeout``, ``error`` (pytest could not run: collection error, no tests, the
 scratch-import check failed). Before any mutant runs, each distinct selection runs once unmutated and
 must pass; a mutant whose selection fails unmutated is reported ``broken-selection``. Exit status 0
-only when every mutant is killed.
+only when every mutant is killed, or ``not-exercised`` with a ``needs:`` in the table; a mutant that
+no device here compiles and that states no ``needs:`` fails (nobody declared its code conditional), and
+``--require-exercised`` (CI: ``.ci/run``, which installs Debian's PoCL, compiling every line) makes every
+``not-exercised`` fail, so that each mutant is exercised somewhere.
 
-Usage: python tools/mutants.py [--list] [--only NAME ...] [-j N] [--timeout S] [-v]
+A machine without some driver is reproduced by restricting the ICDs: ``OCL_ICD_VENDORS=<empty folder>``
+leaves only pyopencl's bundled ones (PyPI's PoCL, Intel's runtime, Oclgrind: a machine without
+Debian's PoCL), ``OCL_ICD_VENDORS=<one .icd file>`` or ``--icd <file>`` (repeatable) exactly those.
+
+Usage: python tools/mutants.py [--list] [--only NAME ...] [-j N] [--timeout S] [--icd FILE ...]
+                               [--require-exercised] [-v]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import shlex
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,10 +75,16 @@ ROOT = Path(__file__).resolve().parent.parent
 TABLE = Path(__file__).resolve().with_name("mutants.yaml")
 PYTEST_ARGS = ("-x", "-q", "-p", "no:cacheprovider")
 SCRATCH_IMPORT_ERROR = 97
+KERNEL_SUFFIXES = (".cl", ".h")
+MARKER = "dmlsim_mutant_marker"
+MARKER_LINE = f"#error {MARKER}\n"
+MARKER_LOG_VARIABLE = "DMLSIM_MUTANT_MARKER_LOG"
+_BRANCH_LINE = re.compile(r"\s*#\s*(elif|else|endif)\b")
 
 # Runs in the child, in the scratch copy: refuse to test anything but the scratch package, then run pytest.
+# In a marker run, every pyopencl build that fails on the marker is recorded (a test may catch the error).
 GUARD = r"""
-import pathlib, sys
+import os, pathlib, sys
 root = pathlib.Path.cwd().resolve()
 
 def outside():
@@ -60,16 +102,36 @@ def guard(when):
         print(f"mutants: {when}: not the scratch copy {root}: " + "; ".join(bad[:5]), flush=True)
         sys.exit(%d)
 
+def record_marker_builds(log):
+    try:
+        import pyopencl
+    except ImportError:
+        return
+    build = pyopencl.Program.build
+
+    def recording_build(self, *args, **kwargs):
+        try:
+            return build(self, *args, **kwargs)
+        except Exception as exc:
+            if "@MARKER@" in str(exc):
+                with open(log, "a") as file:
+                    file.write("a build failed on the marker\n")
+            raise
+
+    pyopencl.Program.build = recording_build
+
 import importlib.util
 spec = importlib.util.find_spec("dmlsim")  # found without importing it (pytest must import it first)
 if spec is None or root not in pathlib.Path(spec.origin).resolve().parents:
     print(f"mutants: dmlsim would be imported from {spec and spec.origin}, not the scratch copy {root}")
     sys.exit(%d)
+if os.environ.get("@LOG@"):
+    record_marker_builds(os.environ["@LOG@"])
 import pytest
 code = pytest.main(sys.argv[1:])
 guard("after pytest")
 sys.exit(int(code))
-""".replace("%d", str(SCRATCH_IMPORT_ERROR))
+""".replace("%d", str(SCRATCH_IMPORT_ERROR)).replace("@MARKER@", MARKER).replace("@LOG@", MARKER_LOG_VARIABLE)
 
 
 @dataclass(frozen=True)
@@ -86,6 +148,12 @@ class Mutant:
     edits: list[Edit]
     tests: tuple[str, ...]
     timeout: float | None = None
+    needs: str | None = None  # which device or compiler feature compiles the mutated code (mutants.yaml's needs:)
+
+    @property
+    def kernel_only(self) -> bool:
+        """Whether every edit is in OpenCL source: only then can the mutated code be left out of every build."""
+        return all(Path(edit.file).suffix in KERNEL_SUFFIXES for edit in self.edits)
 
 
 @dataclass
@@ -102,6 +170,7 @@ class TableError(Exception):
 
 
 def load_table(path: Path = TABLE) -> list[Mutant]:
+    """The mutants of ``path``, checked (names unique, every edit complete, ``needs`` only for kernel code)."""
     raw = yaml.safe_load(path.read_text())
     if not isinstance(raw, list):
         raise TableError(f"{path.name}: expected a list of mutants")
@@ -129,7 +198,14 @@ def load_table(path: Path = TABLE) -> list[Mutant]:
             edits.append(Edit(str(e["file"]), str(e["old"]), str(e["new"])))
         tests = entry["tests"]
         tests = tuple(shlex.split(tests) if isinstance(tests, str) else (str(t) for t in tests))
-        mutants.append(Mutant(name, str(entry["reason"]), edits, tests, entry.get("timeout")))
+        needs = entry.get("needs")
+        if needs is not None and (not isinstance(needs, str) or not needs.strip()):
+            raise TableError(f"{where} ({name}): needs must be a sentence (which device compiles the code)")
+        mutant = Mutant(name, str(entry["reason"]), edits, tests, entry.get("timeout"), needs)
+        if needs is not None and not mutant.kernel_only:
+            raise TableError(f"{where} ({name}): needs is only for a mutant whose edits are all in OpenCL "
+                             f"source ({', '.join(KERNEL_SUFFIXES)}): other code is not compiled per device")
+        mutants.append(mutant)
     return mutants
 
 
@@ -171,21 +247,64 @@ def apply_edits(copy: Path, mutant: Mutant) -> None:
         path.write_text(text.replace(edit.old, edit.new))
 
 
-def child_env(copy: Path, icd: str | None) -> dict[str, str]:
+def marker_lines(text: str, snippets: Iterable[str]) -> list[int] | None:
+    """The 0-based lines of ``text`` before which ``#error dmlsim_mutant_marker`` goes: for each snippet, the
+    first line of the logical line where it starts (a backslash-continued macro is marked before its
+    ``#define``). None when a snippet starts on an ``#elif``, ``#else`` or ``#endif`` line: a marker before
+    it would belong to the previous branch, so whether the snippet is compiled cannot be told that way."""
+    lines = text.splitlines(keepends=True)
+    found: set[int] = set()
+    for snippet in snippets:
+        line = text.count("\n", 0, text.index(snippet))
+        while line > 0 and lines[line - 1].rstrip().endswith("\\"):
+            line -= 1
+        if _BRANCH_LINE.match(lines[line]):
+            return None
+        found.add(line)
+    return sorted(found)
+
+
+def insert_markers(text: str, lines: Iterable[int]) -> str:
+    """``text`` with a marker line inserted before each of the 0-based ``lines``."""
+    out = text.splitlines(keepends=True)
+    for line in sorted(lines, reverse=True):
+        out.insert(line, MARKER_LINE)
+    return "".join(out)
+
+
+def apply_markers(copy: Path, mutant: Mutant) -> bool:
+    """Put the markers of ``mutant`` (instead of its edits) into ``copy``; False when a snippet cannot be marked."""
+    by_file: dict[str, list[str]] = {}
+    for edit in mutant.edits:
+        by_file.setdefault(edit.file, []).append(edit.old)
+    for name, snippets in by_file.items():
+        path = copy / name
+        text = path.read_text()
+        lines = marker_lines(text, snippets)
+        if lines is None:
+            return False
+        path.write_text(insert_markers(text, lines))
+    return True
+
+
+def child_env(copy: Path, icd: str | None, extra: dict[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(copy), *filter(None, [env.get("PYTHONPATH")])])
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.pop("DMLSIM_LAUNCH_SHAPE", None)  # tests set it themselves where they need a shape
+    env.pop(MARKER_LOG_VARIABLE, None)
     if icd:
         env["OCL_ICD_VENDORS"] = icd
+    env.update(extra or {})
     return env
 
 
-def run_selection(copy: Path, tests: tuple[str, ...], timeout: float, icd: str | None) -> tuple[str, float, str]:
+def run_selection(copy: Path, tests: tuple[str, ...], timeout: float, icd: str | None,
+                  extra_env: dict[str, str] | None = None) -> tuple[str, float, str]:
     """('passed' | 'failed' | 'timeout' | 'error: ...', seconds, output) of one pytest run in ``copy``."""
     command = [sys.executable, "-c", GUARD, *PYTEST_ARGS, *tests]
     start = time.monotonic()
-    process = subprocess.Popen(command, cwd=copy, env=child_env(copy, icd), stdout=subprocess.PIPE,
+    process = subprocess.Popen(command, cwd=copy, env=child_env(copy, icd, extra_env), stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
         output, _ = process.communicate(timeout=timeout)
@@ -207,37 +326,160 @@ def run_selection(copy: Path, tests: tuple[str, ...], timeout: float, icd: str |
     return f"error: pytest exit {code} ({meaning.get(code, 'unknown')})", seconds, output
 
 
-def run_mutant(base: Path, scratch: Path, mutant: Mutant, timeout: float, icd: str | None) -> Outcome:
-    copy = scratch / f"m-{mutant.name}"
-    shutil.copytree(base, copy, symlinks=True)
-    try:
-        apply_edits(copy, mutant)
-        status, seconds, output = run_selection(copy, mutant.tests, mutant.timeout or timeout, icd)
-    finally:
-        shutil.rmtree(copy, ignore_errors=True)
-    killed = "killed" if status.startswith("failed") else "error"
-    result = {"passed": "survived", "timeout": "timeout"}.get(status, killed)
-    return Outcome(mutant.name, result, seconds, "" if status in ("failed", "passed") else status, output)
+class IcdPool:
+    """The ICDs a run may use, in order: ``primary`` runs every mutant; ``alternates()`` are the others a
+    mutant whose code the primary does not compile is tried on. ``probe(path)`` says (usable, simulator);
+    without it every path is taken as a usable hardware ICD (``--icd``). Probing is lazy and thread-safe."""
+
+    def __init__(self, paths: Sequence[str], probe: Callable[[str], tuple[bool, bool]] | None = None) -> None:
+        self.paths = list(paths)
+        self._probe = probe
+        self._kinds: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def kind(self, path: str) -> str:
+        """'hardware', 'simulator' or 'unusable'."""
+        with self._lock:
+            if path not in self._kinds:
+                usable, simulator = self._probe(path) if self._probe else (True, False)
+                self._kinds[path] = "unusable" if not usable else "simulator" if simulator else "hardware"
+            return self._kinds[path]
+
+    @property
+    def primary(self) -> str | None:
+        """The first hardware ICD; else the first usable one (a simulator named on purpose); else None
+        (no usable OpenCL: the runs inherit this process's ``OCL_ICD_VENDORS``)."""
+        hardware = next((p for p in self.paths if self.kind(p) == "hardware"), None)
+        return hardware or next((p for p in self.paths if self.kind(p) == "simulator"), None)
+
+    def alternates(self) -> Iterator[str]:
+        primary = self.primary
+        for path in self.paths:
+            if path != primary and self.kind(path) == "hardware":
+                yield path
 
 
-def choose_icd() -> str | None:
-    """The OpenCL ICD the runs see: ``$OCL_ICD_VENDORS`` if set, else the first usable one (as tests/matrix.py
-    picks for its whole-suite run; two PoCL builds in one process conflict)."""
-    if os.environ.get("OCL_ICD_VENDORS"):
-        return os.environ["OCL_ICD_VENDORS"]
+def discovered_icds() -> IcdPool:
+    """The ICDs the OpenCL loader would read here (``$OCL_ICD_VENDORS`` honoured), probed in child processes."""
     sys.path.insert(0, str(ROOT))
     os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
     from dmlsim.backends.opencl.icd import icd_files, probe_icd
 
-    for path in icd_files():
-        report = probe_icd(path)
-        if report.usable and not report.simulator:
-            return str(path)
-    return None
+    def probe(path: str) -> tuple[bool, bool]:
+        report = probe_icd(Path(path))
+        return bool(report.usable), report.simulator
+
+    return IcdPool([str(p) for p in icd_files()], probe)
+
+
+class Harness:
+    """Runs mutants in scratch copies of ``base`` and decides each one's outcome across the ICDs of ``icds``."""
+
+    def __init__(self, base: Path, scratch: Path, timeout: float, icds: IcdPool) -> None:
+        self.base = base
+        self.scratch = scratch
+        self.timeout = timeout
+        self.icds = icds
+        self._baselines: dict[tuple[tuple[str, ...], str | None], Future] = {}
+        self._lock = threading.Lock()
+        self._serial = 0
+
+    def baseline(self, tests: tuple[str, ...], icd: str | None) -> tuple[str, float, str]:
+        """The unmutated selection's run on ``icd`` (once per selection and ICD)."""
+        with self._lock:
+            future = self._baselines.get((tests, icd))
+            owner = future is None
+            if owner:
+                future = self._baselines[(tests, icd)] = Future()
+        if owner:
+            future.set_result(run_selection(self.base, tests, self.timeout, icd))
+        return future.result()
+
+    def _copy(self, label: str) -> Path:
+        with self._lock:
+            self._serial += 1
+            copy = self.scratch / f"{label}-{self._serial}"
+        shutil.copytree(self.base, copy, symlinks=True)
+        return copy
+
+    def run_mutant(self, mutant: Mutant, icd: str | None) -> Outcome:
+        """The mutant's selection with its edits applied, on ``icd``: killed, survived, timeout or error."""
+        copy = self._copy(f"m-{mutant.name}")
+        try:
+            apply_edits(copy, mutant)
+            status, seconds, output = run_selection(copy, mutant.tests, mutant.timeout or self.timeout, icd)
+        finally:
+            shutil.rmtree(copy, ignore_errors=True)
+        killed = "killed" if status.startswith("failed") else "error"
+        result = {"passed": "survived", "timeout": "timeout"}.get(status, killed)
+        return Outcome(mutant.name, result, seconds, "" if status in ("failed", "passed") else status, output)
+
+    def compiled(self, mutant: Mutant, icd: str | None) -> tuple[bool, float, str]:
+        """Whether some build of the mutant's selection on ``icd`` compiles a mutated line (the marker run; see
+        the module docstring), the seconds it took and why. Anything but a clean pass counts as compiled."""
+        copy = self._copy(f"marker-{mutant.name}")
+        log = copy.parent / f"{copy.name}.log"
+        try:
+            if not apply_markers(copy, mutant):
+                return True, 0.0, "a snippet starts on an #elif/#else/#endif line (cannot be marked)"
+            status, seconds, output = run_selection(copy, mutant.tests, mutant.timeout or self.timeout, icd,
+                                                    {MARKER_LOG_VARIABLE: str(log)})
+            caught = log.exists()
+        finally:
+            shutil.rmtree(copy, ignore_errors=True)
+            log.unlink(missing_ok=True)
+        if status == "passed" and not caught:
+            return False, seconds, "no build compiles the mutated line"
+        if status == "passed":
+            return True, seconds, "a build failed on the marker (a test caught the error)"
+        return True, seconds, ("a build compiles the mutated line" if MARKER in output
+                               else f"the marker run did not pass ({status})")
+
+    def judge(self, mutant: Mutant) -> Outcome:
+        """The mutant's outcome: its run on the primary ICD; if it survives there and is kernel code that the
+        primary does not compile, its run on the first other ICD that does; with none, not-exercised."""
+        primary = self.icds.primary
+        outcome = self.run_mutant(mutant, primary)
+        if outcome.result != "survived" or not mutant.kernel_only:
+            return outcome
+        compiled, seconds, why = self.compiled(mutant, primary)
+        outcome.seconds += seconds
+        if compiled:
+            return outcome
+        tried = [f"{label(primary)} ({why})"]
+        for icd in self.icds.alternates():
+            status, seconds, _ = self.baseline(mutant.tests, icd)
+            outcome.seconds += seconds
+            if status != "passed":
+                tried.append(f"{label(icd)} (cannot tell: the selection does not pass unmutated there: {status})")
+                continue
+            compiled, seconds, why = self.compiled(mutant, icd)
+            outcome.seconds += seconds
+            if not compiled:
+                tried.append(f"{label(icd)} ({why})")
+                continue
+            decided = self.run_mutant(mutant, icd)
+            decided.seconds += outcome.seconds
+            decided.detail = "; ".join(filter(None, [f"decided on {label(icd)}: not compiled on "
+                                                     + ", ".join(tried), decided.detail]))
+            return decided
+        return Outcome(mutant.name, "not-exercised", outcome.seconds, "tried " + "; ".join(tried), outcome.output)
+
+
+def label(icd: str | None) -> str:
+    return icd or "(the inherited OCL_ICD_VENDORS)"
 
 
 def tail(text: str, lines: int = 25) -> str:
     return "\n".join("    " + line for line in text.rstrip().splitlines()[-lines:])
+
+
+def failing(outcome: Outcome, mutant: Mutant, require_exercised: bool) -> bool:
+    """Whether ``outcome`` fails the run: anything but killed, except not-exercised with a ``needs:`` (unless
+    every mutant must be exercised)."""
+    if outcome.result == "not-exercised":
+        return require_exercised or not mutant.needs
+    return outcome.result != "killed"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -247,18 +489,26 @@ def main(argv: list[str] | None = None) -> int:
                         help="run only this mutant (repeatable; comma-separated names allowed)")
     parser.add_argument("-j", "--jobs", type=int, default=2, help="parallel pytest runs (default 2)")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per pytest run (default 120)")
+    parser.add_argument("--icd", action="append", default=[], metavar="FILE",
+                        help="use these ICDs, in this order, unprobed (repeatable; default: every ICD the "
+                             "OpenCL loader reads here, $OCL_ICD_VENDORS honoured)")
+    parser.add_argument("--require-exercised", action="store_true",
+                        help="fail on a mutant no device here compiles, even one whose needs: says why (CI)")
+    parser.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)  # a test's fake project
     parser.add_argument("-v", "--verbose", action="store_true", help="show pytest's output for every mutant")
     args = parser.parse_args(argv)
+    root = args.root.resolve()
 
     try:
-        mutants = load_table()
+        mutants = load_table(root / "tools" / TABLE.name)
     except (TableError, yaml.YAMLError) as e:
         print(f"mutants: {e}", file=sys.stderr)
         return 2
     if args.list:
         for m in mutants:
             files = ", ".join(sorted({e.file for e in m.edits}))
-            print(f"{m.name}\n    models: {m.reason}\n    edits:  {files}\n    tests:  {shlex.join(m.tests)}")
+            print(f"{m.name}\n    models: {m.reason}\n    edits:  {files}\n    tests:  {shlex.join(m.tests)}"
+                  + (f"\n    needs:  {m.needs}" if m.needs else ""))
         print(f"{len(mutants)} mutants")
         return 0
     only = {name for item in args.only for name in item.split(",") if name}
@@ -270,12 +520,15 @@ def main(argv: list[str] | None = None) -> int:
         mutants = [m for m in mutants if m.name in only]
 
     started = time.monotonic()
-    icd = choose_icd()
-    print(f"mutants: {len(mutants)} mutant(s), {args.jobs} job(s), OCL_ICD_VENDORS={icd or '(unset)'}", flush=True)
+    icds = IcdPool(args.icd) if args.icd else discovered_icds()
+    primary = icds.primary
+    print(f"mutants: {len(mutants)} mutant(s), {args.jobs} job(s), OCL_ICD_VENDORS={label(primary)}"
+          f"{' (other ICDs only for code it does not compile)' if len(icds.paths) > 1 else ''}", flush=True)
     outcomes: dict[str, Outcome] = {}
     with tempfile.TemporaryDirectory(prefix="dmlsim-mutants-") as tmp:
         scratch = Path(tmp)
-        base = make_base(ROOT, scratch)
+        base = make_base(root, scratch)
+        harness = Harness(base, scratch, args.timeout, icds)
         runnable = []
         for m in mutants:
             why = stale_reason(base, m)
@@ -286,7 +539,7 @@ def main(argv: list[str] | None = None) -> int:
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             # every distinct selection must pass unmutated first
             selections = sorted({m.tests for m in runnable})
-            baseline = dict(zip(selections, pool.map(lambda s: run_selection(base, s, args.timeout, icd), selections),
+            baseline = dict(zip(selections, pool.map(lambda s: harness.baseline(s, primary), selections),
                                 strict=True))
             broken = {s for s, (status, _, _) in baseline.items() if status != "passed"}
             for s in sorted(broken):
@@ -297,9 +550,10 @@ def main(argv: list[str] | None = None) -> int:
                 if m.tests in broken:
                     outcomes[m.name] = Outcome(m.name, "broken-selection", detail=baseline[m.tests][0])
             to_run = [m for m in runnable if m.tests not in broken]
-            for outcome in pool.map(lambda m: run_mutant(base, scratch, m, args.timeout, icd), to_run):
+            for outcome in pool.map(harness.judge, to_run):
                 outcomes[outcome.name] = outcome
-                print(f"  {outcome.result:<9} {outcome.seconds:6.1f} s  {outcome.name}", flush=True)
+                where = f"  ({outcome.detail.split(':')[0]})" if outcome.detail.startswith("decided on") else ""
+                print(f"  {outcome.result:<13} {outcome.seconds:6.1f} s  {outcome.name}{where}", flush=True)
 
     by_name = {m.name: m for m in mutants}
     width = max(len(m.name) for m in mutants) if mutants else 4
@@ -307,10 +561,22 @@ def main(argv: list[str] | None = None) -> int:
     for m in mutants:
         o = outcomes[m.name]
         print(f"{m.name:<{width}}  {o.result:<16} {o.seconds:7.1f}  {shlex.join(m.tests)}")
-    bad = [o for o in (outcomes[m.name] for m in mutants) if o.result != "killed"]
+    bad = [o for o in (outcomes[m.name] for m in mutants) if failing(o, by_name[o.name], args.require_exercised)]
+    for m in mutants:
+        o = outcomes[m.name]
+        if o.result == "not-exercised" and o not in bad:
+            print(f"\n{o.name}: not exercised here, needs {m.needs}\n    {o.detail}")
+        elif o.result == "killed" and o.detail:
+            print(f"\n{o.name}: killed, {o.detail}")
     for o in bad:
+        m = by_name[o.name]
+        if o.result == "not-exercised":
+            why = (f"needs {m.needs}; --require-exercised" if m.needs
+                   else "no device here compiles it and tools/mutants.yaml gives no needs: for it")
+            print(f"\n{o.name}: NOT EXERCISED ({why})\n    {o.detail}\n    models: {m.reason}")
+            continue
         print(f"\n{o.name}: {o.result.upper()}" + (f" ({o.detail})" if o.detail else "")
-              + f"\n    models: {by_name[o.name].reason}" + (f"\n{tail(o.output)}" if o.output else ""))
+              + f"\n    models: {m.reason}" + (f"\n{tail(o.output)}" if o.output else ""))
     if args.verbose:
         for m in mutants:
             o = outcomes[m.name]
