@@ -119,16 +119,43 @@ def test_pyopencl_is_imported_only_inside_the_opencl_backend():
 @pytest.mark.parametrize("layer, forbidden", [
     ("dmlsim.api", ("dmlsim.runtime", "dmlsim.operators", "dmlsim.backends", "dmlsim.model", "dmlsim.bench",
                     "dmlsim.cli", "dmlsim.onnx", "dmlsim.quick")),
-    ("dmlsim.operators", ("dmlsim.backends", "dmlsim.runtime", "dmlsim.model", "dmlsim.cli", "dmlsim.onnx")),
+    ("dmlsim.operators", ("dmlsim.backends", "dmlsim.runtime", "dmlsim.entry", "dmlsim.quick", "dmlsim.model",
+                          "dmlsim.bench", "dmlsim.cli", "dmlsim.onnx")),
     ("dmlsim.runtime", ("dmlsim.backends", "dmlsim.model", "dmlsim.bench", "dmlsim.cli", "dmlsim.onnx")),
 ])
 def test_layers_import_only_downwards(layer, forbidden):
+    """Every module of a layer, none exempt (an operator's bench case lives in dmlsim.bench.cases)."""
     graph = import_graph()
-    # an operator's bench.py belongs to the bench layer (it builds workloads through the public API)
-    members = [m for m in graph if (m == layer or m.startswith(layer + ".")) and not m.endswith(".bench")]
+    members = [m for m in graph if m == layer or m.startswith(layer + ".")]
     assert members
-    bad = sorted(f"{m} imports {t}" for m in members for t in graph[m] if t.startswith(forbidden))
+    bad = sorted(f"{m} imports {t}" for m in members for t in graph[m] if forbidden_target(t, forbidden))
     assert bad == []
+
+
+def forbidden_target(target: str, forbidden: tuple[str, ...]) -> bool:
+    """Whether ``target`` is one of the ``forbidden`` modules or inside one of those packages (``dmlsim.bench``
+    forbids ``dmlsim.bench.registry``, not a sibling named ``dmlsim.benchmarks``)."""
+    return any(target == f or target.startswith(f + ".") for f in forbidden)
+
+
+def test_forbidden_targets_are_whole_modules():
+    assert forbidden_target("dmlsim.bench.registry", ("dmlsim.bench",))
+    assert forbidden_target("dmlsim.quick", ("dmlsim.quick",))
+    assert not forbidden_target("dmlsim.quickly", ("dmlsim.quick",))
+    assert not forbidden_target("dmlsim.operators.base", ("dmlsim.bench",))
+
+
+def test_bench_cases_are_found_by_discovery_not_by_lists():
+    """Every module in dmlsim/bench/cases/ is imported by the bench registry's discovery and registers a case;
+    no operator folder carries a bench module any more."""
+    from dmlsim.bench.registry import CASES_PACKAGE, discover
+
+    cases = discover()
+    folder = PACKAGE / "bench" / "cases"
+    modules = {p.stem for p in folder.glob("*.py") if p.stem != "__init__"}
+    assert modules
+    assert {cls.__module__ for cls in cases.values()} == {f"{CASES_PACKAGE}.{m}" for m in modules}
+    assert sorted(p.relative_to(PACKAGE).as_posix() for p in (PACKAGE / "operators").rglob("bench.py")) == []
 
 
 def test_operators_are_found_by_discovery_not_by_lists():
@@ -144,8 +171,8 @@ def test_operators_are_found_by_discovery_not_by_lists():
 
 
 def test_every_package_is_found_and_carries_its_kernels():
-    """setuptools finds every package under dmlsim/ (pyproject lists none by hand), and every kernel and
-    shared header is package data of the package whose folder holds it."""
+    """setuptools finds every package under dmlsim/ (pyproject lists none by hand), and every kernel, shared
+    header and C source the bench builds is package data of the package whose folder holds it."""
     import setuptools
 
     tomllib = pytest.importorskip("tomllib", reason="tomllib is in the standard library from Python 3.11 on")
@@ -157,7 +184,7 @@ def test_every_package_is_found_and_carries_its_kernels():
     packages = {module_name(p.parent / "__init__.py") for p in PACKAGE.rglob("__init__.py")}
     assert packages == found
     patterns = config["package-data"]["*"]
-    for kernel in [*PACKAGE.rglob("*.cl"), *PACKAGE.rglob("*.h")]:
+    for kernel in [*PACKAGE.rglob("*.cl"), *PACKAGE.rglob("*.h"), *PACKAGE.rglob("*.c")]:
         assert (kernel.parent / "__init__.py").is_file(), kernel
         assert any(kernel.match(pattern) for pattern in patterns), kernel
 
