@@ -255,3 +255,59 @@ def test_the_dispatch_helper_uses_only_the_public_api():
     internal = sorted(t for t in imported if t.startswith("dmlsim.")
                       and not t.startswith(("dmlsim.api.schema", "dmlsim.api.tensor")))
     assert internal == []
+
+
+# --- CONTRIBUTING.md names only what exists ------------------------------------------------------------
+def _named_in_contributing() -> set[str]:
+    """Every `code span` of CONTRIBUTING.md that names a path, a pytest node or a dmlsim module attribute."""
+    import re
+
+    return set(re.findall(r"`([^`\s]+)`", (ROOT / "CONTRIBUTING.md").read_text()))
+
+
+def _missing(token: str) -> bool:
+    """Whether ``token`` names something that does not exist: a repository path (globs and folders too,
+    tried at the root, in dmlsim/ and in dmlsim/operators/), a ``file.py::test_name`` node, a bare file name
+    (somewhere in the repository) or a ``dmlsim.module.attribute``. Placeholders (``<name>``) are skipped."""
+    import importlib
+
+    path, _, node = token.partition("::")
+    if "<" in token or token.startswith("."):  # a placeholder, or a bare file extension
+        return False
+    if "/" in path or path.endswith((".py", ".cl", ".h", ".c", ".yaml", ".md", ".toml", ".mk")):
+        if "/" in path:
+            places = [ROOT / path, PACKAGE / path, PACKAGE / "operators" / path, TESTS / path]
+            hits = [p for place in places for p in place.parent.glob(place.name)] if "*" in path else \
+                [p for p in places if p.exists()]
+        else:
+            hits = [p for p in ROOT.rglob(path) if ".git" not in p.parts and ".venv" not in p.parts]
+        if not hits:
+            return True
+        return bool(node) and not any(f"def {node}(" in p.read_text() for p in hits if p.is_file())
+    if token.startswith("dmlsim.") and token.replace(".", "").replace("_", "").isalnum():
+        parts = token.split(".")
+        for cut in range(len(parts), 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:cut]))
+            except ImportError:
+                continue
+            try:
+                for name in parts[cut:]:
+                    obj = getattr(obj, name)
+            except AttributeError:
+                return True
+            return False
+        return True
+    return False
+
+
+def test_contributing_names_only_what_exists():
+    """The contributor's guide must match the code: every file, folder, test and dmlsim name it cites exists."""
+    assert _missing("tests/no_such_helper.py") and _missing("dmlsim.quick.no_such_function")
+    assert _missing("tests/test_architecture.py::test_no_such_test") and _missing("no_such_file.cl")
+    assert not _missing("dmlsim/bench/cases/") and not _missing("descriptors/element_wise_*.yaml")
+    tokens = _named_in_contributing()
+    assert {"tests/dispatch.py", "dmlsim.quick.prepare_operator", "dmlsim/bench/cases/"} <= tokens
+    assert sorted(t for t in tokens if _missing(t)) == []
+    text = (ROOT / "CONTRIBUTING.md").read_text()
+    assert "\n## The differential harness\n\n<!-- harness: described by the harness change -->\n\n## " in text
