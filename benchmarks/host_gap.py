@@ -20,8 +20,8 @@ import sys
 import time
 
 import dmlsim as dml
+from dmlsim.bench.cases.onnx_training import OnnxAdamCase
 from dmlsim.bench.timing import alternate
-from dmlsim.operators.onnx_training.bench import OnnxAdamCase
 
 
 def main(argv: list[str]) -> int:

@@ -1,4 +1,6 @@
-"""The one dispatch helper of the tests: any operator, each tensor at a chosen place, executed repeatedly.
+"""The tests' placement-level dispatch helper: any operator, each tensor at a chosen place, executed repeatedly.
+
+(Value tests that need no particular placement call :func:`dmlsim.quick.run_operator`, packed fresh buffers.)
 
 :class:`Dispatch` goes through dmlsim's public C-shaped flow only (CreateOperator, CompileOperator,
 GetBindingProperties, CreateBindingTable, BindInputs/BindOutputs/BindTemporaryResource/

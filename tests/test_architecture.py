@@ -119,16 +119,43 @@ def test_pyopencl_is_imported_only_inside_the_opencl_backend():
 @pytest.mark.parametrize("layer, forbidden", [
     ("dmlsim.api", ("dmlsim.runtime", "dmlsim.operators", "dmlsim.backends", "dmlsim.model", "dmlsim.bench",
                     "dmlsim.cli", "dmlsim.onnx", "dmlsim.quick")),
-    ("dmlsim.operators", ("dmlsim.backends", "dmlsim.runtime", "dmlsim.model", "dmlsim.cli", "dmlsim.onnx")),
+    ("dmlsim.operators", ("dmlsim.backends", "dmlsim.runtime", "dmlsim.entry", "dmlsim.quick", "dmlsim.model",
+                          "dmlsim.bench", "dmlsim.cli", "dmlsim.onnx")),
     ("dmlsim.runtime", ("dmlsim.backends", "dmlsim.model", "dmlsim.bench", "dmlsim.cli", "dmlsim.onnx")),
 ])
 def test_layers_import_only_downwards(layer, forbidden):
+    """Every module of a layer, none exempt (an operator's bench case lives in dmlsim.bench.cases)."""
     graph = import_graph()
-    # an operator's bench.py belongs to the bench layer (it builds workloads through the public API)
-    members = [m for m in graph if (m == layer or m.startswith(layer + ".")) and not m.endswith(".bench")]
+    members = [m for m in graph if m == layer or m.startswith(layer + ".")]
     assert members
-    bad = sorted(f"{m} imports {t}" for m in members for t in graph[m] if t.startswith(forbidden))
+    bad = sorted(f"{m} imports {t}" for m in members for t in graph[m] if forbidden_target(t, forbidden))
     assert bad == []
+
+
+def forbidden_target(target: str, forbidden: tuple[str, ...]) -> bool:
+    """Whether ``target`` is one of the ``forbidden`` modules or inside one of those packages (``dmlsim.bench``
+    forbids ``dmlsim.bench.registry``, not a sibling named ``dmlsim.benchmarks``)."""
+    return any(target == f or target.startswith(f + ".") for f in forbidden)
+
+
+def test_forbidden_targets_are_whole_modules():
+    assert forbidden_target("dmlsim.bench.registry", ("dmlsim.bench",))
+    assert forbidden_target("dmlsim.quick", ("dmlsim.quick",))
+    assert not forbidden_target("dmlsim.quickly", ("dmlsim.quick",))
+    assert not forbidden_target("dmlsim.operators.base", ("dmlsim.bench",))
+
+
+def test_bench_cases_are_found_by_discovery_not_by_lists():
+    """Every module in dmlsim/bench/cases/ is imported by the bench registry's discovery and registers a case;
+    no operator folder carries a bench module any more."""
+    from dmlsim.bench.registry import CASES_PACKAGE, discover
+
+    cases = discover()
+    folder = PACKAGE / "bench" / "cases"
+    modules = {p.stem for p in folder.glob("*.py") if p.stem != "__init__"}
+    assert modules
+    assert {cls.__module__ for cls in cases.values()} == {f"{CASES_PACKAGE}.{m}" for m in modules}
+    assert sorted(p.relative_to(PACKAGE).as_posix() for p in (PACKAGE / "operators").rglob("bench.py")) == []
 
 
 def test_operators_are_found_by_discovery_not_by_lists():
@@ -144,8 +171,8 @@ def test_operators_are_found_by_discovery_not_by_lists():
 
 
 def test_every_package_is_found_and_carries_its_kernels():
-    """setuptools finds every package under dmlsim/ (pyproject lists none by hand), and every kernel and
-    shared header is package data of the package whose folder holds it."""
+    """setuptools finds every package under dmlsim/ (pyproject lists none by hand), and every kernel, shared
+    header and C source the bench builds is package data of the package whose folder holds it."""
     import setuptools
 
     tomllib = pytest.importorskip("tomllib", reason="tomllib is in the standard library from Python 3.11 on")
@@ -157,7 +184,7 @@ def test_every_package_is_found_and_carries_its_kernels():
     packages = {module_name(p.parent / "__init__.py") for p in PACKAGE.rglob("__init__.py")}
     assert packages == found
     patterns = config["package-data"]["*"]
-    for kernel in [*PACKAGE.rglob("*.cl"), *PACKAGE.rglob("*.h")]:
+    for kernel in [*PACKAGE.rglob("*.cl"), *PACKAGE.rglob("*.h"), *PACKAGE.rglob("*.c")]:
         assert (kernel.parent / "__init__.py").is_file(), kernel
         assert any(kernel.match(pattern) for pattern in patterns), kernel
 
@@ -228,3 +255,59 @@ def test_the_dispatch_helper_uses_only_the_public_api():
     internal = sorted(t for t in imported if t.startswith("dmlsim.")
                       and not t.startswith(("dmlsim.api.schema", "dmlsim.api.tensor")))
     assert internal == []
+
+
+# --- CONTRIBUTING.md names only what exists ------------------------------------------------------------
+def _named_in_contributing() -> set[str]:
+    """Every `code span` of CONTRIBUTING.md that names a path, a pytest node or a dmlsim module attribute."""
+    import re
+
+    return set(re.findall(r"`([^`\s]+)`", (ROOT / "CONTRIBUTING.md").read_text()))
+
+
+def _missing(token: str) -> bool:
+    """Whether ``token`` names something that does not exist: a repository path (globs and folders too,
+    tried at the root, in dmlsim/ and in dmlsim/operators/), a ``file.py::test_name`` node, a bare file name
+    (somewhere in the repository) or a ``dmlsim.module.attribute``. Placeholders (``<name>``) are skipped."""
+    import importlib
+
+    path, _, node = token.partition("::")
+    if "<" in token or token.startswith("."):  # a placeholder, or a bare file extension
+        return False
+    if "/" in path or path.endswith((".py", ".cl", ".h", ".c", ".yaml", ".md", ".toml", ".mk")):
+        if "/" in path:
+            places = [ROOT / path, PACKAGE / path, PACKAGE / "operators" / path, TESTS / path]
+            hits = [p for place in places for p in place.parent.glob(place.name)] if "*" in path else \
+                [p for p in places if p.exists()]
+        else:
+            hits = [p for p in ROOT.rglob(path) if ".git" not in p.parts and ".venv" not in p.parts]
+        if not hits:
+            return True
+        return bool(node) and not any(f"def {node}(" in p.read_text() for p in hits if p.is_file())
+    if token.startswith("dmlsim.") and token.replace(".", "").replace("_", "").isalnum():
+        parts = token.split(".")
+        for cut in range(len(parts), 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:cut]))
+            except ImportError:
+                continue
+            try:
+                for name in parts[cut:]:
+                    obj = getattr(obj, name)
+            except AttributeError:
+                return True
+            return False
+        return True
+    return False
+
+
+def test_contributing_names_only_what_exists():
+    """The contributor's guide must match the code: every file, folder, test and dmlsim name it cites exists."""
+    assert _missing("tests/no_such_helper.py") and _missing("dmlsim.quick.no_such_function")
+    assert _missing("tests/test_architecture.py::test_no_such_test") and _missing("no_such_file.cl")
+    assert not _missing("dmlsim/bench/cases/") and not _missing("descriptors/element_wise_*.yaml")
+    tokens = _named_in_contributing()
+    assert {"tests/dispatch.py", "dmlsim.quick.prepare_operator", "dmlsim/bench/cases/"} <= tokens
+    assert sorted(t for t in tokens if _missing(t)) == []
+    text = (ROOT / "CONTRIBUTING.md").read_text()
+    assert "\n## The differential harness\n\n<!-- harness: described by the harness change -->\n\n## " in text

@@ -55,7 +55,7 @@ def test_list_shows_each_case_with_its_default_sizes(capsys):
 
 
 def test_onnx_sizes_split_into_4096_element_tensors():
-    from dmlsim.operators.onnx_training.bench import tensor_sizes
+    from dmlsim.bench.cases.onnx_training import tensor_sizes
 
     assert tensor_sizes(4000 << 10) == [4096] * 1000
     assert tensor_sizes(10000) == [4096, 4096, 1808]
@@ -325,8 +325,8 @@ def test_on_a_gpu_the_host_native_limits_give_way_to_the_devices_own_copy(monkey
     where torch sees the same GPU, else a note saying why not, and flushes the caches before every timed call.
     The GPU is this device with its kind forced."""
     from dmlsim.backends.opencl.roofline import CacheFlush
+    from dmlsim.bench.cases.adam_optimizer import AdamCase
     from dmlsim.bench.engine import measure_point
-    from dmlsim.operators.adam_optimizer.bench import AdamCase
 
     flushes: list[int] = []
     flush = CacheFlush.__call__
@@ -354,7 +354,7 @@ def test_the_cuda_copy_is_refused_for_a_device_torch_does_not_see():
 
 @pytest.mark.parametrize("dtype, ulps", [(np.float32, 8), (np.float16, 1)], ids=["float32", "float16"])
 def test_the_native_adam_step_computes_directmls_formula(dtype, ulps):
-    from dmlsim.operators.adam_optimizer.bench import NativeAdamStep
+    from dmlsim.bench.cases.adam_optimizer import NativeAdamStep
 
     n, t = 1003, 7  # a ragged tail after the 8-element blocks
     # the bench's hyperparameters as the kernel sees them: float32 values

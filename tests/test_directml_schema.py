@@ -14,12 +14,22 @@ import sys
 from pathlib import Path
 
 import pytest
+from unimplemented_support import an_unimplemented_schema, has_plain_tensors, name_of, sample_desc
 
 import dmlsim as dml
 from dmlsim.api import directml_schema as S  # noqa: N812 - the generated schema, used everywhere here
+from dmlsim.api.errors import Problems
 from dmlsim.api.operator_types import DML_OPERATOR_TYPE_NAMES, DML_OPERATOR_TYPE_TARGET_VERSIONS
-from dmlsim.api.schema import ATTRIBUTE, INPUT, OUTPUT, desc_fields
-from dmlsim.operators import OPERATORS, SCHEMAS, implemented_feature_level, load_all, lookup_operator
+from dmlsim.api.schema import ATTRIBUTE, INPUT, OUTPUT, count_fields, desc_fields
+from dmlsim.operators import (
+    OPERATORS,
+    SCHEMAS,
+    UnimplementedOperator,
+    implemented_feature_level,
+    load_all,
+    lookup_operator,
+)
+from dmlsim.operators.validation import validate_fields
 
 ROOT = Path(__file__).resolve().parents[1]
 F32 = dml.DML_TENSOR_DATA_TYPE_FLOAT32
@@ -174,28 +184,12 @@ def test_the_generator_reproduces_the_committed_module(tmp_path):
 
 
 # --- generic validation -------------------------------------------------------------------------
-def _sample_value(row, desc_cls):
-    """A valid value for one field of any generated desc (tensors 4-D FLOAT32, arrays of one element)."""
-    spec = row.spec
-    if spec.role != ATTRIBUTE:
-        return [tensor()] if spec.array_count else tensor()
-    kind = spec.attr_type
-    if kind is dml.DML_TENSOR_DATA_TYPE:
-        return F32
-    if isinstance(kind, type):
-        return next(iter(kind))
-    relu = dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ACTIVATION_RELU, S.DML_ACTIVATION_RELU_OPERATOR_DESC())
-    return {"FLOAT": 0.5, "UINT": 1, "UINT64": 1, "INT": -1, "BOOL": True, "SCALE_BIAS": dml.DML_SCALE_BIAS(1, 0),
-            "SIZE_2D": dml.DML_SIZE_2D(2, 2), "SCALAR_UNION": 1.5, "OPERATOR_DESC": relu,
-            "UINT_ARRAY": [1], "INT_ARRAY": [-1], "FLOAT_ARRAY": [0.5], "OPERATOR_DESC_ARRAY": [relu]}[kind]
-
-
 @pytest.mark.parametrize("schema", S.OPERATOR_SCHEMAS, ids=lambda s: dml.DML_OPERATOR_TYPE(s.type).name)
 def test_every_operator_validates_generically(ref_device, schema):
     """Each DirectML operator: an empty desc names every missing field at once; a complete one passes every
     generic check and is then refused with E_NOTIMPL (or created, when dmlsim implements it)."""
     rows = desc_fields(schema.desc_cls)
-    counts = {r.spec.array_count for r in rows if r.spec.array_count}
+    counts = count_fields(schema.desc_cls)
     error = refused(ref_device, schema.type, schema.desc_cls())
     struct = schema.desc_cls.__name__
     for row in rows:
@@ -204,8 +198,7 @@ def test_every_operator_validates_generically(ref_device, schema):
     op = lookup_operator(schema.type)
     if op.implemented:
         return
-    desc = schema.desc_cls(**{r.name: _sample_value(r, schema.desc_cls) for r in rows if r.name not in counts})
-    error = refused(ref_device, schema.type, desc, dml.E_NOTIMPL)
+    error = refused(ref_device, schema.type, sample_desc(schema), dml.E_NOTIMPL)
     assert f"{dml.DML_OPERATOR_TYPE(schema.type).name} is not implemented by dmlsim" in str(error)
 
 
@@ -222,15 +215,24 @@ def activation(name, **fields):
     return dml.DML_OPERATOR_DESC(op_type, getattr(S, f"DML_ACTIVATION_{name}_OPERATOR_DESC")(**fields))
 
 
+def generic_problems(op_type, desc):
+    """The problems DirectML's generic schema checks alone find in ``desc`` (its operator's own rules left out),
+    whether or not dmlsim implements the operator."""
+    problems = Problems()
+    validate_fields(UnimplementedOperator(SCHEMAS[int(op_type)]), desc, type(desc).__name__, problems)
+    return problems.items
+
+
 CONV = dml.DML_OPERATOR_CONVOLUTION
 C = "DML_CONVOLUTION_OPERATOR_DESC"
 
 
 def test_a_valid_unimplemented_desc_gets_e_notimpl_naming_it(ref_device):
-    pooling = S.DML_AVERAGE_POOLING_OPERATOR_DESC(tensor((1, 1, 3, 3)), tensor((1, 1, 2, 2)), 2, [1, 1], [2, 2],
-                                                  [0, 0], [0, 0], False)
-    error = refused(ref_device, dml.DML_OPERATOR_AVERAGE_POOLING, pooling, dml.E_NOTIMPL)
-    assert "DML_OPERATOR_AVERAGE_POOLING is not implemented by dmlsim" in str(error)
+    """The refusal names the operator and lists what is implemented (the first operator dmlsim does not
+    implement, whichever that is when the test runs)."""
+    schema = an_unimplemented_schema()
+    error = refused(ref_device, schema.type, sample_desc(schema), dml.E_NOTIMPL)
+    assert f"{name_of(schema)} is not implemented by dmlsim" in str(error)
     assert "DML_OPERATOR_ADAM_OPTIMIZER" in str(error)  # what is implemented
 
 
@@ -275,7 +277,7 @@ def test_activation_desc_arrays_are_counted_and_checked(ref_device):
                RecurrenceTensor=tensor((1, 1, 6, 2)), OutputSingleTensor=tensor((1, 1, 1, 2)),
                Direction=S.DML_RECURRENT_NETWORK_DIRECTION_FORWARD, LinearBeforeReset=True)
     two = [activation("SIGMOID"), activation("TANH")]
-    refused(ref_device, dml.DML_OPERATOR_GRU, S.DML_GRU_OPERATOR_DESC(**gru, ActivationDescs=two), dml.E_NOTIMPL)
+    assert generic_problems(dml.DML_OPERATOR_GRU, S.DML_GRU_OPERATOR_DESC(**gru, ActivationDescs=two)) == []
     error = refused(ref_device, dml.DML_OPERATOR_GRU,
                     S.DML_GRU_OPERATOR_DESC(**gru, ActivationDescCount=3, ActivationDescs=two))
     assert error.problems == ["DML_GRU_OPERATOR_DESC.ActivationDescs must hold ActivationDescCount (3) operator "
@@ -338,7 +340,7 @@ def test_attribute_arrays_against_their_counts(ref_device):
         "DML_TILE_OPERATOR_DESC.RepeatsCount must be given (UINT)",
         "DML_TILE_OPERATOR_DESC.Repeats must not be null (an array of RepeatsCount elements)"]
     tile = S.DML_TILE_OPERATOR_DESC(tensor(), tensor(), 0, None)  # no repeats: a null array is fine
-    refused(ref_device, dml.DML_OPERATOR_TILE, tile, dml.E_NOTIMPL)
+    assert generic_problems(dml.DML_OPERATOR_TILE, tile) == []
 
 
 def test_a_generated_desc_works_for_an_implemented_operator(ref_device):
@@ -348,29 +350,43 @@ def test_a_generated_desc_works_for_an_implemented_operator(ref_device):
     assert isinstance(op.validated.desc, dml.DML_ADAM_OPTIMIZER_OPERATOR_DESC)
 
 
-def test_the_feature_level_is_the_newest_implemented_directml_operators(ref_device, monkeypatch):
-    # ACTIVATION_SWISH and ACTIVATION_HARD_SWISH (6.2) are the newest implemented DirectML operators
-    assert ref_device.GetFeatureLevel() == dml.DML_FEATURE_LEVEL_6_2 == implemented_feature_level()
-    fold = lookup_operator(dml.DML_OPERATOR_FOLD)
-    monkeypatch.setitem(OPERATORS, int(dml.DML_OPERATOR_FOLD), fold)  # as if FOLD (6.4) were implemented
-    assert ref_device.GetFeatureLevel() == dml.DML_FEATURE_LEVEL_6_4
+def test_the_feature_level_is_the_newest_implemented_directml_operators(ref_device):
+    """The newest level among the implemented DirectML operators (their levels: the header's blocks, checked
+    above); ACTIVATION_SWISH and ACTIVATION_HARD_SWISH (6.2) are implemented, so it is at least 6.2."""
+    load_all()
+    newest = max(SCHEMAS[t].feature_level for t in OPERATORS if t in SCHEMAS)
+    assert newest >= dml.DML_FEATURE_LEVEL_6_2
+    assert ref_device.GetFeatureLevel() == newest == implemented_feature_level()
+
+
+def test_the_feature_level_rises_with_a_newer_operator(ref_device, monkeypatch):
+    """Registering an operator of a newer level than any implemented one raises the device's level to it."""
+    current = ref_device.GetFeatureLevel()
+    schema = an_unimplemented_schema(lambda s: s.feature_level > current, "of a level newer than the implemented ones")
+    newer = dml.DML_FEATURE_LEVEL(schema.feature_level)
+    monkeypatch.setitem(OPERATORS, int(schema.type), lookup_operator(schema.type))  # as if it were implemented
+    assert ref_device.GetFeatureLevel() == newer
     data = ref_device.CheckFeatureSupport(dml.DML_FEATURE_FEATURE_LEVELS, dml.DML_FEATURE_QUERY_FEATURE_LEVELS(
-        2, [dml.DML_FEATURE_LEVEL_5_0, dml.DML_FEATURE_LEVEL_6_4]))
-    assert data.MaxSupportedFeatureLevel == dml.DML_FEATURE_LEVEL_6_4
+        2, [dml.DML_FEATURE_LEVEL_5_0, newer]))
+    assert data.MaxSupportedFeatureLevel == newer
 
 
 def test_an_unimplemented_operator_can_be_bound_for_checking(ref_device):
-    """check_operator: the dispatch's bindings are checked, then RecordDispatch refuses with E_NOTIMPL."""
-    t = tensor((4,))
-    op = ref_device.check_operator(dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_MAX_UNPOOLING,
-                                                         S.DML_MAX_UNPOOLING_OPERATOR_DESC(t, t, t)))
+    """check_operator: the dispatch's bindings are checked, then RecordDispatch refuses with E_NOTIMPL (the
+    first operator dmlsim does not implement with plain input and output tensors; each is a 16-byte
+    {1, 1, 2, 2} FLOAT32 tensor in the sample desc)."""
+    schema = an_unimplemented_schema(has_plain_tensors, "with plain input and output tensors")
+    rows = desc_fields(schema.desc_cls)
+    inputs, outputs = (sum(r.spec.role == role for r in rows) for role in (INPUT, OUTPUT))
+    op = ref_device.check_operator(dml.DML_OPERATOR_DESC(schema.type, sample_desc(schema)))
     compiled = ref_device.CompileOperator(op)
-    table = ref_device.CreateBindingTable(dml.DML_BINDING_TABLE_DESC(compiled, SizeInDescriptors=3))
-    a, out, small = ref_device.CreateBuffer(16), ref_device.CreateBuffer(16), ref_device.CreateBuffer(8)
-    table.BindInputs([dml.buffer_binding(a), dml.buffer_binding(a)])
+    table = ref_device.CreateBindingTable(dml.DML_BINDING_TABLE_DESC(compiled, SizeInDescriptors=inputs + outputs))
+    a, small = ref_device.CreateBuffer(16), ref_device.CreateBuffer(8)
+    table.BindInputs([dml.buffer_binding(a)] * inputs)
     with pytest.raises(dml.DMLError, match="SizeInBytes 8 is less than TotalTensorSizeInBytes 16"):
-        table.BindOutputs([dml.buffer_binding(small)])
-    table.BindOutputs([dml.buffer_binding(out)])
+        table.BindOutputs([dml.buffer_binding(small)] + [dml.buffer_binding(ref_device.CreateBuffer(16))
+                                                         for _ in range(outputs - 1)])
+    table.BindOutputs([dml.buffer_binding(ref_device.CreateBuffer(16)) for _ in range(outputs)])
     with pytest.raises(dml.DMLError) as info:
         ref_device.CreateCommandRecorder().RecordDispatch(ref_device.CreateCommandList(), compiled, table)
     assert info.value.hresult == dml.E_NOTIMPL and "bindings were checked and are valid" in str(info.value)

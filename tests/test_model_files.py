@@ -12,8 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from plugin_support import descriptor_folder, run_pytest
+from unimplemented_support import an_unimplemented_schema, has_plain_tensors, name_of
 
 import dmlsim as dml
+from dmlsim.api.schema import desc_fields
 from dmlsim.cli import main
 from dmlsim.model import FAILED, INVALID, NOT_RUN, PASSED, SKIPPED, ModelError, Runner, load_model
 from dmlsim.model.compare import format_value
@@ -136,13 +138,18 @@ def test_only_safe_yaml_is_accepted(tmp_path):
 
 
 def test_unimplemented_dxdispatch_operator_desc_is_still_checked(tmp_path):
-    """An operator dmlsim does not implement is parsed from its generated desc: an empty one is incomplete."""
-    text = ('{"resources": {"A": {"initialValuesDataType": "FLOAT32", "initialValues": [1]}},\n'
-            ' "dispatchables": {"add": {"type": "DML_OPERATOR_ELEMENT_WISE_ADD", "desc": {}}},\n'
-            ' "commands": []}')
+    """An operator dmlsim does not implement is parsed from its generated desc: an empty one is incomplete, every
+    required tensor named at the desc (the first unimplemented operator with plain tensors when the test runs)."""
+    schema = an_unimplemented_schema(has_plain_tensors, "with plain input and output tensors")
+    required = [r.name for r in desc_fields(schema.desc_cls) if r.is_tensor and not r.spec.optional]
+    line = f' "dispatchables": {{"op": {{"type": "{name_of(schema)}", "desc": {{}}}}}},'
+    text = '{"resources": {"A": {"initialValuesDataType": "FLOAT32", "initialValues": [1]}},\n' + line + \
+        '\n "commands": []}'
     error = load_error(tmp_path, "m.json", text)
-    assert "m.json:2:77: dispatchables.add.desc: missing required field 'ATensor' (tensor desc)" in error
-    assert "missing required field 'OutputTensor'" in error
+    column = line.index('"desc": {}') + len('"desc": ') + 1  # 1-based, at the empty object
+    assert required
+    for name in required:
+        assert f"m.json:2:{column}: dispatchables.op.desc: missing required field '{name}' (tensor desc)" in error
 
 
 # --- values and formats -------------------------------------------------------------------------

@@ -273,7 +273,7 @@ def measure_overhead(device: Any, config: BenchConfig) -> dict[str, float]:
     of microseconds (its threads' wake-ups) around a difference of a few, so the rounds are many (up to
     ``OVERHEAD_MAX_ROUNDS`` in ``min_time``) and their order is shuffled: no contestant always follows another.
     """
-    from dmlsim.operators.adam_optimizer.bench import AdamCase
+    from dmlsim.bench.cases.adam_optimizer import AdamCase
 
     work = AdamCase().workload(device, "float32", 1, True, ())
     recorder = device.CreateCommandRecorder()

@@ -2,7 +2,7 @@
 
 :class:`NativeTraffic` is the native same-traffic limit of every point: ``native_traffic.c`` moves
 exactly the point's :class:`~dmlsim.bench.registry.Traffic` and computes nothing. A case may add its
-operator's own step in C (``dmlsim/operators/adam_optimizer/native_step.c``) through :func:`build` and
+operator's own step in C (``dmlsim/bench/cases/native_adam_step.c``) through :func:`build` and
 :class:`NativeArrays`. Both are compiled with the system's C compiler (``$CC``, else ``cc`` or ``gcc``;
 ``-O3 -march=native -fopenmp -ffp-contract=off -fno-math-errno``, no fast-math) together with ``native_memory.c``,
 whose arrays are 2 MiB aligned with transparent huge pages and first touched by the OpenMP threads

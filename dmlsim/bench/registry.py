@@ -1,22 +1,22 @@
-"""Bench cases: what ``dmlsim bench OPERATOR`` runs, one ``bench.py`` in each operator's package.
+"""Bench cases: what ``dmlsim bench OPERATOR`` runs, one module per operator in :mod:`dmlsim.bench.cases`.
 
 A case builds one point's workload on a device — a compiled operator with a bound binding table and
 the input data — and names the bytes it moves and the peers to compare with. Adding a case is a
-``bench.py`` module in ``dmlsim/operators/<name>/`` defining a :class:`BenchCase` subclass decorated
-with :func:`register_case`; it is found automatically.
+module ``dmlsim/bench/cases/<operator>.py`` defining a :class:`BenchCase` subclass decorated with
+:func:`register_case`; :func:`discover` finds it (no list names the modules). The cases live with the
+bench, not in the operator folders: an operator sits below the bench and ``dmlsim.quick`` in the
+layering and imports neither (tests/test_architecture.py).
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.util
+import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from dmlsim.operators import load_all
-
-OPERATORS_PACKAGE = "dmlsim.operators"
+CASES_PACKAGE = "dmlsim.bench.cases"
 
 CASES: dict[str, type[BenchCase]] = {}
 ELEMENT_SIZES = (1, 2, 4, 8)
@@ -96,9 +96,8 @@ def register_case(cls: type[BenchCase]) -> type[BenchCase]:
 
 
 def discover() -> dict[str, type[BenchCase]]:
-    """Import every operator package's ``bench`` module (each registers its cases); the registry."""
-    for name in load_all():
-        module = f"{OPERATORS_PACKAGE}.{name}.bench"
-        if importlib.util.find_spec(module) is not None:
-            importlib.import_module(module)
+    """Import every module of :mod:`dmlsim.bench.cases` (each registers its cases); the registry."""
+    package = importlib.import_module(CASES_PACKAGE)
+    for info in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{CASES_PACKAGE}.{info.name}")
     return CASES

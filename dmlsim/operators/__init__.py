@@ -2,7 +2,8 @@
 
 An operator's subpackage holds everything about it: the desc (schema) and its cross-field rules and
 the launch plan (``__init__.py``), the float64 reference (``reference.py``), the OpenCL kernel
-(``kernel.cl``) and its bench case (``bench.py``, optional). :func:`load_all` imports each
+(``kernel.cl``); its bench case, if any, lives with the bench (``dmlsim/bench/cases/``), since
+nothing here imports the bench, ``dmlsim.quick``, model files or the CLI. :func:`load_all` imports each
 subpackage, whose :func:`dmlsim.operators.base.register` decorator adds it to the registry; no list
 elsewhere names them. Every other DirectML operator exists too, as an :class:`UnimplementedOperator`
 over its generated desc (dmlsim.api.directml_schema): CreateOperator validates its desc completely,

@@ -5,9 +5,9 @@ Bytes moved per element: X, M, V, G read and X, M, V written (7 accesses of the 
 Peers: the numpy reference (``dmlsim.operators.adam_optimizer.reference``: the documented formula in float64,
 what dmlsim checks against), ``torch.optim.Adam(fused=True)`` (CPU, and CUDA when present; its ε
 placement differs from DirectML's, PyTorch adds ε to sqrt(v̂): the comparison is speed only) and
-``native-adam-step``: the same step in C (``native_step.c``: kernel.cl's expression per element, float,
-no contraction, OpenMP, huge pages; FLOAT16 through F16C), the native limit for the computation as well
-as the traffic (FLOAT16 Adam is bound by sqrt and division as much as by memory).
+``native-adam-step``: the same step in C (``native_adam_step.c`` beside this module: the operator's kernel.cl
+expression per element, float, no contraction, OpenMP, huge pages; FLOAT16 through F16C), the native limit
+for the computation as well as the traffic (FLOAT16 Adam is bound by sqrt and division as much as by memory).
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ HYPER = {"learning_rate": 1e-3, "beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8}
 DATA_TYPES = {"float32": (dml.DML_TENSOR_DATA_TYPE_FLOAT32, np.float32),
               "float16": (dml.DML_TENSOR_DATA_TYPE_FLOAT16, np.float16)}
 STEP = 10
+# the C peer lives beside this module (package data, like native_memory.c and native_traffic.c)
+NATIVE_STEP_SOURCE = ("dmlsim.bench.cases", "native_adam_step.c")
 
 
 @register_case
@@ -71,11 +73,11 @@ class AdamCase(BenchCase):
 
 
 class NativeAdamStep:
-    """The Adam step in C (``native_step.c``) over huge-page copies of ``host``'s x, m, v, g; :meth:`run`
+    """The Adam step in C (``native_adam_step.c``) over huge-page copies of ``host``'s x, m, v, g; :meth:`run`
     does one step in place and returns its time in ns. NativeUnavailableError where it cannot be built."""
 
     def __init__(self, host: dict[str, np.ndarray], step: int = STEP) -> None:
-        self.lib = build(("dmlsim.operators.adam_optimizer", "native_step.c"),
+        self.lib = build(NATIVE_STEP_SOURCE,
                          ("STORE_HALF",) if host["x"].dtype == np.float16 else ())
         self.lib.adam_step.restype = ctypes.c_double
         self.lib.adam_step.argtypes = [*[ctypes.c_void_p] * 4, ctypes.c_size_t, *[ctypes.c_float] * 4]
