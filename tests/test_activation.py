@@ -259,6 +259,28 @@ def test_hardmax_marks_the_first_maximum_of_the_last_dimension(device):
     np.testing.assert_array_equal(got, [[[[0, 1, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0]]]])
 
 
+@pytest.mark.parametrize("data_type", [F32, F16], ids=["FLOAT32", "FLOAT16"])
+def test_hardmax_marks_the_first_nan_wherever_it_stands(device, data_type):
+    """A NaN counts as the maximum and the first NaN is marked (dmlsim's rule, README "Decisions", as ARGMAX
+    chooses it and ONNX's reference Hardmax marks it): NaN first, in the middle, last, twice, everywhere, beside
+    infinities; +0 and -0 are equal (the first marked). OpenCL marked the 3 of [1, NaN, 3] but the NaN of
+    [NaN, 1, 3]. Not marked ``formula``: the Oclgrind tier runs it."""
+    nan, inf = math.nan, math.inf
+    rows = [[nan, 1, 2, 3], [1, nan, 3, 2], [1, 2, 3, nan], [4, nan, 5, nan], [nan, nan, nan, nan],
+            [inf, -inf, nan, inf], [-0.0, 0.0, -1, -inf]]
+    marked = [0, 1, 3, 1, 0, 2, 0]
+    x = np.array([[rows]], {F32: np.float32, F16: np.float16}[data_type])
+    got = run_operator(device, activation("HARDMAX", tensor(data_type, list(x.shape))),
+                       {"InputTensor": x})["OutputTensor"]
+    np.testing.assert_array_equal(got[0, 0], np.eye(4)[marked])
+    # HARDMAX1 over axes 0 and 2 of a {2, 2, 2} tensor: per column j, the row-major order x[0, j, 0], x[0, j, 1],
+    # x[1, j, 0], x[1, j, 1]; j = 0 holds [1, 3, NaN, 2] (the NaN at 2), j = 1 [5, NaN, 7, NaN] (the first at 1)
+    x = np.array([[[1, 3], [5, nan]], [[nan, 2], [7, nan]]], np.float32)
+    got = run_operator(device, activation("HARDMAX1", tensor(F32, [2, 2, 2]), AxisCount=2, Axes=[0, 2]),
+                       {"InputTensor": x})["OutputTensor"]
+    np.testing.assert_array_equal(got, [[[0, 0], [0, 1]], [[1, 0], [0, 0]]])
+
+
 @pytest.mark.parametrize("name, log", [("SOFTMAX", False), ("LOG_SOFTMAX", True)])
 def test_softmax_along_the_last_dimension_with_strides(device, name, log):
     """{1, 1, 3, 5} read through transposing strides; each row of 5 is one softmax."""

@@ -75,6 +75,75 @@ def test_quantize_nan_and_infinity(device):
     assert got.tolist() == [255, 0, 0]
 
 
+def test_quantize_nan_is_zero_on_every_output_type(device):
+    """NaN quantizes to 0 whatever the zero point and output type (dmlsim's decision, README: D3D's and OpenCL's
+    saturating float-to-integer conversions turn NaN into 0; Oclgrind's convert_char_sat gave -128), at every
+    position; +infinity saturates to the type's maximum and -infinity to its minimum. Not marked ``formula``,
+    so that the Oclgrind tier runs it."""
+    nan, inf = np.nan, np.inf
+    x = [nan, 1.0, nan, inf, -inf, nan]
+    n = [len(x)]
+    cases = [(I8, -3, [0, -2, 0, 127, -128, 0]),     # 1 / 1 - 3 = -2
+             (I8, None, [0, 1, 0, 127, -128, 0]),
+             (U8, 7, [0, 8, 0, 255, 0, 0])]
+    for y_type, zero_point, expected in cases:
+        z_desc = None if zero_point is None else broadcast(y_type, n)
+        inputs = {"InputTensor": x, "ScaleTensor": 1.0}
+        if zero_point is not None:
+            inputs["ZeroPointTensor"] = zero_point
+        for x_type in (F32, F16):
+            op = quantize(tensor(x_type, n), broadcast(x_type, n), z_desc, tensor(y_type, n))
+            assert run(device, op, **inputs)[OUT].tolist() == expected, (x_type, y_type, zero_point)
+
+
+# (x, scale, expected) where x / scale rounded to float32 is a tie k + 0.5 but the exact (or float64) quotient
+# is not: DirectML's float32 division gives the tie, which rounds half to even. Each scale is a float32 value.
+# 0.5 / f32(5/255) = 0.5 / 0.019607843831... = 25.49999910 (exact); floats near it are 25.5 - 2^-19 and 25.5,
+#   and 25.5 is 9.0e-7 away (< half its ulp, 2^-20 = 9.5e-7): 25.5 -> 26. In float64: 25.4999991 -> 25.
+# 0.7f / f32(7/255) = 0.69999998808 / 0.02745098062 = 25.49999936 -> 25.5 (6.4e-7 away) -> 26. (x * (1/scale)
+#   in float32 gives 25: 1/scale rounds first.)
+# 0.85f / f32(0.1) = 0.85000002384 / 0.10000000149 = 8.50000011 -> 8.5 (1.1e-7 < 2^-22 = 2.4e-7) -> 8 (float64: 9).
+# 11.25 / f32(0.9) = 11.25 / 0.89999997616 = 12.50000033 -> 12.5 (3.3e-7 < 4.8e-7) -> 12 (float64: 13).
+# -0.5 / f32(5/255) = -25.49999910 -> -25.5 -> -26 (float64: -25).
+# 0.75 / f32(0.1) = 7.49999989 -> 7.5 (1.1e-7 < 2^-22) -> 8 (float64: 7).
+FLOAT32_TIES = [(0.5, 5 / 255, 26), (0.7, 7 / 255, 26), (0.85, 0.1, 8), (11.25, 0.9, 12), (-0.5, 5 / 255, -26),
+                (0.75, 0.1, 8)]
+
+
+def test_quantize_rounds_the_float32_quotient(device):
+    """x / scale is rounded to float32 before round-half-to-even, on every device and the reference alike: the
+    issue's case 0.5 with scale float32(5/255) and zero point 153 gives 179 (ONNX's QuantizeLinear too), not
+    the 178 of a float64 quotient; per-element scales give the FLOAT32_TIES cases (worked out above)."""
+    n = [1]
+    got = run(device, quantize(tensor(F32, n), tensor(F32, n), tensor(U8, n), tensor(U8, n)),
+              InputTensor=[0.5], ScaleTensor=np.float32(5 / 255), ZeroPointTensor=153)[OUT]
+    assert got.tolist() == [179]
+    x, scale, expected = (np.array(column, dtype) for column, dtype in
+                          zip(zip(*FLOAT32_TIES, strict=True), (np.float32, np.float32, np.int8), strict=True))
+    n = [len(x)]
+    got = run(device, quantize(tensor(F32, n), tensor(F32, n), None, tensor(I8, n)), InputTensor=x,
+              ScaleTensor=scale)[OUT]
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_quantize_exact_and_near_ties_match_float32(device):
+    """Quotients at and around ties k + 0.5: x = float32((k + 0.5) * scale) for many scales, and its float32
+    neighbours, against numpy's float32 arithmetic written here (IEEE division, then round half to even)."""
+    rng = np.random.default_rng(20261201)
+    k = rng.integers(-120, 120, 400).astype(np.float32)
+    scale = rng.uniform(0.001, 3.0, 400).astype(np.float32)
+    scale[:40] = np.float32(2.0) ** rng.integers(-6, 3, 40).astype(np.float32)  # exact ties: x / scale = k + 0.5
+    x = ((k + np.float32(0.5)) * scale).astype(np.float32)
+    x = np.concatenate([x, np.nextafter(x, np.float32(np.inf)), np.nextafter(x, np.float32(-np.inf))])
+    scale = np.tile(scale, 3)
+    expected = np.clip(np.rint(x / scale), -128, 127)   # float32 / float32 -> float32: IEEE, correctly rounded
+    assert np.count_nonzero(np.abs(x / scale - np.rint(x / scale)) == 0.5) >= 40  # ties are really exercised
+    n = [len(x)]
+    got = run(device, quantize(tensor(F32, n), tensor(F32, n), None, tensor(I8, n)), InputTensor=x,
+              ScaleTensor=scale)[OUT]
+    np.testing.assert_array_equal(got, expected)
+
+
 def test_quantize_per_channel_padded_3d(device):
     """A scale and zero point per channel (axis 1, strides [0, 1, 0]) and a padded input."""
     sizes = [2, 3, 2]
@@ -150,6 +219,21 @@ def test_quantized_add_ties_without_zero_points(device):
     got = run(device, op, ATensor=[1, 3, 5, -3, 127], AScaleTensor=0.5, BTensor=[0, 0, 0, 0, 127],
               BScaleTensor=1.0, OutputScaleTensor=1.0)[OUT]
     assert got.tolist() == [0, 2, 2, -2, 127]
+
+
+def test_quantized_add_rounds_each_step_to_float32(device):
+    """Both products, their sum and the quotient are float32, as DirectML computes them. A = 20 with scale
+    f32(0.1) = 0.10000000149: 2.0000000298 -> 2.0; B = -5 with scale f32(0.3) = 0.30000001192: -1.5000000596 =
+    -(1.5 + 2^-24), a tie between -1.5 and -(1.5 + 2^-23) -> -1.5 (even); the sum 0.5 is exact.
+    0.5 / f32(1/3) = 0.5 / 0.33333334327 = 1.49999995530 -> 1.5 (4.5e-8 < 2^-24 = 6.0e-8) -> 2; 0.5 / f32(5/255)
+    -> 25.5 -> 26 (test_quantize_rounds_the_float32_quotient). In float64 the sum is 0.49999997 and the
+    quotients 1.4999999 and 25.4999976, which round to 1 and 25."""
+    n, one = [2], [1]
+    op = quantized_add(tensor(I8, n), tensor(F32, one), None, tensor(I8, n), tensor(F32, one), None,
+                       tensor(F32, n), None, tensor(I8, n))
+    got = run(device, op, ATensor=[20, 20], AScaleTensor=0.1, BTensor=[-5, -5], BScaleTensor=0.3,
+              OutputScaleTensor=np.array([1 / 3, 5 / 255], np.float32))[OUT]
+    assert got.tolist() == [2, 26]
 
 
 def test_quantized_add_strided_4d(device):

@@ -18,6 +18,7 @@ from datamove_support import F16, F32, I8, I32, I64, U8, U32, U64, operator, ref
 import dmlsim as dml
 
 IN, OUT = "InputTensor", "OutputTensor"
+NUMPY_OF = {F32: np.float32, F16: np.float16}
 DOC_INPUT = np.array([[1, 2, 3], [3, 0, 4], [2, 4, 2]], np.float32)  # the doc page's examples
 
 
@@ -150,6 +151,50 @@ def test_argmax_over_two_axes_counts_row_major(device, direction, expected):
     got = run(device, arg_op("ARGMAX", tensor(I32, [2, 2, 2]), tensor(I64, [2, 1, 1]), [1, 2], direction),
               InputTensor=x)[OUT]
     assert got.ravel().tolist() == [expected, 0]
+
+
+NAN, INF = math.nan, math.inf
+# Rows of five with NaN, ±infinity and ±0, and per row the literal indices (dmlsim's rule, README "Decisions": a
+# NaN is chosen over every number, by ARGMAX and ARGMIN alike; among NaNs, as among equal numbers, the first for
+# INCREASING and the last for DECREASING; -0 equals +0): (ARGMAX first, ARGMAX last, ARGMIN first, ARGMIN last).
+NAN_ROWS = [
+    ([NAN, 1, 2, 3, 4], (0, 0, 0, 0)),            # NaN first
+    ([1, 2, NAN, 3, 4], (2, 2, 2, 2)),            # NaN in the middle: before the maximum, after the minimum
+    ([1, 2, 3, 4, NAN], (4, 4, 4, 4)),            # NaN last
+    ([1, NAN, 3, NAN, 0], (1, 3, 1, 3)),          # two NaNs
+    ([NAN, NAN, NAN, NAN, NAN], (0, 4, 0, 4)),    # all NaN
+    ([INF, 1, NAN, -INF, INF], (2, 2, 2, 2)),     # NaN beats both infinities
+    ([-INF, 5, INF, INF, -INF], (2, 3, 0, 4)),    # no NaN: infinities tie among themselves
+    ([0.0, -0.0, 0.0, -0.0, -1], (0, 3, 4, 4)),   # +0 and -0 are equal maxima
+    ([-0.0, 0.0, 1, 0.0, -0.0], (2, 2, 0, 4)),    # ... and equal minima
+]
+
+
+ARG_CASES = [("ARGMAX", "INCREASING"), ("ARGMAX", "DECREASING"), ("ARGMIN", "INCREASING"), ("ARGMIN", "DECREASING"),
+             ("REDUCE ARGMAX", "INCREASING"), ("REDUCE ARGMIN", "INCREASING")]  # REDUCE: no AxisDirection, the first
+
+
+@pytest.mark.parametrize(("name", "direction"), ARG_CASES, ids=[f"{n.replace(' ', '-')}-{d}" for n, d in ARG_CASES])
+@pytest.mark.parametrize("data_type", [F32, F16], ids=type_id)
+def test_arg_functions_choose_nan_wherever_it_stands(device, name, direction, data_type):
+    """The same index on every device whatever the NaN's position (OpenCL gave 2 for ARGMAX [1, NaN, 3], the
+    reference 1; a NaN in front always won there). Not marked ``formula``: the Oclgrind tier runs it."""
+    x = np.array([row for row, _ in NAN_ROWS], NUMPY_OF[data_type])
+    column = {"ARGMAX": 0, "ARGMIN": 2}[name.split()[-1]] + (direction == "DECREASING")
+    expected = [indices[column] for _, indices in NAN_ROWS]
+    x_desc, y_desc = tensor(data_type, list(x.shape)), tensor(I64, [len(NAN_ROWS), 1])
+    op = reduce_op(name.split()[1], x_desc, y_desc, [1]) if name.startswith("REDUCE") else \
+        arg_op(name, x_desc, y_desc, [1], direction)
+    assert run(device, op, InputTensor=x)[OUT].ravel().tolist() == expected
+
+
+@pytest.mark.parametrize(("direction", "expected"), [("INCREASING", [1, 0]), ("DECREASING", [2, 3])])
+def test_argmin_nan_over_two_axes_counts_row_major(device, direction, expected):
+    """[[1, NaN], [NaN, 0]] over both axes: its NaNs are at flat indices 1 and 2; [[NaN, 2], [3, NaN]]: 0 and 3."""
+    x = np.array([[[1, NAN], [NAN, 0]], [[NAN, 2], [3, NAN]]], np.float32)
+    got = run(device, arg_op("ARGMIN", tensor(F32, [2, 2, 2]), tensor(U32, [2, 1, 1]), [1, 2], direction),
+              InputTensor=x)[OUT]
+    assert got.ravel().tolist() == expected
 
 
 def test_argmin_float16_strided(device):

@@ -1,4 +1,4 @@
-"""Each float64 reference function (dmlsim/operators/*/reference.py) against values derived without it.
+"""Each reference function (dmlsim/operators/*/reference.py) against values derived without it.
 
 The kernel tests compare the devices with these references, and the property tests compare the
 reference device with itself, so a wrong reference would go unnoticed everywhere else. Here each
@@ -9,7 +9,9 @@ reference meets independent expectations:
 - ONNX Adagrad / Adam / Momentum: ``onnx.reference.ReferenceEvaluator`` running the
   ``ai.onnx.preview.training`` operators in float64;
 - AdagradDecay: DeepRec's adagrad_decay_test.py testBasic and testBaseline values (the literals of
-  descriptors/adagrad_decay_dense.yaml, and closed forms of the four updates derived by hand).
+  descriptors/adagrad_decay_dense.yaml, and closed forms of the four updates derived by hand);
+- ARGMAX/ARGMIN and HARDMAX with NaN, infinities and ties, and QUANTIZE at and near ties: ``onnx.reference``'s
+  ArgMax/ArgMin/Hardmax and QuantizeLinear.
 """
 
 from __future__ import annotations
@@ -21,9 +23,12 @@ import pytest
 from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
+from dmlsim.operators.activation.reference import hardmax
 from dmlsim.operators.adagrad_decay.reference import adagrad_decay
 from dmlsim.operators.adam_optimizer.reference import adam_optimizer
 from dmlsim.operators.onnx_training.reference import onnx_adagrad, onnx_adam, onnx_momentum
+from dmlsim.operators.quantize.reference import quantize_linear
+from dmlsim.operators.reduce.reference import arg_reduce
 
 RNG = np.random.default_rng(20261123)
 
@@ -242,3 +247,57 @@ def test_adagrad_decay_reference_sparse_rows_and_one_period_per_update():
     np.testing.assert_allclose(var, [[1 - step, 1 + step], [2.0, 2.0], [3 - step, 3 - step]], rtol=1e-14)
     np.testing.assert_allclose(acc, [[0.55, 0.55], [0.5, 0.5], [0.55, 0.55]], rtol=1e-14)
     assert list(power) == [1, 5, 1]
+
+
+# --- ARGMAX/ARGMIN/HARDMAX with NaN, and QUANTIZE near ties: onnx.reference ------------------------------------------
+
+def onnx_node(op, x, out_type, opset=13, **attrs):
+    """One ONNX node ``op`` of a FLOAT tensor input run by onnx's ReferenceEvaluator."""
+    graph = helper.make_graph([helper.make_node(op, ["x"], ["y"], **attrs)], op,
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
+                              [helper.make_tensor_value_info("y", out_type, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    return ReferenceEvaluator(model).run(None, {"x": x})[0]
+
+
+def special_rows(count, width, rng):
+    """Rows mixing NaN, ±infinity, ±0 and repeated small integers (ties) at random positions."""
+    pool = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1, 2, -1], np.float32)
+    return pool[rng.integers(0, len(pool), (count, width))]
+
+
+@pytest.mark.parametrize("select_last_index", [0, 1])
+@pytest.mark.parametrize("op", ["ArgMax", "ArgMin"])
+def test_arg_reduce_nan_rule_is_onnx_references(op, select_last_index):
+    """dmlsim's rule for NaN (chosen over every number, the first or, with DECREASING, the last) and ties is what
+    onnx.reference's ArgMax/ArgMin compute with select_last_index (the attribute onnxruntime's DirectML provider
+    maps to DML_AXIS_DIRECTION_DECREASING)."""
+    x = special_rows(300, 6, np.random.default_rng(7))
+    want = onnx_node(op, x, TensorProto.INT64, axis=1, keepdims=1, select_last_index=select_last_index)
+    got = arg_reduce(op == "ArgMax", x, [1], last=bool(select_last_index))
+    np.testing.assert_array_equal(got, want)
+
+
+def test_hardmax_nan_rule_is_onnx_references():
+    x = special_rows(300, 6, np.random.default_rng(8))
+    np.testing.assert_array_equal(hardmax(x, [1]), onnx_node("Hardmax", x, TensorProto.FLOAT, axis=1))
+
+
+@pytest.mark.parametrize("scale", [5 / 255, 7 / 255, 0.1, 0.9, 1 / 3, 0.0123])
+def test_quantize_reference_is_onnx_references_float32(scale):
+    """QUANTIZE's reference divides in float32 as onnx.reference's QuantizeLinear does (0.5 / f32(5/255) is the
+    float32 tie 25.5 -> 26 in both), at and around ties k + 0.5 (NaN and infinities left out: ONNX leaves them
+    undefined, and its reference converts them through int32's minimum)."""
+    s = np.float32(scale)
+    k = np.arange(-100, 100, dtype=np.float32)
+    x = ((k + np.float32(0.5)) * s).astype(np.float32)
+    x = np.concatenate([x, np.nextafter(x, np.float32(np.inf)), np.nextafter(x, np.float32(-np.inf)), [0.5, 0.75]])
+    x = x.astype(np.float32)
+    graph = helper.make_graph([helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"])], "q",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
+                              [helper.make_tensor_value_info("y", TensorProto.INT8, None)],
+                              initializer=[helper.make_tensor("s", TensorProto.FLOAT, [], [s]),
+                                           helper.make_tensor("z", TensorProto.INT8, [], [3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+    want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    np.testing.assert_array_equal(quantize_linear(x, s, np.int8(3), (-128, 127)), want)

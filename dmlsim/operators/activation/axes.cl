@@ -2,7 +2,9 @@
  * work-item per group of reduced elements. The host splits the dimensions into outer (kept) and inner
  * (reduced, ascending) index spaces of up to 8 dimensions each, with both tensors' strides for each.
  * Per group: the maximum (and for HARDMAX its first position in row-major order over the reduced axes),
- * then sum(exp(x - max)), then each output. Computed in float (FLOAT16 is storage only).
+ * then sum(exp(x - max)), then each output. Computed in float (FLOAT16 is storage only). A NaN is taken
+ * over every number and the first NaN kept (HARDMAX marks the first NaN, as ARGMAX chooses it: README
+ * "Decisions"), wherever it stands.
  * -DAXES_SOFTMAX / -DAXES_LOG_SOFTMAX / -DAXES_HARDMAX select the function.
  */
 #include "dmlsim.h"
@@ -26,7 +28,7 @@ __kernel void activation_axes(TENSOR_IN8(x), TENSOR_OUT8(y),
     for (uint j = 0; j < inner_count; ++j) {
         COORDS8(c, j, inner_sizes)
         const float v = LOAD(xp, x0 + OFFSET8(c, inner_x));
-        if (v > m || j == 0) {
+        if (j == 0 || v > m || (isnan(v) && !isnan(m))) {
             m = v;
             first = j;
         }

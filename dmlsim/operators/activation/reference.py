@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from dmlsim.operators.reduce.reference import extreme_index
+
 Array = np.ndarray
 _erfc = np.vectorize(math.erfc, otypes=[np.float64])
 
@@ -117,12 +119,13 @@ def log_softmax(x: Array, axes: Sequence[int]) -> Array:
 
 
 def hardmax(x: Array, axes: Sequence[int]) -> Array:
-    """1 at the first maximum along ``axes`` (row-major order over the reduced axes, ascending), else 0."""
+    """1 at the first maximum along ``axes`` (row-major order over the reduced axes, ascending), else 0; a
+    NaN counts as the maximum (the first NaN is marked), as ARGMAX chooses it (extreme_index)."""
     axes = sorted(axes)
     rest = [d for d in range(x.ndim) if d not in axes]
     moved = np.transpose(x, rest + axes)
     flat = moved.reshape(*moved.shape[:len(rest)], -1)
-    first = np.argmax(flat, axis=-1)
+    first = extreme_index(flat, largest=True)
     onehot = (np.arange(flat.shape[-1]) == first[..., None]).astype(np.float64)
     return np.transpose(onehot.reshape(moved.shape), np.argsort(rest + axes))
 

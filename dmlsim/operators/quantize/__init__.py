@@ -1,6 +1,7 @@
 """DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR, DML_OPERATOR_ELEMENT_WISE_QUANTIZE_LINEAR and
 DML_OPERATOR_ELEMENT_WISE_QUANTIZED_LINEAR_ADD: their generated descs, the rules of their doc pages, one
-kernel file (kernel.cl, an entry point each) and float64 references (reference.py).
+kernel file (kernel.cl, an entry point each) and references (reference.py: DEQUANTIZE in float64,
+QUANTIZE and QUANTIZED_LINEAR_ADD in float32 arithmetic, as their integer outputs depend on its rounding).
 
 Rules (newest feature level's tables; every tensor 1 to 8 dimensions):
 - DEQUANTIZE: InputTensor INT32/INT16/INT8/UINT32/UINT16/UINT8; ScaleTensor FLOAT32/FLOAT16; ZeroPointTensor

@@ -6,10 +6,32 @@
  *   -DZP_T=<type>       the zero point's storage type (DEQUANTIZE: the input's; QUANTIZE: the output's)
  *   -DB_T=<type>        QUANTIZED_LINEAR_ADD: BTensor's storage type (its zero point's too)
  *   -DNO_ZP, -DNO_A_ZP, -DNO_B_ZP, -DNO_OUT_ZP: that optional zero point is null (0; never read)
- * Arithmetic is float32 (integers are subtracted exactly first); quantizing rounds half to even (rint)
- * and saturates to the output type (convert_<type>_sat, which also turns NaN into 0).
+ * Arithmetic is float32 (integers are subtracted exactly first); quantizing divides with divide_rn
+ * (correctly rounded), rounds half to even (rint) and saturates to the output type (saturate: NaN gives 0).
  */
 #include "typed.h"
+
+/* value / scale rounded once to the nearest float32, as IEEE division (and the reference's numpy float32
+ * division) rounds it. QUANTIZE's integer result depends on it exactly where the quotient is near a tie
+ * k + 0.5 (0.5 / float32(5/255) is 25.4999991, which float32 rounds to 25.5, then to 26), and OpenCL
+ * allows float division an error of 2.5 ulp unless built with -cl-fp32-correctly-rounded-divide-sqrt,
+ * an option devices need not support. With cl_khr_fp64 the quotient is taken in double and rounded to
+ * float: the double quotient of two floats, rounded to float, is the correctly rounded float quotient
+ * (53 >= 2 * 24 + 2 bits, so rounding twice is innocuous for division: Figueroa, 1995), and OpenCL
+ * requires double division to be correctly rounded. Without cl_khr_fp64 the device's float division is
+ * used (correctly rounded on CPU OpenCL implementations; near-ties may differ elsewhere). */
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+inline float divide_rn(float value, float scale)
+{
+    return convert_float_rte((double)value / (double)scale);
+}
+#else
+inline float divide_rn(float value, float scale)
+{
+    return value / scale;
+}
+#endif
 
 #ifdef SCALE_HALF
 typedef half scale_t;
@@ -22,12 +44,20 @@ typedef float scale_t;
 #define STRIDED_IN(T, name) __global const T *name##__base, ulong name##__offset, ulong8 name##__strides
 #define AT(name, c) (TENSOR_PTR(name)[OFFSET8(c, name##__strides)])
 #define SCALE_AT(name, c) ((float)LOAD_SCALE(TENSOR_PTR(name), OFFSET8(c, name##__strides)))
-#define SATURATE(x) DMLSIM_CAT(DMLSIM_CAT(convert_, OUT_T), _sat)(x)
+#if defined(QUANTIZE) || defined(QUANTIZED_ADD)
+/* q converted to the (INT8/UINT8) output type, saturating; NaN gives 0. OpenCL C's saturating conversions
+ * specify NaN -> 0, but Oclgrind converts it to the type's minimum (-128 for INT8): the explicit test makes
+ * every device agree. */
+inline OUT_T saturate(float q)
+{
+    return isnan(q) ? (OUT_T)0 : DMLSIM_CAT(DMLSIM_CAT(convert_, OUT_T), _sat)(q);
+}
+#endif
 
-/* round_half_to_even(value / scale) + zero_point; callers saturate it to the output type (SATURATE). */
+/* round_half_to_even(value / scale) + zero_point; callers saturate it to the output type (saturate). */
 inline float quantize(float value, float scale, float zero_point)
 {
-    return rint(value / scale) + zero_point;
+    return rint(divide_rn(value, scale)) + zero_point;
 }
 
 #ifdef DEQUANTIZE
@@ -61,7 +91,7 @@ __kernel void quantize_linear(TYPED_IN8(x), STRIDED_IN(scale_t, s), STRIDED_IN(Z
     const float zero_point = (float)AT(z, c);
 #endif
     const float q = quantize((float)LOAD_IN(TENSOR_PTR(x), OFFSET8(c, x__strides)), SCALE_AT(s, c), zero_point);
-    STORE_OUT(SATURATE(q), TENSOR_PTR(y), OFFSET8(c, y__strides));
+    STORE_OUT(saturate(q), TENSOR_PTR(y), OFFSET8(c, y__strides));
 }
 #endif
 
@@ -87,6 +117,6 @@ __kernel void quantized_linear_add(TYPED_IN8(a), STRIDED_IN(float, as), STRIDED_
     zero_point = (float)AT(yz, c);
 #endif
     const float sum = (float)a_shift * SCALE_AT(as, c) + (float)b_shift * SCALE_AT(bs, c);
-    STORE_OUT(SATURATE(quantize(sum, SCALE_AT(ys, c), zero_point)), TENSOR_PTR(y), OFFSET8(c, y__strides));
+    STORE_OUT(saturate(quantize(sum, SCALE_AT(ys, c), zero_point)), TENSOR_PTR(y), OFFSET8(c, y__strides));
 }
 #endif

@@ -117,7 +117,8 @@ class Reduce(ReduceTemplate):
 
 class ArgReduce(ReduceTemplate):
     """DML_OPERATOR_ARGMIN / ARGMAX: the index of the smallest / largest element; AxisDirection says which
-    of equal elements: INCREASING the first, DECREASING the last."""
+    of equal elements: INCREASING the first, DECREASING the last. A NaN is chosen over every number (both
+    operators; among NaNs as among equal elements): dmlsim's rule where the pages are silent, README."""
 
     arg_function: str
 

@@ -7,6 +7,10 @@
  * overflowing a signed type, which C leaves undefined.
  * ARGMIN/ARGMAX store the index of the chosen element within the reduced axes (row-major over them):
  * -DLAST_INDEX keeps the last of equal elements (DML_AXIS_DIRECTION_DECREASING), else the first.
+ * A NaN is chosen over every number, by ARGMIN as by ARGMAX, and among NaNs the first (or, with
+ * LAST_INDEX, the last): dmlsim's rule where the pages are silent (README "Decisions"; numpy's, torch's and
+ * ONNX's reference ArgMax/ArgMin), so the index does not depend on where the NaN stands. MAX and MIN
+ * ignore NaN (fmax/fmin).
  */
 #include "typed.h"
 
@@ -17,10 +21,12 @@
 #define ABS(v) fabs(v)
 #define MAXF(a, b) fmax((a), (b))
 #define MINF(a, b) fmin((a), (b))
+#define IS_NAN(v) isnan(v)
 #else
 #define ABS(v) abs(v) /* unsigned: |INT_MIN| fits */
 #define MAXF(a, b) max((a), (b))
 #define MINF(a, b) min((a), (b))
+#define IS_NAN(v) 0
 #endif
 
 /* The input element of reduction step r for the output element at coordinates c. */
@@ -49,14 +55,14 @@ __kernel void reduce(TYPED_IN8(x), TYPED_OUT8(y), ulong8 out_sizes, ulong8 red_s
         best = MAXF(best, v);
 #elif defined(FUNC_MIN)
         best = MINF(best, v);
-#elif defined(LAST_INDEX) && defined(FUNC_ARGMAX)
-        if (v >= best) { best = v; index = r; }
+#elif defined(LAST_INDEX) && defined(FUNC_ARGMAX) /* every NaN is taken; a number never replaces a NaN */
+        if (v >= best || IS_NAN(v)) { best = v; index = r; }
 #elif defined(LAST_INDEX)
-        if (v <= best) { best = v; index = r; }
-#elif defined(FUNC_ARGMAX)
-        if (v > best) { best = v; index = r; }
+        if (v <= best || IS_NAN(v)) { best = v; index = r; }
+#elif defined(FUNC_ARGMAX) /* the first NaN is taken, and kept */
+        if (v > best || (IS_NAN(v) && !IS_NAN(best))) { best = v; index = r; }
 #else
-        if (v < best) { best = v; index = r; }
+        if (v < best || (IS_NAN(v) && !IS_NAN(best))) { best = v; index = r; }
 #endif
     }
 #if defined(FUNC_ARGMAX) || defined(FUNC_ARGMIN)

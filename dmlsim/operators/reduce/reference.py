@@ -2,7 +2,8 @@
 DML_REDUCE_FUNCTION and DML_ARGMIN/ARGMAX_OPERATOR_DESC doc pages.
 
 Floating-point inputs are reduced in float64; integer inputs in their own type (wrapping, as the
-device's integer arithmetic does). Indices (ARGMIN/ARGMAX) count row-major over the reduced axes.
+device's integer arithmetic does). Indices (ARGMIN/ARGMAX) count row-major over the reduced axes; a NaN
+is chosen over every number (extreme_index).
 """
 
 from __future__ import annotations
@@ -51,17 +52,26 @@ def reduce(function: str, x: np.ndarray, axes: Sequence[int]) -> np.ndarray:
     raise KeyError(function)
 
 
+def extreme_index(flat: np.ndarray, largest: bool, last: bool = False) -> np.ndarray:
+    """The index along the last axis of ``flat`` of its largest (or smallest) element; among equal elements
+    the first (``last``: the last). A NaN is chosen over every number, for the smallest as for the largest,
+    and among NaNs the first (``last``: the last): dmlsim's rule where DirectML's pages are silent (the
+    README's "Decisions"), as numpy's argmax/argmin, torch and ONNX's reference ArgMax/ArgMin choose. ±0 are
+    equal. numpy's argmax and argmin follow exactly this rule (each returns the index of the first NaN); the
+    last of equal elements is the first of the reversed row."""
+    if last:
+        flat = flat[..., ::-1]
+    index = np.argmax(flat, axis=-1) if largest else np.argmin(flat, axis=-1)
+    return flat.shape[-1] - 1 - index if last else index
+
+
 def arg_reduce(largest: bool, x: np.ndarray, axes: Sequence[int], last: bool) -> np.ndarray:
     """The index (row-major over ``axes``) of the largest (or smallest) element of each reduction; among
-    equal elements the first (``last``: the last) in increasing index order."""
+    equal elements the first (``last``: the last) in increasing index order; NaN as :func:`extreme_index`."""
     axes = tuple(sorted(axes))
     kept = [a for a in range(x.ndim) if a not in axes]
     moved = np.transpose(x, kept + list(axes))
     flat = moved.reshape([x.shape[a] for a in kept] + [-1])
-    if last:
-        flat = flat[..., ::-1]
-    index = np.argmax(flat, axis=-1) if largest else np.argmin(flat, axis=-1)
-    if last:
-        index = flat.shape[-1] - 1 - index
+    index = extreme_index(flat, largest, last)
     out_shape = [1 if a in axes else s for a, s in enumerate(x.shape)]
-    return index.reshape(out_shape).astype(np.int64)
+    return np.asarray(index).reshape(out_shape).astype(np.int64)
