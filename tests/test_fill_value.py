@@ -106,3 +106,18 @@ def test_refusals_name_the_field(ref_device):
             in refused(ref_device, sequence(F64, [4], 1.0, 1.0)))
     bad_member = constant(F16, [4], dml.DML_SCALAR_UNION(Float32=1.0))
     assert "Value.Float32 is set" in refused(ref_device, bad_member)
+
+
+@pytest.mark.parametrize(("data_type", "value", "bits"), [
+    (F32, -0.0, 0x80000000), (F16, -0.0, 0x8000), (F64, -0.0, 0x8000000000000000),
+    (F32, dml.DML_SCALAR_UNION(Bytes=[1, 0, 0xC0, 0x7F]), 0x7FC00001),
+    (F16, dml.DML_SCALAR_UNION(UInt16=0x7E01), 0x7E01),
+], ids=["float32-negative-zero", "float16-negative-zero", "float64-negative-zero", "float32-nan-payload",
+        "float16-nan-payload"])
+def test_constant_writes_value_bits(device, data_type, value, bits):
+    """CONSTANT writes Value as given, bit for bit: -0.0 stays -0.0 (computing ``Value + i * 0`` makes it +0.0,
+    which an ulp comparison cannot see) and a NaN keeps its payload."""
+    skip_without_fp64(device, data_type)
+    got = run(device, constant(data_type, [2, 3], value, strides=[4, 1]))[OUT]
+    unsigned = {2: np.uint16, 4: np.uint32, 8: np.uint64}[got.itemsize]
+    assert got.view(unsigned).tolist() == [[bits] * 3] * 2

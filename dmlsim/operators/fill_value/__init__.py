@@ -2,6 +2,8 @@
 descs. Rules of the doc pages: ValueDataType must match OutputTensor.DataType; the output is 1 to 8-D, any
 size, of any data type for CONSTANT (FLOAT64 included, feature level 4_1) and of every type but FLOAT64 for
 SEQUENCE (its table at 5_0). The DML_SCALAR_UNION values are read as ValueDataType by the generic validation.
+CONSTANT stores Value's bits unchanged (-0.0 stays -0.0, a NaN keeps its payload); SEQUENCE computes the doc's
+``ValueStart + elementIndex * ValueDelta``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dmlsim.operators.typed import (
     FLOAT64,
     FLOATS,
     INTEGERS,
+    bits_defines,
     require_type,
     typed_defines,
     ulong8,
@@ -36,6 +39,7 @@ class FillValue(Operator):
     """The shared template: the data-type rules and the launch of ``start + i * delta``."""
 
     data_types: tuple[int, ...]
+    bit_pattern = False  # True: store ``start``'s bits unchanged (delta 0), no arithmetic
 
     def check(self, v: ValidatedDesc, problems: Problems) -> None:
         if not require_type(v, problems, OUT, self.data_types, f"by {self.name}"):
@@ -52,13 +56,18 @@ class FillValue(Operator):
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
         y = v.layout(OUT)
         start, delta = self.start_delta(v)
-        if y.data_type in (FLOAT32, FLOAT16):
-            acc, scalar = "float", np.float32
-        elif y.data_type == FLOAT64:
-            acc, scalar = "double", np.float64
+        if self.bit_pattern:  # the value's bytes as an unsigned integer of the element's width, moved unchanged
+            defines = {**bits_defines(y.element_size), "ACC_T": "ulong"}
+            start, delta = int.from_bytes(start.tobytes(), "little"), 0
+            scalar = np.uint64
         else:
-            acc, scalar = "ulong", lambda x: np.uint64(int(x) % 2**64)
-        defines = typed_defines(y.data_type, y.data_type, acc=acc)
+            if y.data_type in (FLOAT32, FLOAT16):
+                acc, scalar = "float", np.float32
+            elif y.data_type == FLOAT64:
+                acc, scalar = "double", np.float64
+            else:
+                acc, scalar = "ulong", lambda x: np.uint64(int(x) % 2**64)
+            defines = typed_defines(y.data_type, y.data_type, acc=acc)
         args = (TensorArg(OUT, rank=8), scalar(start), scalar(delta), ulong8(y.sizes, fill=1),
                 np.uint32(y.element_count))
         return [KernelLaunch(self.kernel_source, "fill_value", defines, Items(y.element_count), args=args)]
@@ -83,6 +92,9 @@ class FillValueConstant(FillValue):
     type = DML_OPERATOR_TYPE.DML_OPERATOR_FILL_VALUE_CONSTANT
     desc_cls = DML_FILL_VALUE_CONSTANT_OPERATOR_DESC
     data_types = EVERY_TYPE
+    # Value is written as given, bit for bit: -0.0 stays -0.0 (``-0.0 + i * 0.0`` would be +0.0) and a NaN
+    # keeps its payload; a FLOAT16 value never goes through float.
+    bit_pattern = True
 
     def start_delta(self, v: ValidatedDesc) -> tuple[np.generic, np.generic]:
         value = v.attrs["Value"]
