@@ -347,11 +347,12 @@ def test_member_rules(ref_device):
     refused(op("ADD", ATensor=f32, BTensor=tensor(F16, [4]), OutputTensor=f32), "BTensor.DataType FLOAT16 must equal")
     refused(op("ADD", ATensor=f32, BTensor=tensor(F32, [2, 2]), OutputTensor=f32), "BTensor.DimensionCount 2")
     refused(op("LOGICAL_EQUALS", ATensor=f32, BTensor=f32, OutputTensor=f32), "OutputTensor.DataType FLOAT32 is "
-            "not supported by DML_OPERATOR_ELEMENT_WISE_LOGICAL_EQUALS (supported: UINT8)")
+            "not supported by DML_OPERATOR_ELEMENT_WISE_LOGICAL_EQUALS (supported: UINT32, UINT8)")
     refused(op("IF", ConditionTensor=f32, ATensor=f32, BTensor=f32, OutputTensor=f32), "ConditionTensor.DataType")
     refused(op("CLIP1", InputTensor=i32, OutputTensor=i32, MinMaxDataType=F32, Min=0.0, Max=1.0),
             "MinMaxDataType FLOAT32 must match OutputTensor.DataType INT32")
-    refused(op("BIT_SHIFT_LEFT", ATensor=i32, BTensor=i32, OutputTensor=i32), "supported: UINT32, UINT16, UINT8")
+    refused(op("BIT_SHIFT_LEFT", ATensor=i32, BTensor=i32, OutputTensor=i32),
+            "supported: UINT64, UINT32, UINT16, UINT8")
     refused(op("ABS", InputTensor=i32, OutputTensor=i32, ScaleBias=dml.DML_SCALE_BIAS(1, 1)), "ScaleBias must be null")
 
 
@@ -366,7 +367,323 @@ def test_add1_applies_its_fused_activation(device):
                              "BTensor": np.array([5, 8, -5], np.float32)})["OutputTensor"]
     report = compare_ulps(got, [6, 10, 0.5 * math.expm1(-2)], np.float32, 4)
     assert report.ok, report.describe("ADD1 + ELU")
-    i32 = tensor(_T.DML_TENSOR_DATA_TYPE_INT32, [2])
-    plain = op("ADD1", ATensor=i32, BTensor=i32, OutputTensor=i32)
-    got = run(device, plain, {"ATensor": np.array([2, -7], np.int32), "BTensor": np.array([3, 4], np.int32)})
-    np.testing.assert_array_equal(got["OutputTensor"], [5, -3])
+    h = tensor(F16, [2])
+    plain = op("ADD1", ATensor=h, BTensor=h, OutputTensor=h)
+    got = run(device, plain, {"ATensor": np.array([2, -7], np.float16), "BTensor": np.array([3, 4.5], np.float16)})
+    np.testing.assert_array_equal(got["OutputTensor"], [5, -2.5])
+
+
+# --- data types of the doc pages' tensor-support tables at DML_FEATURE_LEVEL_6_2 --------------------------
+# Expected values are literals worked out by hand (wrapping arithmetic modulo 2^bits, truncating division);
+# the 64-bit cases use values whose low 32 bits alone would give another answer.
+I8, I16, I32, I64 = (_T.DML_TENSOR_DATA_TYPE_INT8, _T.DML_TENSOR_DATA_TYPE_INT16, _T.DML_TENSOR_DATA_TYPE_INT32,
+                     _T.DML_TENSOR_DATA_TYPE_INT64)
+U8, U16, U32, U64 = (_T.DML_TENSOR_DATA_TYPE_UINT8, _T.DML_TENSOR_DATA_TYPE_UINT16, _T.DML_TENSOR_DATA_TYPE_UINT32,
+                     _T.DML_TENSOR_DATA_TYPE_UINT64)
+F64 = _T.DML_TENSOR_DATA_TYPE_FLOAT64
+INT64_MIN, INT64_MAX, UINT64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
+
+
+def _require_fp64(device):
+    if not device.backend.has_fp64:
+        pytest.skip(f"{device.adapter.label} has no cl_khr_fp64: FLOAT64 is refused there (CheckFeatureSupport)")
+
+
+@pytest.mark.formula
+def test_64_bit_min_max(device):
+    """MIN/MAX INT64/UINT64 (DML_FEATURE_LEVEL_5_0), packed and with BTensor broadcast through stride 0."""
+    a = np.array([INT64_MIN, -1, 2**32 + 1, INT64_MAX], np.int64)
+    b = np.array([INT64_MAX, 0, 2, INT64_MIN], np.int64)
+    np.testing.assert_array_equal(binary(device, "MIN", a, b), [INT64_MIN, -1, 2, INT64_MIN])
+    np.testing.assert_array_equal(binary(device, "MAX", a, b), [INT64_MAX, 0, 2**32 + 1, INT64_MAX])
+    u = np.array([UINT64_MAX, 2**63, 5, 2**32], np.uint64)
+    v = np.array([0, 2**63 - 1, 2**32 + 4, 1], np.uint64)
+    np.testing.assert_array_equal(binary(device, "MIN", u, v), np.array([0, 2**63 - 1, 5, 1], np.uint64))
+    np.testing.assert_array_equal(binary(device, "MAX", u, v), np.array([UINT64_MAX, 2**63, 2**32 + 4, 2**32],
+                                                                        np.uint64))
+    t = tensor(U64, [2, 2])
+    desc = op("MIN", ATensor=t, BTensor=tensor(U64, [2, 2], [0, 1]), OutputTensor=t)  # strided path
+    got = run(device, desc, {"ATensor": u.reshape(2, 2), "BTensor": np.array([2**63 + 1, 3], np.uint64)})
+    np.testing.assert_array_equal(got["OutputTensor"].ravel(), np.array([2**63 + 1, 3, 5, 3], np.uint64))
+
+
+@pytest.mark.formula
+def test_64_bit_divide_and_modulus(device):
+    """DIVIDE, MODULUS_TRUNCATE, MODULUS_FLOOR INT64/UINT64 (DML_FEATURE_LEVEL_6_0): truncating division,
+    INT64 MIN / -1 wraps, a zero divisor gives 0 (dmlsim's choice, as for the narrower types)."""
+    a = np.array([INT64_MIN, INT64_MIN, 7, -7, 7, -7, 2**40 + 3, 5], np.int64)
+    b = np.array([-1, 2, 2, 2, -2, -2, 2**20, 0], np.int64)
+    np.testing.assert_array_equal(binary(device, "DIVIDE", a, b), [INT64_MIN, -(2**62), 3, -3, -3, 3, 2**20, 0])
+    np.testing.assert_array_equal(binary(device, "MODULUS_TRUNCATE", a, b), [0, 0, 1, -1, 1, -1, 3, 0])
+    np.testing.assert_array_equal(binary(device, "MODULUS_FLOOR", a, b), [0, 0, 1, 1, -1, -1, 3, 0])
+    u = np.array([UINT64_MAX, UINT64_MAX, 2**63, 10, 9], np.uint64)
+    v = np.array([2, 2**63, 3, 0, 2**32], np.uint64)
+    np.testing.assert_array_equal(binary(device, "DIVIDE", u, v),
+                                  np.array([2**63 - 1, 1, 3074457345618258602, 0, 0], np.uint64))
+    remainders = np.array([1, 2**63 - 1, 2, 0, 9], np.uint64)
+    np.testing.assert_array_equal(binary(device, "MODULUS_TRUNCATE", u, v), remainders)
+    np.testing.assert_array_equal(binary(device, "MODULUS_FLOOR", u, v), remainders)
+
+
+@pytest.mark.formula
+@pytest.mark.parametrize("out_type", [U32, U8], ids=["UINT32", "UINT8"])
+def test_comparisons_of_64_bit_integers(device, out_type):
+    """The comparisons take INT64/UINT64 (DML_FEATURE_LEVEL_4_1) and write UINT32 or UINT8."""
+    a = np.array([INT64_MIN, 2**32, -1, 5], np.int64)
+    b = np.array([INT64_MAX, 1, -1, 2**33 + 5], np.int64)
+    u = np.array([UINT64_MAX, 0, 2**63], np.uint64)
+    v = np.array([1, 2**63, 2**63], np.uint64)
+    expected = {"LOGICAL_EQUALS": ([0, 0, 1, 0], [0, 0, 1]), "LOGICAL_GREATER_THAN": ([0, 1, 0, 0], [1, 0, 0]),
+                "LOGICAL_LESS_THAN": ([1, 0, 0, 1], [0, 1, 0]),
+                "LOGICAL_GREATER_THAN_OR_EQUAL": ([0, 1, 1, 0], [1, 0, 1]),
+                "LOGICAL_LESS_THAN_OR_EQUAL": ([1, 0, 1, 1], [0, 1, 1])}
+    for name, (signed, unsigned) in expected.items():
+        got = binary(device, name, a, b, out_type)
+        assert got.dtype == NUMPY[out_type], name
+        np.testing.assert_array_equal(got, signed, err_msg=f"{name} INT64")
+        np.testing.assert_array_equal(binary(device, name, u, v, out_type), unsigned, err_msg=f"{name} UINT64")
+
+
+@pytest.mark.formula
+def test_float_predicates_write_uint32(device):
+    """Comparisons and IS_NAN may write UINT32 (their tables: UINT32, UINT8)."""
+    a = np.array([1, 2, np.nan], np.float32)
+    b = np.array([2, 2, 0], np.float32)
+    got = binary(device, "LOGICAL_GREATER_THAN_OR_EQUAL", a, b, U32)
+    assert got.dtype == np.uint32
+    np.testing.assert_array_equal(got, [0, 1, 0])
+    np.testing.assert_array_equal(unary(device, "IS_NAN", np.array([np.nan, 1, np.inf], np.float16), U32), [1, 0, 0])
+
+
+@pytest.mark.formula
+def test_abs_negate_sign_64_bit(device):
+    """ABS and SIGN INT64 (DML_FEATURE_LEVEL_4_1), NEGATE INT64 (5_0), SIGN UINT64 (4_1)."""
+    x = np.array([INT64_MIN, -(2**40), 0, 2**40 + 1, INT64_MAX], np.int64)
+    np.testing.assert_array_equal(unary(device, "ABS", x), [INT64_MIN, 2**40, 0, 2**40 + 1, INT64_MAX])
+    np.testing.assert_array_equal(unary(device, "NEGATE", x), [INT64_MIN, 2**40, 0, -(2**40 + 1), -INT64_MAX])
+    np.testing.assert_array_equal(unary(device, "SIGN", x), [-1, -1, 0, 1, 1])
+    u = np.array([0, 1, 2**63, UINT64_MAX, 2**32], np.uint64)
+    np.testing.assert_array_equal(unary(device, "SIGN", u), np.array([0, 1, 1, 1, 1], np.uint64))
+
+
+def _bits(values, width):
+    return np.array(values, {2: np.uint16, 4: np.uint32, 8: np.uint64}[width])
+
+
+# (data type, A bits, B bits, AND, OR, XOR, NOT A, BIT_COUNT A): hand-worked hex; NaN payloads must survive
+BITWISE_CASES = {
+    "FLOAT32": (F32, [0x3F800000, 0x7FC00001, 0xFFFFFFFF], [0xBF800000, 0x0000FFFF, 0x12345678],
+                [0x3F800000, 0x00000001, 0x12345678], [0xBF800000, 0x7FC0FFFF, 0xFFFFFFFF],
+                [0x80000000, 0x7FC0FFFE, 0xEDCBA987], [0xC07FFFFF, 0x803FFFFE, 0x00000000], [7, 10, 32]),
+    "FLOAT16": (F16, [0x3C00, 0x7E01, 0xFFFF], [0xBC00, 0x00FF, 0x1234], [0x3C00, 0x0001, 0x1234],
+                [0xBC00, 0x7EFF, 0xFFFF], [0x8000, 0x7EFE, 0xEDCB], [0xC3FF, 0x81FE, 0x0000], [4, 7, 16]),
+    "FLOAT64": (F64, [0x3FF0000000000000, 0xFFFFFFFFFFFFFFFF], [0xBFF0000000000000, 0x0123456789ABCDEF],
+                [0x3FF0000000000000, 0x0123456789ABCDEF], [0xBFF0000000000000, 0xFFFFFFFFFFFFFFFF],
+                [0x8000000000000000, 0xFEDCBA9876543210], [0xC00FFFFFFFFFFFFF, 0], [10, 64]),
+    "INT64": (I64, [0xF0F0F0F0F0F0F0F0, 0x8000000000000001], [0x0FF00FF00FF00FF0, 0x7FFFFFFFFFFFFFFF],
+              [0x00F000F000F000F0, 0x0000000000000001], [0xFFF0FFF0FFF0FFF0, 0xFFFFFFFFFFFFFFFF],
+              [0xFF00FF00FF00FF00, 0xFFFFFFFFFFFFFFFE], [0x0F0F0F0F0F0F0F0F, 0x7FFFFFFFFFFFFFFE], [32, 2]),
+    "UINT64": (U64, [0xF0F0F0F0F0F0F0F0, 0x8000000000000001], [0x0FF00FF00FF00FF0, 0x7FFFFFFFFFFFFFFF],
+               [0x00F000F000F000F0, 0x0000000000000001], [0xFFF0FFF0FFF0FFF0, 0xFFFFFFFFFFFFFFFF],
+               [0xFF00FF00FF00FF00, 0xFFFFFFFFFFFFFFFE], [0x0F0F0F0F0F0F0F0F, 0x7FFFFFFFFFFFFFFE], [32, 2]),
+}
+
+
+@pytest.mark.formula
+@pytest.mark.parametrize("case", sorted(BITWISE_CASES))
+def test_bitwise_members_on_every_data_type(device, case):
+    """BIT_AND/OR/XOR/NOT/COUNT on every type (DML_FEATURE_LEVEL_4_1): "the tensor data type is ignored except
+    for determining the width of each element" -- float data is operated on as its bits, bit for bit."""
+    data_type, a_bits, b_bits, and_, or_, xor, not_a, count = BITWISE_CASES[case]
+    if data_type == F64:
+        _require_fp64(device)
+    width = 2 if data_type == F16 else (8 if data_type in (F64, I64, U64) else 4)
+    storage = {F32: np.float32, F16: np.float16, F64: np.float64, I64: np.int64, U64: np.uint64}[data_type]
+    a, b = _bits(a_bits, width).view(storage), _bits(b_bits, width).view(storage)
+    t = tensor(data_type, [len(a_bits)])
+
+    def bits_of(name, *inputs):
+        fields = dict(zip(("ATensor", "BTensor") if len(inputs) == 2 else ("InputTensor",), inputs, strict=True))
+        got = run(device, op(name, **{k: t for k in fields}, OutputTensor=t), fields)["OutputTensor"]
+        assert got.dtype == np.dtype(storage), name
+        return got.view(_bits([0], width).dtype)
+
+    np.testing.assert_array_equal(bits_of("BIT_AND", a, b), _bits(and_, width), err_msg="AND")
+    np.testing.assert_array_equal(bits_of("BIT_OR", a, b), _bits(or_, width), err_msg="OR")
+    np.testing.assert_array_equal(bits_of("BIT_XOR", a, b), _bits(xor, width), err_msg="XOR")
+    np.testing.assert_array_equal(bits_of("BIT_NOT", a), _bits(not_a, width), err_msg="NOT")
+    for out_type in (U32, U8):
+        got = run(device, op("BIT_COUNT", InputTensor=t, OutputTensor=tensor(out_type, [len(a_bits)])),
+                  {"InputTensor": a})["OutputTensor"]
+        np.testing.assert_array_equal(got, count, err_msg=f"BIT_COUNT to {_T(out_type).name}")
+
+
+@pytest.mark.formula
+def test_shifts_uint64(device):
+    """BIT_SHIFT_LEFT/RIGHT UINT64 (DML_FEATURE_LEVEL_4_1). The doc does not say what a shift by the width
+    or more does: dmlsim takes the amount modulo 64 (as OpenCL and HLSL do), so 64 shifts by 0 and 65 by 1."""
+    s = np.array([1, 2**63, 0xF0, 1, 3], np.uint64)
+    n = np.array([63, 1, 64, 65, 2**32 + 4], np.uint64)
+    np.testing.assert_array_equal(binary(device, "BIT_SHIFT_LEFT", s, n), np.array([2**63, 0, 0xF0, 2, 48], np.uint64))
+    np.testing.assert_array_equal(binary(device, "BIT_SHIFT_RIGHT", s, n), np.array([0, 2**62, 0xF0, 0, 0], np.uint64))
+
+
+@pytest.mark.formula
+def test_clip_and_threshold_on_integers(device):
+    """CLIP on every integer type (DML_FEATURE_LEVEL_5_0), THRESHOLD on 8-32-bit ones (3_0), with their FLOAT
+    bounds read as real numbers (dmlsim's reading): x ends in [ceil(Min), floor(Max)], bounds beyond the type
+    saturate, a NaN bound is no bound."""
+    x = np.array([-10, -3, -2, 0, 2, 3, 10], np.int32)
+    np.testing.assert_array_equal(unary(device, "CLIP", x, Min=-2.5, Max=2.5), [-2, -2, -2, 0, 2, 2, 2])
+    np.testing.assert_array_equal(unary(device, "CLIP", np.array([0, 7, 255], np.uint8), Min=-5, Max=300),
+                                  [0, 7, 255])
+    big = np.array([INT64_MIN, 2**62 + 1, 5], np.int64)
+    np.testing.assert_array_equal(unary(device, "CLIP", big, Min=-1e30, Max=2.0**62), [INT64_MIN, 2**62, 5])
+    huge = np.array([0, UINT64_MAX], np.uint64)
+    np.testing.assert_array_equal(unary(device, "CLIP", huge, Min=2.0**63, Max=math.inf),
+                                  np.array([2**63, UINT64_MAX], np.uint64))
+    np.testing.assert_array_equal(unary(device, "CLIP", np.array([-128, 5], np.int8), Min=math.nan, Max=0), [-128, 0])
+    np.testing.assert_array_equal(unary(device, "THRESHOLD", np.array([-7, 0, 7], np.int16), Min=-0.5), [0, 0, 7])
+    np.testing.assert_array_equal(unary(device, "THRESHOLD", np.array([0, 5], np.uint32), Min=1e10),
+                                  [2**32 - 1, 2**32 - 1])
+    np.testing.assert_array_equal(unary(device, "THRESHOLD", np.array([-128, 3], np.int8), Min=math.nan), [-128, 3])
+
+
+@pytest.mark.formula
+def test_clip_grad_64_bit(device):
+    """CLIP_GRAD INT64/UINT64 (DML_FEATURE_LEVEL_5_0): the gradient passes for Min < x < Max as real numbers."""
+    def clip_grad(x, g, low, high):
+        t = tensor(TYPE_OF[x.dtype], [len(x)])
+        desc = op("CLIP_GRAD", InputTensor=t, InputGradientTensor=t, OutputGradientTensor=t, Min=low, Max=high)
+        return run(device, desc, {"InputTensor": x, "InputGradientTensor": g})["OutputGradientTensor"]
+
+    g = np.array([1, 2, 3, 4], np.int64)
+    x = np.array([2**40, 2**40 + 1, -(2**40), 0], np.int64)
+    np.testing.assert_array_equal(clip_grad(x, g, -(2.0**40), 2.0**40), [0, 0, 0, 4])
+    u = np.array([2**63, UINT64_MAX, 5, 0], np.uint64)
+    np.testing.assert_array_equal(clip_grad(u, g.astype(np.uint64), 0.5, 2.0**64), np.array([1, 2, 3, 0], np.uint64))
+    i = np.array([3, 4], np.int32)
+    np.testing.assert_array_equal(clip_grad(i, i * 10, 3.0, 3.5), [0, 0])  # no integer strictly inside
+    np.testing.assert_array_equal(clip_grad(i, i * 10, 3.0, 4.5), [0, 40])
+
+
+@pytest.mark.formula
+def test_mean_and_difference_square_on_integers(device):
+    """MEAN and DIFFERENCE_SQUARE INT32/UINT32 (their tables). MEAN: the exact sum halved toward zero, as
+    integer DIVIDE truncates (dmlsim's reading); DIFFERENCE_SQUARE wraps as SUBTRACT and MULTIPLY do."""
+    a = np.array([2**31 - 1, -(2**31), 3, -3, -(2**31)], np.int32)
+    b = np.array([2**31 - 1, -(2**31), 0, 0, 2**31 - 1], np.int32)
+    np.testing.assert_array_equal(binary(device, "MEAN", a, b), [2**31 - 1, -(2**31), 1, -1, 0])
+    u = np.array([2**32 - 1, 1], np.uint32)
+    np.testing.assert_array_equal(binary(device, "MEAN", u, np.array([2**32 - 1, 2], np.uint32)), [2**32 - 1, 1])
+    d = binary(device, "DIFFERENCE_SQUARE", np.array([5, -3, 70000], np.int32), np.array([2, 4, 0], np.int32))
+    np.testing.assert_array_equal(d, [9, 49, 605032704])  # 70000^2 = 4900000000 - 2^32
+    d = binary(device, "DIFFERENCE_SQUARE", np.array([0, 10], np.uint32), np.array([1, 3], np.uint32))
+    np.testing.assert_array_equal(d, [1, 49])  # (0 - 1)^2 = (2^32 - 1)^2 = 1 modulo 2^32
+
+
+def power(device, x, e):
+    """POW with InputTensor and ExponentTensor of their own data types (DML_FEATURE_LEVEL_3_0)."""
+    x, e = np.asarray(x), np.asarray(e)
+    t = tensor(TYPE_OF[x.dtype], x.shape)
+    desc = op("POW", InputTensor=t, ExponentTensor=tensor(TYPE_OF[e.dtype], e.shape), OutputTensor=t)
+    return run(device, desc, {"InputTensor": x, "ExponentTensor": e})["OutputTensor"]
+
+
+@pytest.mark.formula
+def test_pow_integer_and_mixed_types(device):
+    """POW on FLOAT32/16 and 8-32-bit integers with an exponent of any of them (DML_FEATURE_LEVEL_3_0).
+    dmlsim's reading of the cases the doc leaves open: integer ^ integer exactly in the type (wrapping), a
+    negative power 1 / x^|e| truncated (0 for |x| > 1 and for x = 0); a FLOAT base takes any exponent as a
+    real number (an integer exponent keeps its parity); an integer base with a FLOAT exponent is exact when
+    the exponent is integral, else the real power truncated toward zero and saturated (NaN: 0)."""
+    i = power(device, np.array([2, -3, 3, 0, 1, -1, -1, 2, 5, 0], np.int32),
+              np.array([10, 3, 21, 0, -5, -3, -4, -1, 0, -2], np.int32))
+    np.testing.assert_array_equal(i, [1024, -27, 1870418611, 1, 1, -1, 1, 0, 1, 0])  # 3^21 modulo 2^32
+    u = power(device, np.array([3, 2, 255], np.uint8), np.array([5, 8, 2**32 - 1], np.uint32))
+    np.testing.assert_array_equal(u, [243, 0, 255])  # 2^8 wraps to 0; 255 = -1 modulo 2^8, odd power
+    # FLOAT results: within pow's OpenCL accuracy (16 ulp) + 1; signs, zeros and infinities exactly
+    f = power(device, np.array([2, -2, -1.5, 0.5, -0.5, 3], np.float32), np.array([-2, 3, 2, 9, -3, 5], np.int32))
+    report = compare_ulps(f, [0.25, -8, 2.25, 2.0**-9, -8, 243], np.float32, 17)
+    assert report.ok, report.describe("FLOAT32 ^ INT32")
+    special = power(device, np.array([0, -0.0, -1, 1, 0.5, -2, -1], np.float32),
+                    np.array([2**32 - 1, 2**32 - 1, 2**32 - 1, 2**32 - 2, 2**32 - 1, 2**31 + 1, 2**31], np.uint32))
+    np.testing.assert_array_equal(special, [0, -0.0, -1, 1, 0, -np.inf, 1])
+    np.testing.assert_array_equal(np.signbit(special), [False, True, True, False, False, True, False])
+    h = power(device, np.array([4, 9], np.float16), np.array([0.5, 1.5], np.float32))
+    assert h.dtype == np.float16
+    np.testing.assert_array_equal(h, [2, 27])
+    m = power(device, np.array([2, 10, -8, 7, 3, -1, 10, 0], np.int32),
+              np.array([3.0, 0.5, 1 / 3, -1.0, 2.0**40, 2.0**41, 9.5, math.nan], np.float32))
+    # 8; 10^0.5 = 3.16 -> 3; (-8)^(1/3) is NaN -> 0; 7^-1 -> 0; 3^(2^40) = 1 modulo 2^32 (3 has order 2^30);
+    # (-1)^(2^41) = 1; 10^9.5 = 3.16e9 saturates to INT32 max; 0^NaN is NaN -> 0
+    np.testing.assert_array_equal(m, [8, 3, 0, 0, 1, 1, 2**31 - 1, 0])
+
+
+@pytest.mark.formula
+def test_logical_members_on_uint32(device):
+    """LOGICAL_AND/OR/XOR/NOT take UINT32 as well as UINT8 (their tables), every tensor the same type."""
+    a = np.array([0, 0, 2**31, 7], np.uint32)
+    b = np.array([0, 256, 0, 2**32 - 1], np.uint32)
+    np.testing.assert_array_equal(binary(device, "LOGICAL_AND", a, b), [0, 0, 0, 1])
+    np.testing.assert_array_equal(binary(device, "LOGICAL_OR", a, b), [0, 1, 1, 1])
+    np.testing.assert_array_equal(binary(device, "LOGICAL_XOR", a, b), [0, 1, 1, 0])
+    np.testing.assert_array_equal(unary(device, "LOGICAL_NOT", b), [1, 0, 1, 0])
+
+
+@pytest.mark.formula
+def test_if_float64(device):
+    """IF on FLOAT64 (DML_FEATURE_LEVEL_5_0): values selected bit for bit."""
+    _require_fp64(device)
+    a = np.array([1 + 2.0**-52, -0.0, np.inf], np.float64)
+    b = np.array([2.0**-1074, 3.0, np.nan], np.float64)
+    t, c = tensor(F64, [3]), tensor(U8, [3])
+    got = run(device, op("IF", ConditionTensor=c, ATensor=t, BTensor=t, OutputTensor=t),
+              {"ConditionTensor": np.array([0, 1, 0], np.uint8), "ATensor": a, "BTensor": b})["OutputTensor"]
+    np.testing.assert_array_equal(got.view(np.uint64), np.array([1, 0x8000000000000000, 0x7FF8000000000000],
+                                                                np.uint64))
+
+
+def test_data_types_beyond_the_tables_are_refused(ref_device):
+    """Types the doc pages' tables do not list at DML_FEATURE_LEVEL_6_2 stay refused, the field named."""
+    def refused(desc, part):
+        with pytest.raises(dml.DMLError) as info:
+            ref_device.CreateOperator(desc)
+        assert info.value.hresult == dml.E_INVALIDARG
+        assert part in str(info.value), str(info.value)
+
+    def t(data_type):
+        return tensor(data_type, [4])
+
+    supported = "is not supported by DML_OPERATOR_ELEMENT_WISE_"
+    refused(op("ADD1", ATensor=t(I32), BTensor=t(I32), OutputTensor=t(I32)),
+            f"ATensor.DataType INT32 {supported}ADD1 (supported: FLOAT32, FLOAT16)")
+    refused(op("ABS", InputTensor=t(U32), OutputTensor=t(U32)), f"InputTensor.DataType UINT32 {supported}ABS")
+    refused(op("NEGATE", InputTensor=t(U64), OutputTensor=t(U64)), f"InputTensor.DataType UINT64 {supported}NEGATE")
+    refused(op("THRESHOLD", InputTensor=t(I64), OutputTensor=t(I64), Min=0.0),
+            f"InputTensor.DataType INT64 {supported}THRESHOLD")
+    refused(op("MEAN", ATensor=t(I16), BTensor=t(I16), OutputTensor=t(I16)), f"ATensor.DataType INT16 {supported}MEAN")
+    refused(op("DIFFERENCE_SQUARE", ATensor=t(U64), BTensor=t(U64), OutputTensor=t(U64)),
+            f"ATensor.DataType UINT64 {supported}DIFFERENCE_SQUARE")
+    refused(op("CONSTANT_POW", InputTensor=t(I32), OutputTensor=t(I32), Exponent=2.0),
+            f"InputTensor.DataType INT32 {supported}CONSTANT_POW (supported: FLOAT32, FLOAT16)")
+    refused(op("POW", InputTensor=t(I64), ExponentTensor=t(I32), OutputTensor=t(I64)),
+            f"InputTensor.DataType INT64 {supported}POW")
+    refused(op("POW", InputTensor=t(F32), ExponentTensor=t(U64), OutputTensor=t(F32)),
+            f"ExponentTensor.DataType UINT64 {supported}POW")
+    refused(op("POW", InputTensor=t(F32), ExponentTensor=t(I32), OutputTensor=t(I32)),
+            "OutputTensor.DataType INT32 must equal InputTensor.DataType FLOAT32")
+    refused(op("LOGICAL_AND", ATensor=t(I8), BTensor=t(I8), OutputTensor=t(I8)),
+            f"ATensor.DataType INT8 {supported}LOGICAL_AND (supported: UINT32, UINT8)")
+    refused(op("LOGICAL_OR", ATensor=t(U32), BTensor=t(U8), OutputTensor=t(U32)),
+            "BTensor.DataType UINT8 must equal ATensor.DataType UINT32")
+    refused(op("LOGICAL_LESS_THAN", ATensor=t(I64), BTensor=t(I64), OutputTensor=t(U16)),
+            f"OutputTensor.DataType UINT16 {supported}LOGICAL_LESS_THAN (supported: UINT32, UINT8)")
+    refused(op("IS_INFINITY", InputTensor=t(F32), OutputTensor=t(U32), InfinityMode=dml.DML_IS_INFINITY_MODE_EITHER),
+            f"OutputTensor.DataType UINT32 {supported}IS_INFINITY (supported: UINT8)")
+    refused(op("BIT_COUNT", InputTensor=t(F64), OutputTensor=t(U64)),
+            f"OutputTensor.DataType UINT64 {supported}BIT_COUNT (supported: UINT32, UINT8)")
+    refused(op("BIT_SHIFT_RIGHT", ATensor=t(I64), BTensor=t(I64), OutputTensor=t(I64)),
+            f"ATensor.DataType INT64 {supported}BIT_SHIFT_RIGHT (supported: UINT64, UINT32, UINT16, UINT8)")
+    refused(op("SQRT", InputTensor=t(F64), OutputTensor=t(F64)), f"InputTensor.DataType FLOAT64 {supported}SQRT")
+    refused(op("ADD", ATensor=t(F64), BTensor=t(F64), OutputTensor=t(F64)), f"ATensor.DataType FLOAT64 {supported}ADD")

@@ -4,19 +4,22 @@ A member is one row of :data:`MEMBERS` (its name, the data types its doc page al
 formula takes), one float64 formula in :mod:`.reference` and one ``#elif defined(FUNC_<NAME>)`` line in
 ``kernel.cl``; this module registers an operator per row. The desc is DirectML's own (generated in
 dmlsim.api.directml_schema): the template adds the rules every member shares -- the doc's "the input
-tensors and OutputTensor must have the same DataType, DimensionCount and Sizes" (comparisons, IS_NAN,
-IS_INFINITY and BIT_COUNT write UINT8; IF's ConditionTensor is UINT8) -- and the member's data types.
+tensors and OutputTensor must have the same DataType, DimensionCount and Sizes" (the comparisons, IS_NAN
+and BIT_COUNT write UINT32 or UINT8, IS_INFINITY UINT8; IF's ConditionTensor is UINT8; POW's
+ExponentTensor may have another type than InputTensor) -- and the member's data types: those of its doc
+page's tensor-support table at DML_FEATURE_LEVEL_6_2, the level dmlsim reports (rows of later levels are
+not enabled). The bitwise members move any data type as the unsigned integers of its width.
 
 Every member takes DML strides on every tensor (stride 0 on an input broadcasts it), 1 to 8 dimensions,
 in place where its schema allows, and, where its desc has one, the optional ``DML_SCALE_BIAS``:
 g(x) = x * Scale + Bias applied to InputTensor before the function, or the optional ``FusedActivation``
 (ADD1) applied to the result (dmlsim.operators.activation.fused). FLOAT16 is storage: computed in
-float32, stored rounded to nearest even. Integer members compute in their own type (wrapping).
+float32, stored rounded to nearest even. Integer members compute in their own type (wrapping), 64-bit
+types included (OpenCL C's long and ulong are core).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,28 +31,36 @@ from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import NUMPY_DTYPE, data_type_name
 from dmlsim.operators.activation.fused import apply_fused, fused_defines
 from dmlsim.operators.base import Operator, ValidatedDesc, add_operator, require_same
-from dmlsim.operators.element_wise.reference import FORMULAS, apply_scale_bias
+from dmlsim.operators.element_wise.reference import FORMULAS, apply_scale_bias, integer_bounds
 from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Stream, TensorArg, Vector
+from dmlsim.operators.typed import (
+    BITS_TYPE,
+    CL_TYPE,
+    EVERY_TYPE,
+    FLOAT16,
+    FLOAT64,
+    FLOATS,
+    INT32,
+    INTEGERS,
+    SIGNED,
+    UINT8,
+    UINT32,
+    UNSIGNED,
+)
 
 _T = DML_TENSOR_DATA_TYPE
 CONDITION, OUT_DEFAULT = "ConditionTensor", "OutputTensor"
-FLOATS = (_T.DML_TENSOR_DATA_TYPE_FLOAT32, _T.DML_TENSOR_DATA_TYPE_FLOAT16)
-UNSIGNED_32 = (_T.DML_TENSOR_DATA_TYPE_UINT32, _T.DML_TENSOR_DATA_TYPE_UINT16, _T.DML_TENSOR_DATA_TYPE_UINT8)
-SIGNED_32 = (_T.DML_TENSOR_DATA_TYPE_INT32, _T.DML_TENSOR_DATA_TYPE_INT16, _T.DML_TENSOR_DATA_TYPE_INT8)
+UNSIGNED_32 = UNSIGNED[1:]
+SIGNED_32 = SIGNED[1:]
 INTEGERS_32 = (*SIGNED_32, *UNSIGNED_32)
-INTEGERS = (_T.DML_TENSOR_DATA_TYPE_INT64, *SIGNED_32, _T.DML_TENSOR_DATA_TYPE_UINT64, *UNSIGNED_32)
-EVERY_TYPE = (_T.DML_TENSOR_DATA_TYPE_FLOAT64, *FLOATS, *INTEGERS)
-UINT8 = (_T.DML_TENSOR_DATA_TYPE_UINT8,)
+INT32_UINT32 = (INT32, UINT32)
+BOOLEANS = (UINT32, UINT8)  # what the comparisons, IS_NAN and BIT_COUNT write, and the logical members take
 # Elements per work-item step of the packed path (a scalar loop over VEC consecutive elements): on CPUs 8,
 # or 4 for 8-byte types (LaunchTarget.vector_width: no 512-bit vectors on CPUs); on GPUs 1, so that
 # consecutive work-items touch consecutive elements (coalesced). On an H100 (NVIDIA's OpenCL) add over 16M
 # FLOAT32 ran at 1.07 / 1.81 / 2.71 TB/s with 8 / 4 / 2 (benchmarks/README.md).
 CPU_VEC = 8
 GPU_VEC = 1
-# The OpenCL type of each data type in a kernel: FLOAT16 is stored as half and computed as float.
-CL_TYPE = {_T.DML_TENSOR_DATA_TYPE_FLOAT32: "float", _T.DML_TENSOR_DATA_TYPE_FLOAT16: "half",
-           _T.DML_TENSOR_DATA_TYPE_FLOAT64: "double",
-           **dict(zip(INTEGERS, ("long", "int", "short", "char", "ulong", "uint", "ushort", "uchar"), strict=True))}
 
 
 @dataclass(frozen=True)
@@ -58,9 +69,11 @@ class Member:
 
     ``name``: after ``DML_OPERATOR_ELEMENT_WISE_``; also the kernel define ``FUNC_<name>`` and the key of
     its formula in :data:`.reference.FORMULAS`. ``data_types``: of its data inputs, from the doc page's
-    tensor-support table (newest feature level). ``output_types``: when the output's type is not the
-    inputs' (UINT8 for comparisons). ``params``: attributes passed to the kernel as ``p0, p1``.
-    ``modes``: enum attributes passed as build defines ``MODE_<attr>``.
+    tensor-support table at DML_FEATURE_LEVEL_6_2. ``output_types``: when the output's type is not the
+    inputs' (UINT32 or UINT8 for comparisons). ``second_types``: when the second data input's type is
+    independent of the first's (POW's ExponentTensor), the types it may have. ``params``: attributes
+    passed to the kernel as ``p0, p1``. ``modes``: enum attributes passed as build defines ``MODE_<attr>``.
+    ``bitwise``: the data is moved as the unsigned integers of its width, whatever its data type.
     """
 
     name: str
@@ -68,6 +81,8 @@ class Member:
     output_types: tuple[int, ...] | None = None
     params: tuple[str, ...] = ()
     modes: tuple[str, ...] = ()
+    second_types: tuple[int, ...] | None = None
+    bitwise: bool = False
 
 
 def _unary(data_types: tuple[int, ...], *names: str) -> list[Member]:
@@ -76,50 +91,50 @@ def _unary(data_types: tuple[int, ...], *names: str) -> list[Member]:
 
 MEMBERS = (
     Member("IDENTITY", EVERY_TYPE),
-    Member("ABS", (*FLOATS, *SIGNED_32)),
-    Member("NEGATE", (*FLOATS, *SIGNED_32)),
-    Member("SIGN", (*FLOATS, *INTEGERS_32)),
+    Member("ABS", (*FLOATS, *SIGNED)),
+    Member("NEGATE", (*FLOATS, *SIGNED)),
+    Member("SIGN", (*FLOATS, *INTEGERS)),
     *_unary(FLOATS, "ACOS", "ASIN", "ATAN", "COS", "SIN", "TAN", "EXP", "LOG", "SQRT", "RECIP", "CEIL", "FLOOR",
             "ERF", "SINH", "COSH", "TANH", "ASINH", "ACOSH", "ATANH"),
     Member("ROUND", FLOATS, modes=("RoundingMode",)),
-    Member("IS_NAN", FLOATS, UINT8),
-    Member("IS_INFINITY", FLOATS, UINT8, modes=("InfinityMode",)),
+    Member("IS_NAN", FLOATS, BOOLEANS),
+    Member("IS_INFINITY", FLOATS, (UINT8,), modes=("InfinityMode",)),
     Member("CONSTANT_POW", FLOATS, params=("Exponent",)),
-    Member("THRESHOLD", FLOATS, params=("Min",)),
-    Member("CLIP", FLOATS, params=("Min", "Max")),
+    Member("THRESHOLD", (*FLOATS, *INTEGERS_32), params=("Min",)),
+    Member("CLIP", (*FLOATS, *INTEGERS), params=("Min", "Max")),
     Member("CLIP1", (*FLOATS, *INTEGERS), params=("Min", "Max")),
-    Member("CLIP_GRAD", (*FLOATS, *INTEGERS_32), params=("Min", "Max")),
+    Member("CLIP_GRAD", (*FLOATS, *INTEGERS), params=("Min", "Max")),
     Member("CLIP_GRAD1", (*FLOATS, *INTEGERS), params=("Min", "Max")),
     Member("ADD", (*FLOATS, *INTEGERS)),
-    Member("ADD1", (*FLOATS, *INTEGERS_32)),
+    Member("ADD1", FLOATS),
     Member("SUBTRACT", (*FLOATS, *INTEGERS)),
     Member("MULTIPLY", (*FLOATS, *INTEGERS)),
-    Member("DIVIDE", (*FLOATS, *INTEGERS_32)),
-    Member("MAX", (*FLOATS, *INTEGERS_32)),
-    Member("MIN", (*FLOATS, *INTEGERS_32)),
-    Member("MEAN", FLOATS),
-    Member("POW", FLOATS),
+    Member("DIVIDE", (*FLOATS, *INTEGERS)),
+    Member("MAX", (*FLOATS, *INTEGERS)),
+    Member("MIN", (*FLOATS, *INTEGERS)),
+    Member("MEAN", (*FLOATS, *INT32_UINT32)),
+    Member("POW", (*FLOATS, *INTEGERS_32), second_types=(*FLOATS, *INTEGERS_32)),
     Member("ATAN_YX", FLOATS),
-    Member("DIFFERENCE_SQUARE", FLOATS),
-    Member("MODULUS_TRUNCATE", (*FLOATS, *INTEGERS_32)),
-    Member("MODULUS_FLOOR", (*FLOATS, *INTEGERS_32)),
-    Member("LOGICAL_EQUALS", (*FLOATS, *INTEGERS_32), UINT8),
-    Member("LOGICAL_GREATER_THAN", (*FLOATS, *INTEGERS_32), UINT8),
-    Member("LOGICAL_LESS_THAN", (*FLOATS, *INTEGERS_32), UINT8),
-    Member("LOGICAL_GREATER_THAN_OR_EQUAL", (*FLOATS, *INTEGERS_32), UINT8),
-    Member("LOGICAL_LESS_THAN_OR_EQUAL", (*FLOATS, *INTEGERS_32), UINT8),
-    Member("LOGICAL_AND", UINT8),
-    Member("LOGICAL_OR", UINT8),
-    Member("LOGICAL_XOR", UINT8),
-    Member("LOGICAL_NOT", UINT8),
-    Member("BIT_AND", INTEGERS_32),
-    Member("BIT_OR", INTEGERS_32),
-    Member("BIT_XOR", INTEGERS_32),
-    Member("BIT_NOT", INTEGERS_32),
-    Member("BIT_COUNT", INTEGERS_32, UINT8),
-    Member("BIT_SHIFT_LEFT", UNSIGNED_32),
-    Member("BIT_SHIFT_RIGHT", UNSIGNED_32),
-    Member("IF", (*FLOATS, *INTEGERS)),
+    Member("DIFFERENCE_SQUARE", (*FLOATS, *INT32_UINT32)),
+    Member("MODULUS_TRUNCATE", (*FLOATS, *INTEGERS)),
+    Member("MODULUS_FLOOR", (*FLOATS, *INTEGERS)),
+    Member("LOGICAL_EQUALS", (*FLOATS, *INTEGERS), BOOLEANS),
+    Member("LOGICAL_GREATER_THAN", (*FLOATS, *INTEGERS), BOOLEANS),
+    Member("LOGICAL_LESS_THAN", (*FLOATS, *INTEGERS), BOOLEANS),
+    Member("LOGICAL_GREATER_THAN_OR_EQUAL", (*FLOATS, *INTEGERS), BOOLEANS),
+    Member("LOGICAL_LESS_THAN_OR_EQUAL", (*FLOATS, *INTEGERS), BOOLEANS),
+    Member("LOGICAL_AND", BOOLEANS),
+    Member("LOGICAL_OR", BOOLEANS),
+    Member("LOGICAL_XOR", BOOLEANS),
+    Member("LOGICAL_NOT", BOOLEANS),
+    Member("BIT_AND", EVERY_TYPE, bitwise=True),
+    Member("BIT_OR", EVERY_TYPE, bitwise=True),
+    Member("BIT_XOR", EVERY_TYPE, bitwise=True),
+    Member("BIT_NOT", EVERY_TYPE, bitwise=True),
+    Member("BIT_COUNT", EVERY_TYPE, BOOLEANS, bitwise=True),
+    Member("BIT_SHIFT_LEFT", UNSIGNED),
+    Member("BIT_SHIFT_RIGHT", UNSIGNED),
+    Member("IF", EVERY_TYPE),
 )
 
 
@@ -138,14 +153,17 @@ class ElementWise(Operator):
         first = self.data_inputs[0]
         tensors = [*self.data_inputs, self.output] + ([CONDITION] if CONDITION in v.tensors else [])
         require_same(v, problems, first, tensors[1:], ("DimensionCount", "Sizes"))
-        same_type = self.data_inputs[1:] + ([] if self.member.output_types else [self.output])
+        same_type = ([] if self.member.second_types else self.data_inputs[1:]) + (
+            [] if self.member.output_types else [self.output])
         require_same(v, problems, first, same_type, ("DataType",))
         data_type = v.layout(first).data_type
         self._require_type(v, problems, first, self.member.data_types)
+        if self.member.second_types:
+            self._require_type(v, problems, self.data_inputs[1], self.member.second_types)
         if self.member.output_types:
             self._require_type(v, problems, self.output, self.member.output_types)
         if CONDITION in v.tensors:
-            self._require_type(v, problems, CONDITION, UINT8)
+            self._require_type(v, problems, CONDITION, (UINT8,))
         if data_type in INTEGERS and v.attrs.get("ScaleBias") is not None:
             # dmlsim's reading: DirectML documents g(x) = x * scale + bias only as float arithmetic, with no
             # integer rounding rule, so an integer tensor with a scale and bias is refused, not guessed at.
@@ -164,38 +182,47 @@ class ElementWise(Operator):
     # --- execution ----------------------------------------------------------------------------------
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
         data = [np.asarray(inputs[name]) for name in self.data_inputs]
-        if np.issubdtype(data[0].dtype, np.floating):
-            if "ScaleBias" in v.attrs:  # in the storage's arithmetic type (apply_scale_bias), then float64
-                data[0] = apply_scale_bias(data[0], v.attrs["ScaleBias"])
-            data = [np.asarray(x, np.float64) for x in data]
+        stored = data[0].dtype
+        if self.member.bitwise:  # the bits of any type, as the unsigned integers of its width
+            data = [x.view(f"u{x.dtype.itemsize}") for x in data]
+        if np.issubdtype(data[0].dtype, np.floating) and "ScaleBias" in v.attrs:
+            # in the storage's arithmetic type (apply_scale_bias), then float64 like every float input
+            data[0] = apply_scale_bias(data[0], v.attrs["ScaleBias"])
+        data = [np.asarray(x, np.float64) if np.issubdtype(x.dtype, np.floating) else x for x in data]
         if CONDITION in v.tensors:
             data.insert(0, np.asarray(inputs[CONDITION]))
         with np.errstate(all="ignore"):
             result = apply_fused(FORMULAS[self.member.name](data, v.attrs), v.attrs.get("FusedActivation"))
+        if self.member.bitwise and not self.member.output_types:
+            result = np.asarray(result).view(stored)
         return {self.output: np.broadcast_to(result, v.layout(self.output).sizes)}
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
         first = v.layout(self.data_inputs[0])
+        second = v.layout(self.data_inputs[-1])
         out = v.layout(self.output)
         count = out.element_count
         tensors = [*([CONDITION] if CONDITION in v.tensors else []), *self.data_inputs, self.output]
         packed = all(bound[name].layout.is_packed for name in tensors)
         vec = target.vector_width(target.pick(cpu=CPU_VEC, gpu=GPU_VEC), max(first.element_size, out.element_size))
+        bitwise = self.member.bitwise
         defines: dict[str, Any] = {
-            "IN_T": CL_TYPE[first.data_type], "OUT_T": CL_TYPE[out.data_type], f"FUNC_{self.member.name}": True,
+            "IN_T": _storage(first.data_type, bitwise), "OUT_T": _storage(out.data_type, bitwise),
+            "B_T": _storage(second.data_type, bitwise), f"FUNC_{self.member.name}": True,
             "INPUTS": len(self.data_inputs), "CONDITION": CONDITION in v.tensors, "PACKED": packed, "VEC": vec,
-            "IS_FLOAT": first.data_type in (*FLOATS, _T.DML_TENSOR_DATA_TYPE_FLOAT64),
-            "IS_SIGNED": first.data_type in (_T.DML_TENSOR_DATA_TYPE_INT64, *SIGNED_32),
-            "IN_HALF": first.data_type == _T.DML_TENSOR_DATA_TYPE_FLOAT16,
-            "OUT_HALF": out.data_type == _T.DML_TENSOR_DATA_TYPE_FLOAT16,
+            "IS_FLOAT": not bitwise and first.data_type in (*FLOATS, FLOAT64),
+            "IS_SIGNED": not bitwise and first.data_type in SIGNED,
+            "B_IS_FLOAT": not bitwise and second.data_type in (*FLOATS, FLOAT64),
+            "IN_HALF": not bitwise and first.data_type == FLOAT16,
+            "B_HALF": not bitwise and second.data_type == FLOAT16,
+            "OUT_HALF": not bitwise and out.data_type == FLOAT16,
             "SCALE_BIAS": v.attrs.get("ScaleBias") is not None, "BITS": 8 * first.element_size,
             **{f"MODE_{name}": int(v.attrs[name]) for name in self.member.modes},
             **fused_defines(v.attrs.get("FusedActivation"))}
         scale_bias = v.attrs.get("ScaleBias")
-        compute, param_type = _compute_types(first.data_type, self.member.name)
+        compute, param_type = _compute_types(first.data_type)
         defines["PARAM_T"] = param_type
-        params = [_param(v.attrs[name], name, compute, self.member.name) for name in self.member.params]
-        params += [compute.type(0)] * (2 - len(params))
+        params = _kernel_params(self.member, v.attrs, first.data_type, compute)
         args = [*(TensorArg(name, rank=8) for name in tensors),
                 np.float32(1 if scale_bias is None else scale_bias.Scale),
                 np.float32(0 if scale_bias is None else scale_bias.Bias),
@@ -204,27 +231,30 @@ class ElementWise(Operator):
         return [KernelLaunch(self.kernel_source, "element_wise", defines, geometry, args=args)]
 
 
-def _compute_types(data_type: int, name: str) -> tuple[np.dtype, str]:
-    """The numpy type of the kernel's ``p0, p1`` and its OpenCL name: the compute type (float for FLOAT16),
-    except CLIP_GRAD on integers, whose FLOAT bounds become ``long`` (floor(Min), ceil(Max)): exact."""
-    if data_type == _T.DML_TENSOR_DATA_TYPE_FLOAT16:
+def _storage(data_type: int, bitwise: bool) -> str:
+    """The OpenCL type a tensor is stored as in the kernel: its own (FLOAT16: half), or for a bitwise member
+    the unsigned integer of its width."""
+    return BITS_TYPE[NUMPY_DTYPE[data_type].itemsize] if bitwise else CL_TYPE[data_type]
+
+
+def _compute_types(data_type: int) -> tuple[np.dtype, str]:
+    """The numpy type of the kernel's ``p0, p1`` and its OpenCL name: the compute type (float for FLOAT16)."""
+    if data_type == FLOAT16:
         return np.dtype(np.float32), "float"
-    if name == "CLIP_GRAD" and data_type in INTEGERS:
-        return np.dtype(np.int64), "long"
     return NUMPY_DTYPE[data_type], CL_TYPE[data_type]
 
 
-def _param(value: Any, attr: str, compute: np.dtype, member: str) -> np.generic:
-    """An attribute as the kernel's compute type. CLIP_GRAD's FLOAT bounds on integer tensors: x <= Min is
-    x <= floor(Min) and x >= Max is x >= ceil(Max) for an integer x (infinite bounds: beyond every value)."""
-    if compute == np.int64 and member == "CLIP_GRAD":
-        bound = float(value)
-        if math.isinf(bound):
-            return np.int64(-(2**62) if bound < 0 else 2**62)
-        return np.int64(math.floor(bound) if attr == "Min" else math.ceil(bound))
-    if isinstance(value, np.generic) and value.dtype == np.float16:
-        return compute.type(np.float32(value))
-    return compute.type(value)
+def _kernel_params(member: Member, attrs: dict[str, Any], data_type: int, compute: np.dtype) -> list[np.generic]:
+    """The member's attributes as the kernel's ``p0, p1`` in its compute type. The FLOAT bounds of CLIP,
+    THRESHOLD and CLIP_GRAD on an integer tensor become the integer range they keep
+    (:func:`.reference.integer_bounds`: exact, whatever the type's width)."""
+    if data_type in INTEGERS and member.name in ("CLIP", "THRESHOLD", "CLIP_GRAD"):
+        values: list[Any] = list(integer_bounds(member.name, attrs, compute))
+    else:
+        values = [attrs[name] for name in member.params]
+        values = [np.float32(x) if isinstance(x, np.generic) and x.dtype == np.float16 else x for x in values]
+    values = values[:len(member.params)] + [0] * (2 - len(member.params))
+    return [compute.type(x) for x in values]
 
 
 for _member in MEMBERS:

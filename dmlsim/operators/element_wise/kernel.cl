@@ -2,9 +2,12 @@
  *   OutputTensor[i] = F   with a = g(A[i]) (InputTensor/ATensor), b = B[i], cond = ConditionTensor[i]
  * g(x) = x * scale + bias with -DSCALE_BIAS, else g(x) = x; p0, p1 are the member's attributes; ADD1
  * stores FUSED_ACTIVATION(a + b) (activations.h: -DFUSED_<NAME>, the identity when none).
- * Types: IN_T stores the data inputs and OUT_T the output (OpenCL names; -DIN_HALF / -DOUT_HALF for
- * FLOAT16, loaded with vload_half and stored with vstore_half_rte); real_t computes (float for FLOAT16,
- * else IN_T: integers compute in their own type and wrap). INPUTS = 1 or 2 data inputs; -DCONDITION adds
+ * Types: IN_T stores the first data input, B_T the second (POW's exponent may differ from its input; else
+ * B_T is IN_T) and OUT_T the output (OpenCL names; -DIN_HALF / -DB_HALF / -DOUT_HALF for FLOAT16, loaded
+ * with vload_half and stored with vstore_half_rte); real_t and breal_t compute (float for FLOAT16, else
+ * the stored type: integers compute in their own type and wrap, 64-bit ones as long/ulong). The bitwise
+ * members are built with the unsigned integer type of the data's width as IN_T/OUT_T, whatever the data
+ * type (their bits are the data). INPUTS = 1 or 2 data inputs; -DCONDITION adds
  * IF's uchar condition first. Paths: -DPACKED (every tensor packed: this work-item's VEC-element runs,
  * FOR_EACH_VECTOR, the remainder of fewer than VEC elements done by work-item 0) or strided (one element
  * per work-item, any DML strides of up to 8 dimensions, stride 0 broadcasting an input). Each element is
@@ -22,6 +25,15 @@ typedef float real_t;
 typedef IN_T in_t;
 typedef IN_T real_t;
 #define LOAD_IN(p, i) ((p)[i])
+#endif
+#if defined(B_HALF)
+typedef half b_t;
+typedef float breal_t;
+#define LOAD_B(p, i) vload_half((i), (p))
+#else
+typedef B_T b_t;
+typedef B_T breal_t;
+#define LOAD_B(p, i) ((p)[i])
 #endif
 #if defined(OUT_HALF)
 typedef half out_t;
@@ -49,7 +61,8 @@ typedef PARAM_T param_t;
 #endif
 
 /* Integer division and remainder: a zero divisor gives 0 (DirectML leaves it unspecified), and the
- * signed MIN / -1 case, which traps on x86, wraps as the other overflows do. */
+ * signed MIN / -1 case, which traps on x86, wraps as the other overflows do (negated through ulong, where
+ * wrapping is defined, for every width up to 64 bits). */
 inline real_t divide(real_t a, real_t b)
 {
 #ifdef IS_FLOAT
@@ -59,7 +72,7 @@ inline real_t divide(real_t a, real_t b)
         return 0;
 #ifdef IS_SIGNED
     if (b == (real_t)-1)
-        return (real_t)(-(long)a);
+        return (real_t)((ulong)0 - (ulong)a);
 #endif
     return a / b;
 #endif
@@ -85,6 +98,72 @@ inline real_t remainder_floored(real_t a, real_t b)
     real_t r = remainder_truncated(a, b);
     return (r != 0 && ((r < 0) != (b < 0))) ? (real_t)(r + b) : r;
 }
+
+#if !defined(IS_FLOAT)
+/* Integer MEAN (INT32, UINT32): the exact sum in 64 bits, halved toward zero as integer DIVIDE truncates. */
+#ifdef IS_SIGNED
+#define MEAN_INTEGER(x, y) ((real_t)(((long)(x) + (long)(y)) / 2))
+#else
+#define MEAN_INTEGER(x, y) ((real_t)(((ulong)(x) + (ulong)(y)) / 2))
+#endif
+#endif
+
+#if defined(FUNC_POW)
+/* POW (DML_FEATURE_LEVEL_3_0 types: FLOAT32, FLOAT16 and the 8- to 32-bit integers, the exponent of any of
+ * them). An integer base raised to an integer power: exactly, by squaring in the unsigned type of its width
+ * (wrapping); a negative power is 1 / x^|e| truncated toward zero (1 for x = 1, +-1 for x = -1, else 0, x = 0
+ * included). */
+#if !defined(IS_FLOAT)
+#if BITS == 64
+typedef ulong uwrap_t;
+#else
+typedef uint uwrap_t;
+#endif
+inline real_t power_integer(real_t x, long e)
+{
+    if (e < 0) {
+        if (x == 1)
+            return 1;
+#ifdef IS_SIGNED
+        if (x == (real_t)-1)
+            return (e & 1) ? x : (real_t)1;
+#endif
+        return 0;
+    }
+    uwrap_t result = 1, base = (uwrap_t)x;
+    for (ulong n = (ulong)e; n != 0; n >>= 1) {
+        if (n & 1)
+            result = (uwrap_t)(result * base);
+        base = (uwrap_t)(base * base);
+    }
+    return (real_t)result;
+}
+#define CONVERT_SAT_RTZ_(t) convert_##t##_sat_rtz
+#define CONVERT_SAT_RTZ(t) CONVERT_SAT_RTZ_(t)
+#endif
+
+inline real_t power(real_t a, breal_t b)
+{
+#if defined(IS_FLOAT) && defined(B_IS_FLOAT)
+    return pow(a, (real_t)b);
+#elif defined(IS_FLOAT)
+    /* an integer exponent: |a|^e through pow (exponents beyond 2^24 rounded to float only in magnitude),
+     * the sign from a and the exponent's parity, which float would lose */
+    const long e = (long)b;
+    const real_t r = pow(fabs(a), (real_t)e);
+    return (signbit(a) && (e & 1)) ? -r : r;
+#elif defined(B_IS_FLOAT)
+    /* an integer base, a FLOAT exponent: exact if the exponent is an integer, else the float32 power
+     * truncated toward zero and saturated to the type (NaN: 0), as CAST converts */
+    const float e = (float)b;
+    if (isfinite(e) && e == trunc(e))
+        return power_integer(a, (long)clamp(e, -0x1p62f, 0x1p62f));
+    return CONVERT_SAT_RTZ(IN_T)(pow((float)a, e));
+#else
+    return power_integer(a, (long)b);
+#endif
+}
+#endif
 
 #if defined(FUNC_IDENTITY)
 #define F (a)
@@ -149,9 +228,12 @@ inline real_t remainder_floored(real_t a, real_t b)
 #elif defined(FUNC_CONSTANT_POW)
 #define F pow(a, (real_t)p0)
 #elif defined(FUNC_THRESHOLD)
-#define F fmax(a, (real_t)p0)
+#define F MAXV(a, (real_t)p0)
 #elif defined(FUNC_CLIP) || defined(FUNC_CLIP1)
 #define F MINV(MAXV(a, (real_t)p0), (real_t)p1)
+#elif defined(FUNC_CLIP_GRAD) && !defined(IS_FLOAT)
+/* FLOAT bounds on an integer tensor: p0 ... p1 is the integer range strictly inside (Min, Max) */
+#define F ((a >= (real_t)p0 && a <= (real_t)p1) ? b : (real_t)0)
 #elif defined(FUNC_CLIP_GRAD) || defined(FUNC_CLIP_GRAD1)
 #define F (((param_t)a <= p0 || (param_t)a >= p1) ? (real_t)0 : b)
 #elif defined(FUNC_ADD)
@@ -168,10 +250,12 @@ inline real_t remainder_floored(real_t a, real_t b)
 #define F MAXV(a, b)
 #elif defined(FUNC_MIN)
 #define F MINV(a, b)
-#elif defined(FUNC_MEAN)
+#elif defined(FUNC_MEAN) && defined(IS_FLOAT)
 #define F ((a + b) * (real_t)0.5)
+#elif defined(FUNC_MEAN)
+#define F MEAN_INTEGER(a, b)
 #elif defined(FUNC_POW)
-#define F pow(a, b)
+#define F power(a, b)
 #elif defined(FUNC_ATAN_YX)
 #define F atan2(a, b)
 #elif defined(FUNC_DIFFERENCE_SQUARE)
@@ -220,7 +304,7 @@ inline real_t remainder_floored(real_t a, real_t b)
 
 /* One element: read the inputs at their element offsets, compute F, store at the output's. */
 #if INPUTS == 2
-#define READ_B(ib) const real_t b = LOAD_IN(b__base + b__offset, (ib));
+#define READ_B(ib) const breal_t b = LOAD_B(b__base + b__offset, (ib));
 #else
 #define READ_B(ib)
 #endif
@@ -243,7 +327,7 @@ __kernel void element_wise(
 #endif
     __global const in_t *a__base, ulong a__offset, ulong8 a__strides,
 #if INPUTS == 2
-    __global const in_t *b__base, ulong b__offset, ulong8 b__strides,
+    __global const b_t *b__base, ulong b__offset, ulong8 b__strides,
 #endif
     __global out_t *y__base, ulong y__offset, ulong8 y__strides,
     float scale, float bias, param_t p0, param_t p1, ulong8 sizes, uint n)

@@ -2,8 +2,10 @@
 
 Each formula takes the data inputs in desc order (IF: the condition first) and the validated attributes.
 Floating-point inputs arrive as float64 (InputTensor after the optional scale and bias); integer inputs
-keep their own dtype, so integer results are exact and wrap as the kernels' do. Where a doc page is
-silent, the choice is stated beside the formula (and in the README's decisions).
+keep their own dtype, so integer results are exact and wrap as the kernels' do (64-bit types included).
+The bitwise members get every input as the unsigned integers of its width (a FLOAT32 as its uint32 bits:
+"the tensor data type is ignored except for determining the width of each element"). Where a doc page
+is silent, the choice is stated beside the formula (and in the README's decisions).
 """
 
 from __future__ import annotations
@@ -66,11 +68,51 @@ def _is_infinity(xs: Sequence[np.ndarray], attrs: dict[str, Any]) -> np.ndarray:
     return hit.astype(np.uint8)
 
 
+def integer_bounds(member: str, attrs: dict[str, Any], dtype: np.dtype) -> tuple[int, int]:
+    """The FLOAT ``Min``/``Max`` of CLIP, THRESHOLD (no Max) or CLIP_GRAD on an integer tensor of ``dtype`` as
+    the inclusive integer range ``(low, high)`` of the type that the member keeps (dmlsim's reading; the doc
+    gives the bounds only as FLOAT). CLIP and THRESHOLD: min(max(x, Min), Max) compared as real numbers,
+    so x ends in [ceil(Min), floor(Max)]; CLIP_GRAD passes the gradient for Min < x < Max, the integers
+    floor(Min) + 1 ... ceil(Max) - 1. A NaN bound is no bound (as fmax/fmin ignore NaN); bounds beyond the
+    type saturate to its range; a CLIP_GRAD range holding no value of the type is (type max, type min)."""
+    info = np.iinfo(dtype)
+    smallest, largest = int(info.min), int(info.max)
+    low_attr = float(attrs["Min"])
+    high_attr = float(attrs["Max"]) if "Max" in attrs else math.nan
+    if member == "CLIP_GRAD":
+        low = None if low_attr == math.inf else (
+            smallest if math.isnan(low_attr) or low_attr == -math.inf else math.floor(low_attr) + 1)
+        high = None if high_attr == -math.inf else (
+            largest if math.isnan(high_attr) or high_attr == math.inf else math.ceil(high_attr) - 1)
+        if low is None or high is None or low > high or low > largest or high < smallest:
+            return largest, smallest
+    else:
+        low = smallest if math.isnan(low_attr) or low_attr == -math.inf else (
+            largest if low_attr == math.inf else math.ceil(low_attr))
+        high = largest if math.isnan(high_attr) or high_attr == math.inf else (
+            smallest if high_attr == -math.inf else math.floor(high_attr))
+    return min(max(low, smallest), largest), min(max(high, smallest), largest)
+
+
 def _clip(xs: Sequence[np.ndarray], attrs: dict[str, Any]) -> np.ndarray:
     # min(max(x, Min), Max); NaN becomes Min then stays (fmax/fmin ignore NaN: HLSL max/min, maxNum)
     x = xs[0]
-    low, high = (np.asarray(attrs[name]).astype(np.float64 if _is_float(x) else x.dtype) for name in ("Min", "Max"))
-    return np.fmin(np.fmax(x, low), high) if _is_float(x) else np.minimum(np.maximum(x, low), high)
+    if _is_float(x):
+        low, high = (np.float64(attrs[name]) for name in ("Min", "Max"))
+        return np.fmin(np.fmax(x, low), high)
+    if "MinMaxDataType" in attrs:  # CLIP1: the bounds are of the tensor's own type
+        low, high = (int(attrs[name]) for name in ("Min", "Max"))
+    else:  # CLIP: FLOAT bounds on an integer tensor
+        low, high = integer_bounds("CLIP", attrs, x.dtype)
+    return np.minimum(np.maximum(x, x.dtype.type(low)), x.dtype.type(high))
+
+
+def _threshold(xs: Sequence[np.ndarray], attrs: dict[str, Any]) -> np.ndarray:
+    # max(x, Min); a NaN input stays NaN only if Min is NaN too (fmax)
+    x = xs[0]
+    if _is_float(x):
+        return np.fmax(x, np.float64(attrs["Min"]))
+    return np.maximum(x, x.dtype.type(integer_bounds("THRESHOLD", attrs, x.dtype)[0]))
 
 
 def _clip_grad(xs: Sequence[np.ndarray], attrs: dict[str, Any]) -> np.ndarray:
@@ -110,6 +152,50 @@ def _modulus_floor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.where(adjust, remainder + b, remainder).astype(remainder.dtype)
 
 
+def _mean(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # (a + b) / 2; integers (INT32, UINT32): the exact sum halved and truncated toward zero, as integer DIVIDE
+    # truncates (dmlsim's reading: the doc gives only the formula); never overflows
+    if _is_float(a):
+        return (a + b) / 2
+    total = a.astype(np.int64) + b.astype(np.int64)  # exact for INT32 and UINT32
+    return ((total - np.fmod(total, 2)) // 2).astype(a.dtype)
+
+
+def _integer_power(x: int, e: int, dtype: np.dtype) -> int:
+    """x ** e in the integer type ``dtype``, wrapping; e < 0 is 1 / x^|e| truncated toward zero: 1 for x = 1,
+    (+-1) for x = -1, and 0 otherwise (x = 0 included: dmlsim's choice, as integer DIVIDE by 0 gives 0)."""
+    if e < 0:
+        return (x if e % 2 else 1) if x in (1, -1) else 0
+    bits = 8 * dtype.itemsize
+    value = pow(x, e, 2**bits)
+    return value - 2**bits if np.issubdtype(dtype, np.signedinteger) and value >= 2 ** (bits - 1) else value
+
+
+def _pow(xs: Sequence[np.ndarray], attrs: dict[str, Any]) -> np.ndarray:
+    """x ^ exponent. From DML_FEATURE_LEVEL_3_0 the exponent's type may differ from the input's (dmlsim's
+    reading of the mixed cases, the doc giving none): a FLOAT input takes any exponent as a real number; an
+    integer input with an integer exponent, or a FLOAT exponent holding an integer, is raised exactly in its
+    own type (wrapping, see _integer_power); with a non-integral FLOAT exponent the real power is truncated
+    toward zero and saturated to the type (NaN gives 0, as CAST does)."""
+    x, e = xs
+    if _is_float(x):
+        return np.power(x, np.asarray(e, np.float64))
+    x, e = np.broadcast_arrays(x, e)
+    out = np.empty(x.shape, x.dtype)
+    info = np.iinfo(x.dtype)
+    for index in np.ndindex(x.shape):
+        base, exponent = int(x[index]), e[index]
+        if not _is_float(e):
+            out[index] = _integer_power(base, int(exponent), x.dtype)
+        elif math.isfinite(exponent) and exponent == math.trunc(exponent):
+            out[index] = _integer_power(base, int(min(max(exponent, -2.0**62), 2.0**62)), x.dtype)
+        else:
+            with np.errstate(all="ignore"):
+                real = np.power(np.float64(base), np.float64(exponent))
+            out[index] = 0 if math.isnan(real) else int(min(max(np.trunc(real), float(info.min)), float(info.max)))
+    return out
+
+
 def _shift(a: np.ndarray, b: np.ndarray, left: bool) -> np.ndarray:
     # the shift amount is taken modulo the bit width (as OpenCL and HLSL shifts do); the doc is silent
     bits = 8 * a.dtype.itemsize
@@ -143,7 +229,7 @@ FORMULAS: dict[str, Formula] = {
     "IS_NAN": _unary(lambda x: np.isnan(x).astype(np.uint8)),
     "IS_INFINITY": _is_infinity,
     "CONSTANT_POW": lambda xs, attrs: np.power(xs[0], np.float64(attrs["Exponent"])),   # x ^ Exponent
-    "THRESHOLD": lambda xs, attrs: np.fmax(xs[0], np.float64(attrs["Min"])),            # max(x, Min)
+    "THRESHOLD": _threshold,                                              # max(x, Min)
     "CLIP": _clip, "CLIP1": _clip,
     "CLIP_GRAD": _clip_grad, "CLIP_GRAD1": _clip_grad,
     "ADD": _binary(np.add), "ADD1": _binary(np.add),  # ADD1: FusedActivation(a + b), applied by the template
@@ -152,8 +238,8 @@ FORMULAS: dict[str, Formula] = {
     # max/min ignore a NaN operand (fmax/fmin: HLSL's max/min on D3D hardware); integers exact
     "MAX": _binary(lambda a, b: np.fmax(a, b) if _is_float(a) else np.maximum(a, b)),
     "MIN": _binary(lambda a, b: np.fmin(a, b) if _is_float(a) else np.minimum(a, b)),
-    "MEAN": _binary(lambda a, b: (a + b) / 2),                            # (a + b) / 2
-    "POW": _binary(np.power),                                             # x ^ exponent
+    "MEAN": _binary(_mean),                                               # (a + b) / 2
+    "POW": _pow,                                                          # x ^ exponent
     "ATAN_YX": _binary(np.arctan2),                                       # atan2(y = a, x = b)
     "DIFFERENCE_SQUARE": _binary(lambda a, b: (a - b) * (a - b)),         # (a - b)^2
     "MODULUS_TRUNCATE": _binary(_modulus_truncate),
