@@ -37,7 +37,7 @@ import numpy as np
 from dmlsim.api.directml_schema import FUSED_ACTIVATION_TYPES, OPERATOR_SCHEMAS
 from dmlsim.api.enums import DML_TENSOR_DATA_TYPE
 from dmlsim.api.errors import DMLError
-from dmlsim.api.schema import ATTRIBUTE, INPUT, OUTPUT, desc_fields
+from dmlsim.api.schema import ATTRIBUTE, INPUT, OUTPUT, count_fields, desc_fields
 from dmlsim.api.structs import DML_BUFFER_TENSOR_DESC, DML_OPERATOR_DESC, DML_SCALE_BIAS, DML_TENSOR_DESC
 from dmlsim.api.tensor import NUMPY_DTYPE, DMLCalcBufferTensorSize
 from dmlsim.operators.base import OPERATORS, Operator
@@ -211,6 +211,8 @@ def draw_attribute(rng: np.random.Generator, name: str, kind: Any, rank: int) ->
     if kind == "SCALE_BIAS":
         return None if rng.random() < 0.5 else DML_SCALE_BIAS(float(rng.choice(NICE_FLOATS)),
                                                                 float(rng.choice(NICE_FLOATS)))
+    if kind == "SCALAR_UNION":  # a plain number, read as the type its *DataType field names
+        return int(rng.integers(-3, 4)) if rng.random() < 0.5 else float(rng.choice(NICE_FLOATS))
     if kind == "UINT_ARRAY" and name == "Axes":
         count = int(rng.integers(1, rank + 1))
         return sorted(int(a) for a in rng.choice(rank, count, replace=False))
@@ -280,7 +282,13 @@ def type_signatures(op: Operator) -> tuple[tuple[int, int], ...]:
 def _same_shape_desc(op: Operator, rng: np.random.Generator | None, sizes: list[int], types: dict[str, int], *,
                      safe: bool = False) -> Any:
     values: dict[str, Any] = {}
+    counts = count_fields(op.desc_cls)  # left None: inferred from their arrays
     for row in desc_fields(op.desc_cls):
+        if row.name in counts:
+            continue
+        if row.spec.attr_type is DML_TENSOR_DATA_TYPE:  # a *DataType attribute names the tensors' type
+            values[row.name] = DML_TENSOR_DATA_TYPE(types[OUTPUT])
+            continue
         if row.is_tensor:
             if row.is_array or (row.spec.optional and (rng is None or rng.random() < 0.5)):
                 continue
@@ -290,7 +298,7 @@ def _same_shape_desc(op: Operator, rng: np.random.Generator | None, sizes: list[
         elif safe:
             kind = row.spec.attr_type
             values[row.name] = (next(iter(kind)) if isinstance(kind, type) and issubclass(kind, Enum)
-                                else {"FLOAT": 1.0, "UINT": 0, "INT": 0, "BOOL": False}.get(kind)
+                                else {"FLOAT": 1.0, "UINT": 0, "INT": 0, "BOOL": False, "SCALAR_UNION": 0}.get(kind)
                                 if kind != "UINT_ARRAY" or row.name != "Axes" else [len(sizes) - 1])
         else:
             values[row.name] = draw_attribute(rng, row.name, row.spec.attr_type, len(sizes))
