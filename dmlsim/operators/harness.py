@@ -137,6 +137,23 @@ def finite(scale: float = 1.0) -> Fill:
     return fill
 
 
+def underflow_bound(data_type: int, amplification: Any) -> np.ndarray:
+    """A magnitude to add to an output's ``bound`` so that its ulps cover intermediates that underflow.
+
+    A float operation whose result falls below the smallest normal number errs by up to the compute type's
+    smallest subnormal in absolute terms, not by half an ulp of its size (float32 computes FLOAT16 and FLOAT32,
+    double FLOAT64); a later division by a small denominator (an optimizer's sqrt(V) + ε) or product with a large
+    rate multiplies that error by ``amplification`` (the sum of those factors over the intermediates that may
+    underflow, e.g. (|rate| + 1) / denominator). One ulp of the returned magnitude, in the output's type, is at
+    least that amplified error, so the case's ulps cover it beside the rounding errors of the terms.
+    """
+    subnormal = float(np.finfo(np.float64 if data_type == _T.DML_TENSOR_DATA_TYPE_FLOAT64 else np.float32)
+                      .smallest_subnormal)
+    half_eps = float(np.finfo(NUMPY_DTYPE[data_type]).eps) / 2  # one ulp of v is at least v * eps / 2
+    with np.errstate(all="ignore"):
+        return np.abs(np.asarray(amplification, np.float64)) * (subnormal / half_eps)
+
+
 # --- tensor descs ---------------------------------------------------------------------------------------
 def draw_sizes(rng: np.random.Generator, rank: int, max_elements: int = 96, *, largest: int = 7) -> list[int]:
     """Random sizes of ``rank`` dimensions (each 1..largest), at most ``max_elements`` elements in all."""

@@ -4,8 +4,10 @@ What is drawn: FLOAT32 or FLOAT16, 4-D sizes (the only DimensionCount of feature
 packed (the kernel's vector path), the inputs only packed, or every tensor with its own layout (inputs packed,
 padded, permuted or broadcast; outputs never broadcast; sometimes slack), any
 input sometimes OWNED_BY_DML (TrainingStepTensor too), hyperparameters across their documented range: Beta1 and
-Beta2 in [0, 1) ("should be between 0.0 and 1.0", 0 included), Epsilon 0 to 1e-3 (1e-8 and FLT_EPSILON are
-the doc's typical values), LearningRate of either sign, 0 included. TrainingStepTensor: T = 1, small, large up
+Beta2 in [0, 1) ("should be between 0.0 and 1.0", 0 included), Epsilon 1e-8 to 1e-3 (1e-8 and FLT_EPSILON are
+the doc's typical values; never 0, which defeats its documented purpose, "preventing division by zero": a G²
+that underflows in float32 then gives M/0 where float64 divides tiny by tiny), LearningRate of either sign, 0
+included. TrainingStepTensor: T = 1, small, large up
 to 2^32 - 1, and T = 0 one time in ten (the formula's 0/0 makes X NaN; only a debug device refuses it).
 
 Values: X, M and G adversarial; V (the second moment, β2·V + (1−β2)·G² in every reachable state) is the
@@ -14,7 +16,7 @@ against G² would make sqrt(V) ill-conditioned beyond any rounding bound.
 
 Tolerance (tests/test_adam_numerics.py, whose reasons hold here): 8 ulps of FLOAT32, 1 ulp of FLOAT16, of the
 magnitude bound: the formula run on |X|, |M|, |V|, |G| with −|LearningRate|, so every term adds with one sign
-(tests/adam_support.magnitude_bound's method).
+(tests/adam_support.magnitude_bound's method), plus X's intermediates that underflow (harness.underflow_bound).
 """
 
 from __future__ import annotations
@@ -27,7 +29,16 @@ from dmlsim.api.schema import OUTPUT
 from dmlsim.operators.adam_optimizer import STEP_TYPES
 from dmlsim.operators.adam_optimizer.reference import adam_optimizer
 from dmlsim.operators.base import Operator
-from dmlsim.operators.harness import OWNED_BY_DML, Case, adversarial, draw_sizes, draw_tensor, draw_valid, tensor
+from dmlsim.operators.harness import (
+    OWNED_BY_DML,
+    Case,
+    adversarial,
+    draw_sizes,
+    draw_tensor,
+    draw_valid,
+    tensor,
+    underflow_bound,
+)
 from dmlsim.operators.typed import FLOAT16, FLOAT32
 
 INPUTS = ("InputParametersTensor", "InputFirstMomentTensor", "InputSecondMomentTensor", "GradientTensor")
@@ -57,15 +68,19 @@ def _attempt(op: Operator, rng: np.random.Generator) -> Case:
     hyper = {"LearningRate": float(rng.choice([0.001, 0.1, 1.0, -0.5, 0.0, rng.uniform(-2, 2)])),
              "Beta1": float(rng.choice([0.9, 0.0, 0.5, 0.99, rng.uniform(0, 1)])),
              "Beta2": float(rng.choice([0.999, 0.0, 0.9, 0.9999, rng.uniform(0, 1)])),
-             "Epsilon": float(rng.choice([1e-8, float(np.finfo(np.float32).eps), 0.0, 1e-3]))}
+             "Epsilon": float(rng.choice([1e-8, float(np.finfo(np.float32).eps), 1e-6, 1e-3]))}
     step = int(rng.choice([0, 1, 1, 2, 3, 10, 1000, 2**32 - 1, int(rng.integers(1, 2**20))]))
     stored = {k: np.float32(v) for k, v in hyper.items()}  # the FLOAT values the desc holds
 
     def bound(values: dict[str, Any]) -> dict[str, Any]:
         x, m, v, g = (np.abs(np.asarray(values[name], np.float64)) for name in INPUTS)
         t = int(np.asarray(values["TrainingStepTensor"]).reshape(-1)[0])
-        result = adam_optimizer(x, m, v, g, t, learning_rate=-abs(stored["LearningRate"]), beta1=stored["Beta1"],
-                                beta2=stored["Beta2"], epsilon=stored["Epsilon"])
+        b1, b2, eps = (np.float64(stored[k]) for k in ("Beta1", "Beta2", "Epsilon"))
+        result = list(adam_optimizer(x, m, v, g, t, learning_rate=-abs(stored["LearningRate"]), beta1=b1, beta2=b2,
+                                     epsilon=eps))
+        with np.errstate(all="ignore"):  # M and lr·α·M underflowing before the division by sqrt(V) + ε
+            rate = abs(np.float64(stored["LearningRate"]) * np.sqrt(1 - b2**t) / (1 - b1**t))
+            result[0] += underflow_bound(data_type, (rate + 1) / (np.sqrt(b2 * v + (1 - b2) * g * g) + eps))
         return dict(zip(OUTPUTS, result, strict=True))
 
     fills = {"InputSecondMomentTensor": _magnitude,
