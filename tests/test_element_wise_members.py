@@ -108,6 +108,39 @@ def test_scale_bias_is_applied_before_the_function(device, data_type):
     assert report.ok, report.describe("EXP(0.5x - 1)")
 
 
+# g(x) = x * Scale + Bias is float32 arithmetic (each step rounded, no fma), as the kernels compute it; the function
+# after it can turn one rounding into a whole unit, so the reference must round g(x) the same way. Each case:
+# (member, Scale, Bias, x, FLOAT32 x, expected), worked out by hand:
+#  0.1f * 10 = 0.10000000149 * 10 = 1.0000000149 -> float32 1.0 (the ulp above 1 is 1.2e-7): CEIL 1 (float64: 2);
+#  0.3f * 10 = 3 + 2^-23 exactly, a tie between 3 and 3 + 2^-22 -> 3 (even): CEIL 3 (float64: 4); 1.5 * 10 = 15;
+#  -0.1f * 10 -> -1.0: CEIL -1.
+#  0.7f * 10 = 0.69999998808 * 10 = 6.9999998808 -> 7.0 (the ulp below 7 is 4.8e-7): FLOOR 7 (float64: 6);
+#  -0.3f * 10 = -(3 + 2^-23) -> -3: FLOOR -3 (float64: -4).
+#  1 + f32(1e-8) -> 1 (1e-8 is below half the ulp above 1, 6e-8): CEIL 1 (float64: 2); 2 + 1e-8 -> 2;
+#  -1 + 1e-8 -> -1: CEIL -1 (float64: CEIL(-0.99999999) = -0).
+#  0.1f * -10 + 1 -> -1.0 + 1 = 0: SQRT 0 (float64: SQRT(-1.5e-8) = NaN).
+SCALE_BIAS_ROUNDING = [
+    ("CEIL", 10, 0, [0.1, 0.3, 1.5, -0.1], [1, 3, 15, -1]),
+    ("FLOOR", 10, 0, [0.7, 0.1, -0.3], [7, 1, -3]),
+    ("CEIL", 1, 1e-8, [1, 2, -1], [1, 2, -1]),
+    ("SQRT", -10, 1, [0.1], [0]),
+]
+
+
+@pytest.mark.parametrize("name, scale, bias, x, expected", SCALE_BIAS_ROUNDING,
+                         ids=["ceil-product", "floor-product", "ceil-sum", "sqrt-zero"])
+def test_scale_bias_rounds_to_float32_before_the_function(device, name, scale, bias, x, expected):
+    """Not marked ``formula``: the Oclgrind tier runs it too."""
+    got = unary(device, name, np.array(x, np.float32), ScaleBias=dml.DML_SCALE_BIAS(scale, bias))
+    assert got.tolist() == expected
+
+
+def test_scale_bias_on_float16_is_float32_arithmetic(device):
+    """FLOAT16 is storage: 1 + f32(1e-8) is float32's 1, so CEIL gives 1 (float64 would give 2)."""
+    got = unary(device, "CEIL", np.array([1, -1, 2], np.float16), ScaleBias=dml.DML_SCALE_BIAS(1, 1e-8))
+    assert got.tolist() == [1, -1, 2]
+
+
 @pytest.mark.formula
 def test_round_matches_the_docs_table(device):
     """DML_ROUNDING_MODE's remarks: each mode on -2.5, -1.75, -1.5, -1.25, 0, 1.25, 1.5, 1.75, 2.5."""

@@ -165,9 +165,8 @@ class ElementWise(Operator):
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
         data = [np.asarray(inputs[name]) for name in self.data_inputs]
         if np.issubdtype(data[0].dtype, np.floating):
+            data[0] = apply_scale_bias(data[0], v.attrs.get("ScaleBias"))  # in the kernels' precision
             data = [np.asarray(x, np.float64) for x in data]
-            if "ScaleBias" in v.attrs:
-                data[0] = apply_scale_bias(data[0], v.attrs["ScaleBias"])
         if CONDITION in v.tensors:
             data.insert(0, np.asarray(inputs[CONDITION]))
         with np.errstate(all="ignore"):

@@ -1,7 +1,8 @@
 """Float64 references of the element-wise operators, transcribed from their DirectML doc pages.
 
 Each formula takes the data inputs in desc order (IF: the condition first) and the validated attributes.
-Floating-point inputs arrive as float64 (InputTensor after the optional scale and bias); integer inputs
+Floating-point inputs arrive as float64 (InputTensor after the optional scale and bias, which is computed in
+the kernels' float32 first: apply_scale_bias); integer inputs
 keep their own dtype, so integer results are exact and wrap as the kernels' do. Where a doc page is
 silent, the choice is stated beside the formula (and in the README's decisions).
 """
@@ -20,10 +21,17 @@ Formula = Callable[[Sequence[np.ndarray], dict[str, Any]], np.ndarray]
 
 
 def apply_scale_bias(x: np.ndarray, scale_bias: DML_SCALE_BIAS | None) -> np.ndarray:
-    """g(x) = x * Scale + Bias ("applied to each input element prior to computing this operator")."""
+    """g(x) = x * Scale + Bias ("applied to each input element prior to computing this operator"), in the
+    arithmetic the kernels use: float32 for FLOAT32/FLOAT16 tensors (the product and the sum each rounded to
+    float32, no fma), float64 for FLOAT64. Not float64 throughout: the function after it can be discontinuous,
+    so that one float32 rounding changes the result by a whole unit (CEIL(0.1f * 10) is CEIL(1.0) = 1 in
+    float32, CEIL(1.0000000149) = 2 in float64; FLOOR(0.7f * 10): 7 against 6; SQRT of a g(x) of 0 against a
+    tiny negative: 0 against NaN)."""
     if scale_bias is None:
         return x
-    return x * np.float64(scale_bias.Scale) + np.float64(scale_bias.Bias)
+    compute = np.float64 if x.dtype == np.float64 else np.float32
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.asarray(x, compute) * compute(scale_bias.Scale) + compute(scale_bias.Bias)
 
 
 def _is_float(x: np.ndarray) -> bool:
