@@ -9,6 +9,11 @@ checks, before and after pytest, that every ``dmlsim`` module and the kernel fol
 from the scratch copy: an editable install elsewhere could otherwise supply the unmutated code (the
 kernel headers of ``dmlsim.cl_kernels`` in particular) and every mutant would survive.
 
+A mutant runs on the first usable OpenCL ICD that is not a simulator (or ``$OCL_ICD_VENDORS``), as the
+whole-suite run of tests/matrix.py; one marked ``adapter: oclgrind`` (a bug only Oclgrind shows, such as its
+own float-to-integer conversions) runs on Oclgrind's ICD with ``DMLSIM_TEST_ADAPTERS=oclgrind`` and
+``DMLSIM_REQUIRE_OCLGRIND=1``, as the matrix's Oclgrind tier (``error`` when no Oclgrind ICD is installed).
+
 Outcomes: ``killed`` (pytest failed), ``survived`` (it passed), ``stale`` (a snippet no longer
 matches exactly once), ``timeout``, ``error`` (pytest could not run: collection error, no tests, the
 scratch-import check failed). Before any mutant runs, each distinct selection runs once unmutated and
@@ -86,6 +91,7 @@ class Mutant:
     edits: list[Edit]
     tests: tuple[str, ...]
     timeout: float | None = None
+    oclgrind: bool = False  # ``adapter: oclgrind``: run on Oclgrind's ICD (the module docstring)
 
 
 @dataclass
@@ -129,7 +135,10 @@ def load_table(path: Path = TABLE) -> list[Mutant]:
             edits.append(Edit(str(e["file"]), str(e["old"]), str(e["new"])))
         tests = entry["tests"]
         tests = tuple(shlex.split(tests) if isinstance(tests, str) else (str(t) for t in tests))
-        mutants.append(Mutant(name, str(entry["reason"]), edits, tests, entry.get("timeout")))
+        adapter = entry.get("adapter")
+        if adapter not in (None, "oclgrind"):
+            raise TableError(f"{where} ({name}): adapter must be oclgrind when given, not {adapter!r}")
+        mutants.append(Mutant(name, str(entry["reason"]), edits, tests, entry.get("timeout"), adapter == "oclgrind"))
     return mutants
 
 
@@ -171,21 +180,33 @@ def apply_edits(copy: Path, mutant: Mutant) -> None:
         path.write_text(text.replace(edit.old, edit.new))
 
 
-def child_env(copy: Path, icd: str | None) -> dict[str, str]:
+@dataclass(frozen=True)
+class Target:
+    """The OpenCL ICD a selection runs on, and whether it is Oclgrind's (its tier's variables are then set)."""
+
+    icd: str | None
+    oclgrind: bool = False
+
+
+def child_env(copy: Path, target: Target) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(copy), *filter(None, [env.get("PYTHONPATH")])])
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.pop("DMLSIM_LAUNCH_SHAPE", None)  # tests set it themselves where they need a shape
-    if icd:
-        env["OCL_ICD_VENDORS"] = icd
+    if target.icd:
+        env["OCL_ICD_VENDORS"] = target.icd
+    if target.oclgrind:
+        env.update({"DMLSIM_TEST_ADAPTERS": "oclgrind", "DMLSIM_REQUIRE_OCLGRIND": "1"})
     return env
 
 
-def run_selection(copy: Path, tests: tuple[str, ...], timeout: float, icd: str | None) -> tuple[str, float, str]:
+def run_selection(copy: Path, tests: tuple[str, ...], timeout: float, target: Target) -> tuple[str, float, str]:
     """('passed' | 'failed' | 'timeout' | 'error: ...', seconds, output) of one pytest run in ``copy``."""
     command = [sys.executable, "-c", GUARD, *PYTEST_ARGS, *tests]
     start = time.monotonic()
-    process = subprocess.Popen(command, cwd=copy, env=child_env(copy, icd), stdout=subprocess.PIPE,
+    if target.oclgrind and not target.icd:
+        return "error: no Oclgrind ICD is installed (`pip install 'dmlsim[oclgrind]'`)", 0.0, ""
+    process = subprocess.Popen(command, cwd=copy, env=child_env(copy, target), stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
         output, _ = process.communicate(timeout=timeout)
@@ -207,12 +228,12 @@ def run_selection(copy: Path, tests: tuple[str, ...], timeout: float, icd: str |
     return f"error: pytest exit {code} ({meaning.get(code, 'unknown')})", seconds, output
 
 
-def run_mutant(base: Path, scratch: Path, mutant: Mutant, timeout: float, icd: str | None) -> Outcome:
+def run_mutant(base: Path, scratch: Path, mutant: Mutant, timeout: float, target: Target) -> Outcome:
     copy = scratch / f"m-{mutant.name}"
     shutil.copytree(base, copy, symlinks=True)
     try:
         apply_edits(copy, mutant)
-        status, seconds, output = run_selection(copy, mutant.tests, mutant.timeout or timeout, icd)
+        status, seconds, output = run_selection(copy, mutant.tests, mutant.timeout or timeout, target)
     finally:
         shutil.rmtree(copy, ignore_errors=True)
     killed = "killed" if status.startswith("failed") else "error"
@@ -220,18 +241,20 @@ def run_mutant(base: Path, scratch: Path, mutant: Mutant, timeout: float, icd: s
     return Outcome(mutant.name, result, seconds, "" if status in ("failed", "passed") else status, output)
 
 
-def choose_icd() -> str | None:
+def choose_icd(simulator: bool = False) -> str | None:
     """The OpenCL ICD the runs see: ``$OCL_ICD_VENDORS`` if set, else the first usable one (as tests/matrix.py
-    picks for its whole-suite run; two PoCL builds in one process conflict)."""
-    if os.environ.get("OCL_ICD_VENDORS"):
+    picks for its whole-suite run; two PoCL builds in one process conflict). ``simulator``: the first usable
+    simulator (Oclgrind) among every installed ICD instead, whatever ``$OCL_ICD_VENDORS`` says."""
+    if os.environ.get("OCL_ICD_VENDORS") and not simulator:
         return os.environ["OCL_ICD_VENDORS"]
     sys.path.insert(0, str(ROOT))
     os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
     from dmlsim.backends.opencl.icd import icd_files, probe_icd
 
-    for path in icd_files():
+    environ = {key: value for key, value in os.environ.items() if key != "OCL_ICD_VENDORS"} if simulator else None
+    for path in icd_files(environ):
         report = probe_icd(path)
-        if report.usable and not report.simulator:
+        if report.usable and report.simulator == simulator:
             return str(path)
     return None
 
@@ -258,7 +281,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         for m in mutants:
             files = ", ".join(sorted({e.file for e in m.edits}))
-            print(f"{m.name}\n    models: {m.reason}\n    edits:  {files}\n    tests:  {shlex.join(m.tests)}")
+            on = " (on Oclgrind)" if m.oclgrind else ""
+            print(f"{m.name}\n    models: {m.reason}\n    edits:  {files}\n    tests:  {shlex.join(m.tests)}{on}")
         print(f"{len(mutants)} mutants")
         return 0
     only = {name for item in args.only for name in item.split(",") if name}
@@ -271,7 +295,11 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.monotonic()
     icd = choose_icd()
-    print(f"mutants: {len(mutants)} mutant(s), {args.jobs} job(s), OCL_ICD_VENDORS={icd or '(unset)'}", flush=True)
+    targets = {False: Target(icd), True: Target(choose_icd(simulator=True) if any(m.oclgrind for m in mutants)
+                                                 else None, oclgrind=True)}
+    print(f"mutants: {len(mutants)} mutant(s), {args.jobs} job(s), OCL_ICD_VENDORS={icd or '(unset)'}"
+          + (f" (adapter: oclgrind ones: {targets[True].icd or 'no Oclgrind ICD'})"
+             if any(m.oclgrind for m in mutants) else ""), flush=True)
     outcomes: dict[str, Outcome] = {}
     with tempfile.TemporaryDirectory(prefix="dmlsim-mutants-") as tmp:
         scratch = Path(tmp)
@@ -285,19 +313,20 @@ def main(argv: list[str] | None = None) -> int:
                 runnable.append(m)
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             # every distinct selection must pass unmutated first
-            selections = sorted({m.tests for m in runnable})
-            baseline = dict(zip(selections, pool.map(lambda s: run_selection(base, s, args.timeout, icd), selections),
-                                strict=True))
+            selections = sorted({(m.tests, m.oclgrind) for m in runnable})
+            baseline = dict(zip(selections, pool.map(
+                lambda s: run_selection(base, s[0], args.timeout, targets[s[1]]), selections), strict=True))
             broken = {s for s, (status, _, _) in baseline.items() if status != "passed"}
             for s in sorted(broken):
                 status, seconds, output = baseline[s]
-                print(f"\nmutants: selection `{shlex.join(s)}` does not pass unmutated ({status}, {seconds:.1f} s):\n"
-                      f"{tail(output)}", flush=True)
+                on = " on Oclgrind" if s[1] else ""
+                print(f"\nmutants: selection `{shlex.join(s[0])}`{on} does not pass unmutated ({status}, "
+                      f"{seconds:.1f} s):\n{tail(output)}", flush=True)
             for m in runnable:
-                if m.tests in broken:
-                    outcomes[m.name] = Outcome(m.name, "broken-selection", detail=baseline[m.tests][0])
-            to_run = [m for m in runnable if m.tests not in broken]
-            for outcome in pool.map(lambda m: run_mutant(base, scratch, m, args.timeout, icd), to_run):
+                if (m.tests, m.oclgrind) in broken:
+                    outcomes[m.name] = Outcome(m.name, "broken-selection", detail=baseline[(m.tests, m.oclgrind)][0])
+            to_run = [m for m in runnable if (m.tests, m.oclgrind) not in broken]
+            for outcome in pool.map(lambda m: run_mutant(base, scratch, m, args.timeout, targets[m.oclgrind]), to_run):
                 outcomes[outcome.name] = outcome
                 print(f"  {outcome.result:<9} {outcome.seconds:6.1f} s  {outcome.name}", flush=True)
 
