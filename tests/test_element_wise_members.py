@@ -374,6 +374,27 @@ def test_member_rules(ref_device):
     refused(op("ABS", InputTensor=i32, OutputTensor=i32, ScaleBias=dml.DML_SCALE_BIAS(1, 1)), "ScaleBias must be null")
 
 
+def test_add1_sums_in_float32_before_a_discontinuous_activation(device):
+    """ADD1's a + b is float32 arithmetic and its FusedActivation sees that sum, on every device: with
+    THRESHOLDED_RELU (Alpha 1), 1 + f32(1e-8) is 1.0 in float32 (1e-8 is below half the ulp above 1, 6e-8), not
+    above 1: 0 (a float64 sum, 1.00000001, would pass 1.0); 1 + f32(2e-7) = 1.0000002 rounds to 1 + 2^-22 (the
+    nearer float), kept; 2 - 1e-8 -> 2.0; 0.5 + 0.5 = 1, not above: 0. With SHRINK (Bias 0.5, Threshold 1):
+    -1 - 1e-8 -> -1.0, not below -1: 0 (float64: -0.5); -3 + 0 -> -3 + 0.5 = -2.5. Not marked ``formula``."""
+    t = tensor(F32, [4])
+    thresholded = dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ACTIVATION_THRESHOLDED_RELU,
+                                        dml.DML_ACTIVATION_THRESHOLDED_RELU_OPERATOR_DESC(None, None, 1.0))
+    got = run(device, op("ADD1", ATensor=t, BTensor=t, OutputTensor=t, FusedActivation=thresholded),
+              {"ATensor": np.array([1, 1, 2, 0.5], np.float32),
+               "BTensor": np.array([1e-8, 2e-7, -1e-8, 0.5], np.float32)})["OutputTensor"]
+    assert got.tolist() == [0, 1 + 2.0 ** -22, 2, 0]
+    shrink = dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ACTIVATION_SHRINK,
+                                   dml.DML_ACTIVATION_SHRINK_OPERATOR_DESC(None, None, 0.5, 1.0))
+    got = run(device, op("ADD1", ATensor=t, BTensor=t, OutputTensor=t, FusedActivation=shrink),
+              {"ATensor": np.array([-1, -3, 1, 0], np.float32),
+               "BTensor": np.array([-1e-8, 0, 1e-8, 0], np.float32)})["OutputTensor"]
+    assert got.tolist() == [0, -2.5, 0, 0]
+
+
 @pytest.mark.formula
 def test_add1_applies_its_fused_activation(device):
     """ADD1: FusedActivation(a + b). DxDispatch's dml_element_wise_add1 sample: ELU with Alpha 0.5 on
