@@ -108,6 +108,39 @@ def test_scale_bias_is_applied_before_the_function(device, data_type):
     assert report.ok, report.describe("EXP(0.5x - 1)")
 
 
+# g(x) = x * Scale + Bias is float32 arithmetic (each step rounded, no fma), as the kernels compute it; the function
+# after it can turn one rounding into a whole unit, so the reference must round g(x) the same way. Each case:
+# (member, Scale, Bias, x, FLOAT32 x, expected), worked out by hand:
+#  0.1f * 10 = 0.10000000149 * 10 = 1.0000000149 -> float32 1.0 (the ulp above 1 is 1.2e-7): CEIL 1 (float64: 2);
+#  0.3f * 10 = 3 + 2^-23 exactly, a tie between 3 and 3 + 2^-22 -> 3 (even): CEIL 3 (float64: 4); 1.5 * 10 = 15;
+#  -0.1f * 10 -> -1.0: CEIL -1.
+#  0.7f * 10 = 0.69999998808 * 10 = 6.9999998808 -> 7.0 (the ulp below 7 is 4.8e-7): FLOOR 7 (float64: 6);
+#  -0.3f * 10 = -(3 + 2^-23) -> -3: FLOOR -3 (float64: -4).
+#  1 + f32(1e-8) -> 1 (1e-8 is below half the ulp above 1, 6e-8): CEIL 1 (float64: 2); 2 + 1e-8 -> 2;
+#  -1 + 1e-8 -> -1: CEIL -1 (float64: CEIL(-0.99999999) = -0).
+#  0.1f * -10 + 1 -> -1.0 + 1 = 0: SQRT 0 (float64: SQRT(-1.5e-8) = NaN).
+SCALE_BIAS_ROUNDING = [
+    ("CEIL", 10, 0, [0.1, 0.3, 1.5, -0.1], [1, 3, 15, -1]),
+    ("FLOOR", 10, 0, [0.7, 0.1, -0.3], [7, 1, -3]),
+    ("CEIL", 1, 1e-8, [1, 2, -1], [1, 2, -1]),
+    ("SQRT", -10, 1, [0.1], [0]),
+]
+
+
+@pytest.mark.parametrize("name, scale, bias, x, expected", SCALE_BIAS_ROUNDING,
+                         ids=["ceil-product", "floor-product", "ceil-sum", "sqrt-zero"])
+def test_scale_bias_rounds_to_float32_before_the_function(device, name, scale, bias, x, expected):
+    """Not marked ``formula``: the Oclgrind tier runs it too."""
+    got = unary(device, name, np.array(x, np.float32), ScaleBias=dml.DML_SCALE_BIAS(scale, bias))
+    assert got.tolist() == expected
+
+
+def test_scale_bias_on_float16_is_float32_arithmetic(device):
+    """FLOAT16 is storage: 1 + f32(1e-8) is float32's 1, so CEIL gives 1 (float64 would give 2)."""
+    got = unary(device, "CEIL", np.array([1, -1, 2], np.float16), ScaleBias=dml.DML_SCALE_BIAS(1, 1e-8))
+    assert got.tolist() == [1, -1, 2]
+
+
 @pytest.mark.formula
 def test_scale_bias_rounds_as_float32(device):
     """g(x) = x * Scale + Bias is computed in float32 (one rounding after each operation), as DirectML computes
@@ -354,6 +387,27 @@ def test_member_rules(ref_device):
     refused(op("BIT_SHIFT_LEFT", ATensor=i32, BTensor=i32, OutputTensor=i32),
             "supported: UINT64, UINT32, UINT16, UINT8")
     refused(op("ABS", InputTensor=i32, OutputTensor=i32, ScaleBias=dml.DML_SCALE_BIAS(1, 1)), "ScaleBias must be null")
+
+
+def test_add1_sums_in_float32_before_a_discontinuous_activation(device):
+    """ADD1's a + b is float32 arithmetic and its FusedActivation sees that sum, on every device: with
+    THRESHOLDED_RELU (Alpha 1), 1 + f32(1e-8) is 1.0 in float32 (1e-8 is below half the ulp above 1, 6e-8), not
+    above 1: 0 (a float64 sum, 1.00000001, would pass 1.0); 1 + f32(2e-7) = 1.0000002 rounds to 1 + 2^-22 (the
+    nearer float), kept; 2 - 1e-8 -> 2.0; 0.5 + 0.5 = 1, not above: 0. With SHRINK (Bias 0.5, Threshold 1):
+    -1 - 1e-8 -> -1.0, not below -1: 0 (float64: -0.5); -3 + 0 -> -3 + 0.5 = -2.5. Not marked ``formula``."""
+    t = tensor(F32, [4])
+    thresholded = dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ACTIVATION_THRESHOLDED_RELU,
+                                        dml.DML_ACTIVATION_THRESHOLDED_RELU_OPERATOR_DESC(None, None, 1.0))
+    got = run(device, op("ADD1", ATensor=t, BTensor=t, OutputTensor=t, FusedActivation=thresholded),
+              {"ATensor": np.array([1, 1, 2, 0.5], np.float32),
+               "BTensor": np.array([1e-8, 2e-7, -1e-8, 0.5], np.float32)})["OutputTensor"]
+    assert got.tolist() == [0, 1 + 2.0 ** -22, 2, 0]
+    shrink = dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ACTIVATION_SHRINK,
+                                   dml.DML_ACTIVATION_SHRINK_OPERATOR_DESC(None, None, 0.5, 1.0))
+    got = run(device, op("ADD1", ATensor=t, BTensor=t, OutputTensor=t, FusedActivation=shrink),
+              {"ATensor": np.array([-1, -3, 1, 0], np.float32),
+               "BTensor": np.array([-1e-8, 0, 1e-8, 0], np.float32)})["OutputTensor"]
+    assert got.tolist() == [0, -2.5, 0, 0]
 
 
 @pytest.mark.formula

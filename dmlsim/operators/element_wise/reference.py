@@ -136,6 +136,15 @@ def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(b == 0, np.zeros((), a.dtype), quotient)
 
 
+def _add1(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # a + b rounded to float32 for FLOAT32/FLOAT16 tensors (float64 copies of float32 values arrive), as the
+    # kernels add: ADD1's FusedActivation may be discontinuous (THRESHOLDED_RELU: x > Alpha ? x : 0; SHRINK), so
+    # a float64 sum could land on the other side of its threshold (1 + 1e-8 is 1 in float32, not above Alpha = 1)
+    if _is_float(a):
+        return (a.astype(np.float32) + b.astype(np.float32)).astype(np.float64)
+    return np.add(a, b)
+
+
 def _modulus_truncate(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     # a - b * trunc(a / b): the sign of the dividend (C fmod, %)
     safe = b if _is_float(a) else np.where(b == 0, np.ones((), b.dtype), b)
@@ -232,7 +241,7 @@ FORMULAS: dict[str, Formula] = {
     "THRESHOLD": _threshold,                                              # max(x, Min)
     "CLIP": _clip, "CLIP1": _clip,
     "CLIP_GRAD": _clip_grad, "CLIP_GRAD1": _clip_grad,
-    "ADD": _binary(np.add), "ADD1": _binary(np.add),  # ADD1: FusedActivation(a + b), applied by the template
+    "ADD": _binary(np.add), "ADD1": _binary(_add1),  # ADD1: FusedActivation(a + b), applied by the template
     "SUBTRACT": _binary(np.subtract), "MULTIPLY": _binary(np.multiply),
     "DIVIDE": _binary(_divide),
     # max/min ignore a NaN operand (fmax/fmin: HLSL's max/min on D3D hardware); integers exact
