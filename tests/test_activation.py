@@ -27,7 +27,9 @@ from dmlsim.quick import run_operator
 _T = dml.DML_TENSOR_DATA_TYPE
 F32, F16 = _T.DML_TENSOR_DATA_TYPE_FLOAT32, _T.DML_TENSOR_DATA_TYPE_FLOAT16
 NUMPY = {F32: np.float32, F16: np.float16, _T.DML_TENSOR_DATA_TYPE_INT32: np.int32,
-         _T.DML_TENSOR_DATA_TYPE_INT16: np.int16, _T.DML_TENSOR_DATA_TYPE_INT8: np.int8}
+         _T.DML_TENSOR_DATA_TYPE_INT16: np.int16, _T.DML_TENSOR_DATA_TYPE_INT8: np.int8,
+         _T.DML_TENSOR_DATA_TYPE_UINT32: np.uint32, _T.DML_TENSOR_DATA_TYPE_UINT16: np.uint16,
+         _T.DML_TENSOR_DATA_TYPE_UINT8: np.uint8}
 HEADER = Path(dml.__file__).parent / "cl_kernels" / "activations.h"
 
 
@@ -214,6 +216,50 @@ def test_relu_grad_passes_dy_where_the_input_is_positive(device):
     np.testing.assert_array_equal(got["OutputGradientTensor"].ravel(), [0, 0, 0, -4.0, -0.25, 6.0, 0, -8.0])
 
 
+@pytest.mark.parametrize("data_type", [_T.DML_TENSOR_DATA_TYPE_INT32, _T.DML_TENSOR_DATA_TYPE_INT16,
+                                       _T.DML_TENSOR_DATA_TYPE_INT8], ids=["INT32", "INT16", "INT8"])
+def test_relu_grad_on_integers(device, data_type):
+    """RELU_GRAD INT32/INT16/INT8 (DML_FEATURE_LEVEL_5_1): dY where X > 0, in the integer type."""
+    info = np.iinfo(NUMPY[data_type])
+    x = np.array([info.min, -1, 0, 1, info.max], NUMPY[data_type])
+    dy = np.array([10, 20, 30, info.min, -40], NUMPY[data_type])
+    desc = dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ACTIVATION_RELU_GRAD, dml.DML_ACTIVATION_RELU_GRAD_OPERATOR_DESC(
+        *[tensor(data_type, [5])] * 3))
+    got = run_operator(device, desc, {"InputTensor": x, "InputGradientTensor": dy})["OutputGradientTensor"]
+    np.testing.assert_array_equal(got, np.array([0, 0, 0, info.min, -40], NUMPY[data_type]))
+
+
+SHRINK_INTEGER_CASES = {  # (data type, x, Bias, Threshold, expected): worked out by hand
+    # x > 2.5: x + 50.5, x < -2.5: x - 50.5, each truncated toward zero and saturated to INT8
+    "INT8": (_T.DML_TENSOR_DATA_TYPE_INT8, [-128, -100, -3, -2, 0, 2, 3, 100, 127], -50.5, 2.5,
+             [-128, -128, -53, 0, 0, 0, 53, 127, 127]),
+    # x > 1: x - 0.75 (5 - 10 saturates to 0); nothing is below -1
+    "UINT8": (_T.DML_TENSOR_DATA_TYPE_UINT8, [0, 1, 2, 200, 255], 0.75, 1.0, [0, 0, 1, 199, 254]),
+    "UINT16": (_T.DML_TENSOR_DATA_TYPE_UINT16, [5, 11, 65535], 10.0, 1.0, [0, 1, 65525]),
+    # exact beyond float32: 2^24 + 1 - 0.5 = 16777216.5 -> 16777216; -2^31 + 0.5 -> -2147483647
+    "INT32": (_T.DML_TENSOR_DATA_TYPE_INT32, [2**31 - 1, -(2**31), 16777217, 0], 0.5, 0.0,
+              [2**31 - 2, -(2**31) + 1, 16777216, 0]),
+    # Threshold -1: x > -1 takes x - Bias first (0 - 1.25 -> -1, 3 - 1.25 -> 1); -2 and -1 are below 1 and
+    # take x + Bias (-0.75 and 0.25 -> 0)
+    "INT16": (_T.DML_TENSOR_DATA_TYPE_INT16, [-2, -1, 0, 3], 1.25, -1.0, [0, 0, -1, 1]),
+    # a NaN Bias: x - NaN is NaN, which converts to 0
+    "UINT32": (_T.DML_TENSOR_DATA_TYPE_UINT32, [0, 7, 2**32 - 1], math.nan, 0.5, [0, 0, 0]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SHRINK_INTEGER_CASES))
+def test_shrink_on_integers(device, case):
+    """SHRINK on 8-32-bit integers (DML_FEATURE_LEVEL_5_1). The doc gives no integer rule for the FLOAT Bias
+    and Threshold; dmlsim compares and subtracts as real numbers and converts as CAST does (toward zero,
+    saturating, NaN to 0)."""
+    data_type, x, bias, threshold, expected = SHRINK_INTEGER_CASES[case]
+    x = np.array(x, NUMPY[data_type])
+    got = run_operator(device, activation("SHRINK", tensor(data_type, [len(x)]), Bias=bias, Threshold=threshold),
+                       {"InputTensor": x})["OutputTensor"]
+    assert got.dtype == NUMPY[data_type]
+    np.testing.assert_array_equal(got, np.array(expected, NUMPY[data_type]))
+
+
 # --- the softmax family --------------------------------------------------------------------------------
 DOC_INPUT = np.array([[[12, 0], [-101, 11]], [[3, 234], [0, -101]]], np.float32)  # the doc pages' example
 
@@ -341,8 +387,15 @@ def test_validation(ref_device):
     assert "Steepness 0.5 must not be less than 1" in _refusal(
         ref_device, activation("SOFTPLUS", tensor(F32, [4]), Steepness=0.5))
     assert "InputTensor.DimensionCount" in _refusal(ref_device, activation("RELU", tensor(F32, [1] * 9)))
-    message = _refusal(ref_device, activation("SHRINK", tensor(int32, [4]), Bias=0.0, Threshold=0.5), dml.E_NOTIMPL)
-    assert "INT32 is allowed by DirectML but not implemented" in message
+    # the types of the tables at DML_FEATURE_LEVEL_6_2 and no more
+    assert "InputTensor.DataType UINT32 is not supported by DML_OPERATOR_ACTIVATION_RELU_GRAD (supported: FLOAT32, " \
+           "FLOAT16, INT32, INT16, INT8)" in _refusal(ref_device, dml.DML_OPERATOR_DESC(
+               dml.DML_OPERATOR_ACTIVATION_RELU_GRAD, dml.DML_ACTIVATION_RELU_GRAD_OPERATOR_DESC(
+                   *[tensor(_T.DML_TENSOR_DATA_TYPE_UINT32, [4])] * 3)))
+    assert "InputTensor.DataType INT64 is not supported by DML_OPERATOR_ACTIVATION_SHRINK" in _refusal(
+        ref_device, activation("SHRINK", tensor(_T.DML_TENSOR_DATA_TYPE_INT64, [4]), Bias=0.0, Threshold=0.5))
+    assert "InputTensor.DataType UINT8 is not supported by DML_OPERATOR_ACTIVATION_RELU" in _refusal(
+        ref_device, activation("RELU", tensor(_T.DML_TENSOR_DATA_TYPE_UINT8, [4])))
     grad = dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ACTIVATION_RELU_GRAD, dml.DML_ACTIVATION_RELU_GRAD_OPERATOR_DESC(
         tensor(F32, [4]), tensor(F32, [5]), tensor(F32, [4])))
     assert "InputGradientTensor.Sizes [5] must equal InputTensor.Sizes [4]" in _refusal(ref_device, grad)

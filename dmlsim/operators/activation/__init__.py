@@ -10,10 +10,13 @@
   require an effective rank of at most 2) and their ``1`` versions along ``Axes``.
 
 Every member uses DirectML's generated desc; the template adds the doc pages' rules: the tensors share
-DataType, DimensionCount and Sizes, the data types of the page's newest tensor-support table, and the
-attribute rules (SOFTPLUS Steepness >= 1; Axes in range, unique). Tensors have 1 to 8 dimensions and
-any DML strides (stride 0 broadcasts an input); in-place follows the generated schema's eligibility.
-FLOAT16 is storage: computed in float32, stored rounded to nearest even.
+DataType, DimensionCount and Sizes, the data types of the page's tensor-support table at
+DML_FEATURE_LEVEL_6_2 (the level dmlsim reports), and the attribute rules (SOFTPLUS Steepness >= 1; Axes
+in range, unique). Tensors have 1 to 8 dimensions and any DML strides (stride 0 broadcasts an input);
+in-place follows the generated schema's eligibility. FLOAT16 is storage: computed in float32, stored
+rounded to nearest even. RELU, PARAMETERIZED_RELU and RELU_GRAD compute integers in their own type;
+SHRINK on integers computes x - Bias / x + Bias exactly and converts as CAST does (see
+:func:`.reference.shrink_integer`).
 """
 
 from __future__ import annotations
@@ -27,7 +30,14 @@ from dmlsim.api.enums import DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE
 from dmlsim.api.errors import E_NOTIMPL, DMLError, Problems
 from dmlsim.api.tensor import data_type_name
 from dmlsim.operators.activation.fused import PREFIX, fused_defines
-from dmlsim.operators.activation.reference import AXES_FORMULAS, FORMULAS, parameterized_relu, relu_grad
+from dmlsim.operators.activation.reference import (
+    AXES_FORMULAS,
+    FORMULAS,
+    parameterized_relu,
+    relu_grad,
+    shrink_integer,
+    shrink_integer_constants,
+)
 from dmlsim.operators.base import Operator, ValidatedDesc, add_operator, require_same
 from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, TensorArg, Vector
 
@@ -40,12 +50,16 @@ UNSIGNED = (_T.DML_TENSOR_DATA_TYPE_UINT32, _T.DML_TENSOR_DATA_TYPE_UINT16, _T.D
 STORAGE = {_T.DML_TENSOR_DATA_TYPE_FLOAT32: {}, _T.DML_TENSOR_DATA_TYPE_FLOAT16: {"STORE_HALF": True},
            _T.DML_TENSOR_DATA_TYPE_INT32: {"STORE_INTEGER": "int"},
            _T.DML_TENSOR_DATA_TYPE_INT16: {"STORE_INTEGER": "short"},
-           _T.DML_TENSOR_DATA_TYPE_INT8: {"STORE_INTEGER": "char"}}
-# Data types of each doc page's newest tensor-support table, where they are more than FLOAT32/FLOAT16.
-DATA_TYPES = {"RELU": (*FLOATS, *SIGNED), "PARAMETERIZED_RELU": (*FLOATS, *SIGNED)}
-# Allowed by the doc page, not computed by dmlsim (refused with E_NOTIMPL, saying why).
-NOT_IMPLEMENTED_TYPES = {"SHRINK": ((*SIGNED, *UNSIGNED), "the doc does not say how x - Bias and x + Bias "
-                                                          "(Bias is a FLOAT) are rounded back to an integer")}
+           _T.DML_TENSOR_DATA_TYPE_INT8: {"STORE_INTEGER": "char"},
+           _T.DML_TENSOR_DATA_TYPE_UINT32: {"STORE_INTEGER": "uint"},
+           _T.DML_TENSOR_DATA_TYPE_UINT16: {"STORE_INTEGER": "ushort"},
+           _T.DML_TENSOR_DATA_TYPE_UINT8: {"STORE_INTEGER": "uchar"}}
+# Data types of each doc page's tensor-support table at DML_FEATURE_LEVEL_6_2 (the 5_1 rows), where they are
+# more than FLOAT32/FLOAT16.
+DATA_TYPES = {"RELU": (*FLOATS, *SIGNED), "PARAMETERIZED_RELU": (*FLOATS, *SIGNED), "RELU_GRAD": (*FLOATS, *SIGNED),
+              "SHRINK": (*FLOATS, *SIGNED, *UNSIGNED)}
+# Allowed by the doc page, not computed by dmlsim (refused with E_NOTIMPL, saying why): none at present.
+NOT_IMPLEMENTED_TYPES: dict[str, tuple[tuple[int, ...], str]] = {}
 
 
 def _desc_class(op_type: int) -> type:
@@ -106,9 +120,16 @@ class ElementWiseActivation(Activation):
                          "(DML_ACTIVATION_SOFTPLUS_OPERATOR_DESC)")
 
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
-        return {OUT: FORMULAS[self.member].apply(inputs[IN], v.attrs)}
+        x = np.asarray(inputs[IN])
+        if self.member == "SHRINK" and np.issubdtype(x.dtype, np.integer):
+            return {OUT: shrink_integer(x, v.attrs["Bias"], v.attrs["Threshold"])}
+        return {OUT: FORMULAS[self.member].apply(x, v.attrs)}
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        if self.member == "SHRINK" and v.layout(IN).data_type not in FLOATS:
+            constants = shrink_integer_constants(v.attrs["Bias"], v.attrs["Threshold"])
+            return [self.launch(v, bound, {"SHRINK_INTEGER": True,
+                                           **{f"SHRINK_{k.upper()}": f"({n}L)" for k, n in constants.items()}})]
         return [self.launch(v, bound, fused_defines(v))]
 
 
@@ -122,10 +143,10 @@ class TwoInputActivation(Activation):
 
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
         x, other = inputs[IN], inputs[self.tensors[1]]
-        if np.issubdtype(x.dtype, np.integer):  # integer PARAMETERIZED_RELU: in the type itself, wrapping
-            with np.errstate(over="ignore"):
-                return {self.tensors[2]: parameterized_relu(x, other).astype(x.dtype)}
         formula = parameterized_relu if self.member == "PARAMETERIZED_RELU" else relu_grad
+        if np.issubdtype(x.dtype, np.integer):  # integers: in the type itself (PARAMETERIZED_RELU wraps)
+            with np.errstate(over="ignore"):
+                return {self.tensors[2]: formula(x, other).astype(x.dtype)}
         return {self.tensors[2]: formula(np.asarray(x, np.float64), np.asarray(other, np.float64))}
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:

@@ -1,12 +1,40 @@
 /* DirectML's element-wise activations: one work-item per element, any DML strides of up to 8
  * dimensions (stride 0 broadcasts an input), computed in real_t (float for FLOAT32/FLOAT16 storage, the
- * integer type itself for RELU / PARAMETERIZED_RELU on integers: cl_kernels/dmlsim.h). The formulas are
- * those of cl_kernels/activations.h; activation_unary is the fused-activation machinery itself: the
+ * integer type itself for RELU / PARAMETERIZED_RELU / RELU_GRAD / SHRINK on integers: cl_kernels/dmlsim.h).
+ * The formulas are those of cl_kernels/activations.h; activation_unary is the fused-activation machinery itself: the
  * build's -DFUSED_<NAME> and -DFUSED_<PARAM> defines select f (no define: the identity).
  * Each element is read before it is written and no pointer is restrict: an output may alias an input.
  */
 #include "dmlsim.h"
 #include "activations.h"
+
+#ifdef SHRINK_INTEGER
+/* SHRINK on an integer tensor (dmlsim's reading, see activation/reference.py's shrink_integer): x - Bias if
+ * x > Threshold, x + Bias if x < -Threshold, else 0, computed exactly and converted as CAST converts a float
+ * (toward zero, saturated; a NaN Bias gives 0). The -DSHRINK_* constants are integers: x > Threshold is
+ * x > SHRINK_ABOVE (floor(Threshold)), x < -Threshold is x < SHRINK_BELOW; with b = floor(Bias) and f its
+ * fraction, x - Bias = n - f for n = x - b, whose truncation is n - 1 when f != 0 and n > 0, else n (x + Bias
+ * likewise with -Bias). */
+#define SHRINK_CONVERT_SAT_(t) convert_##t##_sat
+#define SHRINK_CONVERT_SAT(t) SHRINK_CONVERT_SAT_(t)
+inline long shrink_truncated(long n, int fraction) { return (fraction && n > 0) ? n - 1 : n; }
+inline real_t shrink_integer(real_t x)
+{
+    const long v = (long)x;
+    long r;
+    if (SHRINK_NAN)
+        return 0;
+    if (v > SHRINK_ABOVE)
+        r = shrink_truncated(v - SHRINK_SUB, SHRINK_SUB_FRAC);
+    else if (v < SHRINK_BELOW)
+        r = shrink_truncated(v - SHRINK_ADD, SHRINK_ADD_FRAC);
+    else
+        return 0;
+    return SHRINK_CONVERT_SAT(STORE_INTEGER)(r);
+}
+#undef FUSED_ACTIVATION
+#define FUSED_ACTIVATION(x) shrink_integer(x)
+#endif
 
 __kernel void activation_unary(TENSOR_IN8(x), TENSOR_OUT8(y), ulong8 sizes, uint n)
 {

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -69,6 +70,51 @@ def hard_sigmoid(x: Array, alpha: float, beta: float) -> Array:
 def softplus_base(z: Array) -> Array:
     """ln(1 + exp(z)), without overflow."""
     return np.logaddexp(0.0, z)
+
+
+SHRINK_LIMIT = 2**40  # beyond every 32-bit integer: a bound this far away is never or always crossed
+
+
+def shrink_integer(x: Array, bias: Any, threshold: Any) -> Array:
+    """SHRINK on an integer tensor (DML_FEATURE_LEVEL_5_1), dmlsim's reading (the doc gives the formula with
+    FLOAT Bias and Threshold and no integer rule): x > Threshold and x < -Threshold compared as real numbers,
+    x - Bias and x + Bias computed exactly, then converted as CAST converts a float: toward zero, saturated to
+    the type's range, NaN (a NaN Bias) to 0."""
+    info = np.iinfo(x.dtype)
+    bias, threshold = float(bias), float(threshold)
+
+    def one(value: int) -> int:
+        if value > threshold:
+            real = value - Fraction(bias) if math.isfinite(bias) else -bias
+        elif value < -threshold:
+            real = value + Fraction(bias) if math.isfinite(bias) else bias
+        else:
+            return 0
+        if isinstance(real, float):  # an infinite or NaN bias
+            return 0 if math.isnan(real) else (int(info.max) if real > 0 else int(info.min))
+        return min(max(math.trunc(real), int(info.min)), int(info.max))
+
+    return np.array([one(int(v)) for v in x.ravel()], x.dtype).reshape(x.shape)
+
+
+def shrink_integer_constants(bias: Any, threshold: Any) -> dict[str, int]:
+    """The integer constants of the SHRINK kernel on integers (``activation/kernel.cl``, shrink_integer):
+    ``above`` = floor(Threshold) (x > Threshold is x > above for an integer x), ``below`` = ceil(-Threshold),
+    ``sub`` = floor(Bias) and ``sub_frac`` (Bias has a fraction), ``add``/``add_frac`` the same of -Bias, and
+    ``nan`` for a NaN Bias; each clamped to +-2^40, which no 32-bit value reaches."""
+    bias, threshold = float(bias), float(threshold)
+
+    def floor(value: float, nan: int) -> int:
+        if math.isnan(value):
+            return nan
+        return SHRINK_LIMIT if value >= SHRINK_LIMIT else -SHRINK_LIMIT if value <= -SHRINK_LIMIT else math.floor(value)
+
+    def frac(value: float) -> int:
+        return int(math.isfinite(value) and value != math.floor(value))
+
+    return {"above": floor(threshold, SHRINK_LIMIT), "below": -floor(threshold, SHRINK_LIMIT),
+            "sub": floor(bias, 0), "sub_frac": frac(bias), "add": floor(-bias, 0), "add_frac": frac(-bias),
+            "nan": int(math.isnan(bias))}
 
 
 def relu_grad(x: Array, dy: Array) -> Array:

@@ -158,7 +158,9 @@ inline real_t power(real_t a, breal_t b)
     const float e = (float)b;
     if (isfinite(e) && e == trunc(e))
         return power_integer(a, (long)clamp(e, -0x1p62f, 0x1p62f));
-    return CONVERT_SAT_RTZ(IN_T)(pow((float)a, e));
+    /* NaN -> 0 spelled out, as CAST's kernel does: PyPI's PoCL 3.0 saturates NaN to the type's minimum */
+    const float r = pow((float)a, e);
+    return isnan(r) ? (real_t)0 : CONVERT_SAT_RTZ(IN_T)(r);
 #else
     return power_integer(a, (long)b);
 #endif
