@@ -33,6 +33,10 @@ compiled it on that ICD; the harness then tries the other ICDs in order (unmutat
 run) and the first one that compiles the line runs the mutant, and decides (the summary names it). A
 snippet that starts on an ``#elif``/``#else``/``#endif`` line cannot be marked: it counts as compiled.
 
+A mutant marked ``adapter: oclgrind`` (a bug only the simulator shows, such as its own float-to-integer
+conversions) runs on Oclgrind's ICD with the Oclgrind tier's variables (``DMLSIM_TEST_ADAPTERS=oclgrind``,
+``DMLSIM_REQUIRE_OCLGRIND=1``), and only there (``error`` when no Oclgrind ICD is installed).
+
 Outcomes: ``killed`` (pytest failed), ``survived`` (it passed), ``not-exercised`` (no ICD here
 compiles the mutated code: the summary says what it needs), ``stale`` (a snippet no longer matches
 exactly once), ``timeout``, ``error`` (pytest could not run: collection error, no tests, the
@@ -149,6 +153,12 @@ class Mutant:
     tests: tuple[str, ...]
     timeout: float | None = None
     needs: str | None = None  # which device or compiler feature compiles the mutated code (mutants.yaml's needs:)
+    oclgrind: bool = False  # mutants.yaml's ``adapter: oclgrind``: the selection runs on Oclgrind's ICD
+
+    @property
+    def key(self) -> tuple[tuple[str, ...], bool]:
+        """The selection and where it runs: what the unmutated baseline is taken of."""
+        return self.tests, self.oclgrind
 
     @property
     def kernel_only(self) -> bool:
@@ -164,6 +174,9 @@ class Outcome:
     detail: str = ""
     output: str = field(default="", repr=False)
 
+
+# The variables of tests/matrix.py's Oclgrind tier, set for a mutant marked ``adapter: oclgrind``
+OCLGRIND_ENV = {"DMLSIM_TEST_ADAPTERS": "oclgrind", "DMLSIM_REQUIRE_OCLGRIND": "1"}
 
 class TableError(Exception):
     """tools/mutants.yaml is malformed."""
@@ -201,7 +214,10 @@ def load_table(path: Path = TABLE) -> list[Mutant]:
         needs = entry.get("needs")
         if needs is not None and (not isinstance(needs, str) or not needs.strip()):
             raise TableError(f"{where} ({name}): needs must be a sentence (which device compiles the code)")
-        mutant = Mutant(name, str(entry["reason"]), edits, tests, entry.get("timeout"), needs)
+        adapter = entry.get("adapter")
+        if adapter not in (None, "oclgrind"):
+            raise TableError(f"{where} ({name}): adapter must be oclgrind when given, not {adapter!r}")
+        mutant = Mutant(name, str(entry["reason"]), edits, tests, entry.get("timeout"), needs, adapter == "oclgrind")
         if needs is not None and not mutant.kernel_only:
             raise TableError(f"{where} ({name}): needs is only for a mutant whose edits are all in OpenCL "
                              f"source ({', '.join(KERNEL_SUFFIXES)}): other code is not compiled per device")
@@ -352,6 +368,11 @@ class IcdPool:
         hardware = next((p for p in self.paths if self.kind(p) == "hardware"), None)
         return hardware or next((p for p in self.paths if self.kind(p) == "simulator"), None)
 
+    @property
+    def simulator(self) -> str | None:
+        """The first usable simulator (Oclgrind): where ``adapter: oclgrind`` mutants run."""
+        return next((p for p in self.paths if self.kind(p) == "simulator"), None)
+
     def alternates(self) -> Iterator[str]:
         primary = self.primary
         for path in self.paths:
@@ -384,16 +405,22 @@ class Harness:
         self._lock = threading.Lock()
         self._serial = 0
 
-    def baseline(self, tests: tuple[str, ...], icd: str | None) -> tuple[str, float, str]:
-        """The unmutated selection's run on ``icd`` (once per selection and ICD)."""
+    def baseline(self, tests: tuple[str, ...], icd: str | None,
+                 env: dict[str, str] | None = None) -> tuple[str, float, str]:
+        """The unmutated selection's run on ``icd`` (once per selection, ICD and extra environment)."""
+        key = (tests, icd, tuple(sorted((env or {}).items())))
         with self._lock:
-            future = self._baselines.get((tests, icd))
+            future = self._baselines.get(key)
             owner = future is None
             if owner:
-                future = self._baselines[(tests, icd)] = Future()
+                future = self._baselines[key] = Future()
         if owner:
-            future.set_result(run_selection(self.base, tests, self.timeout, icd))
+            future.set_result(run_selection(self.base, tests, self.timeout, icd, env))
         return future.result()
+
+    def target(self, mutant: Mutant) -> tuple[str | None, dict[str, str] | None]:
+        """Where a mutant's selection runs first: the primary ICD, or Oclgrind's with its tier's variables."""
+        return (self.icds.simulator, OCLGRIND_ENV) if mutant.oclgrind else (self.icds.primary, None)
 
     def _copy(self, label: str) -> Path:
         with self._lock:
@@ -402,12 +429,12 @@ class Harness:
         shutil.copytree(self.base, copy, symlinks=True)
         return copy
 
-    def run_mutant(self, mutant: Mutant, icd: str | None) -> Outcome:
+    def run_mutant(self, mutant: Mutant, icd: str | None, env: dict[str, str] | None = None) -> Outcome:
         """The mutant's selection with its edits applied, on ``icd``: killed, survived, timeout or error."""
         copy = self._copy(f"m-{mutant.name}")
         try:
             apply_edits(copy, mutant)
-            status, seconds, output = run_selection(copy, mutant.tests, mutant.timeout or self.timeout, icd)
+            status, seconds, output = run_selection(copy, mutant.tests, mutant.timeout or self.timeout, icd, env)
         finally:
             shutil.rmtree(copy, ignore_errors=True)
         killed = "killed" if status.startswith("failed") else "error"
@@ -438,6 +465,12 @@ class Harness:
     def judge(self, mutant: Mutant) -> Outcome:
         """The mutant's outcome: its run on the primary ICD; if it survives there and is kernel code that the
         primary does not compile, its run on the first other ICD that does; with none, not-exercised."""
+        if mutant.oclgrind:  # a bug only the simulator shows: Oclgrind decides, or nothing does
+            icd, env = self.target(mutant)
+            if icd is None:
+                return Outcome(mutant.name, "error", detail="adapter: oclgrind, but no Oclgrind ICD is installed "
+                                                            "(`pip install 'dmlsim[oclgrind]'`)")
+            return self.run_mutant(mutant, icd, env)
         primary = self.icds.primary
         outcome = self.run_mutant(mutant, primary)
         if outcome.result != "survived" or not mutant.kernel_only:
@@ -508,6 +541,7 @@ def main(argv: list[str] | None = None) -> int:
         for m in mutants:
             files = ", ".join(sorted({e.file for e in m.edits}))
             print(f"{m.name}\n    models: {m.reason}\n    edits:  {files}\n    tests:  {shlex.join(m.tests)}"
+                  + (" (on Oclgrind)" if m.oclgrind else "")
                   + (f"\n    needs:  {m.needs}" if m.needs else ""))
         print(f"{len(mutants)} mutants")
         return 0
@@ -538,18 +572,20 @@ def main(argv: list[str] | None = None) -> int:
                 runnable.append(m)
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             # every distinct selection must pass unmutated first
-            selections = sorted({m.tests for m in runnable})
-            baseline = dict(zip(selections, pool.map(lambda s: harness.baseline(s, primary), selections),
-                                strict=True))
-            broken = {s for s, (status, _, _) in baseline.items() if status != "passed"}
-            for s in sorted(broken):
-                status, seconds, output = baseline[s]
-                print(f"\nmutants: selection `{shlex.join(s)}` does not pass unmutated ({status}, {seconds:.1f} s):\n"
-                      f"{tail(output)}", flush=True)
+            first = {m.key: m for m in runnable}
+            selections = sorted(first)
+            baseline = dict(zip(selections, pool.map(lambda k: harness.baseline(k[0], *harness.target(first[k])),
+                                                     selections), strict=True))
+            broken = {k for k, (status, _, _) in baseline.items() if status != "passed"}
+            for k in sorted(broken):
+                status, seconds, output = baseline[k]
+                on = " on Oclgrind" if k[1] else ""
+                print(f"\nmutants: selection `{shlex.join(k[0])}`{on} does not pass unmutated ({status}, "
+                      f"{seconds:.1f} s):\n{tail(output)}", flush=True)
             for m in runnable:
-                if m.tests in broken:
-                    outcomes[m.name] = Outcome(m.name, "broken-selection", detail=baseline[m.tests][0])
-            to_run = [m for m in runnable if m.tests not in broken]
+                if m.key in broken:
+                    outcomes[m.name] = Outcome(m.name, "broken-selection", detail=baseline[m.key][0])
+            to_run = [m for m in runnable if m.key not in broken]
             for outcome in pool.map(harness.judge, to_run):
                 outcomes[outcome.name] = outcome
                 where = f"  ({outcome.detail.split(':')[0]})" if outcome.detail.startswith("decided on") else ""
