@@ -198,7 +198,7 @@ def test_onnx_cases_time_the_fused_dispatch_against_one_dispatch_per_tensor(op, 
 
 @needs_opencl
 def test_adagrad_decay_cases_report_bandwidth_and_sparse_rows_per_second(monkeypatch):
-    from dmlsim.operators.adagrad_decay import bench as adagrad_decay
+    from dmlsim.bench.cases import adagrad_decay
 
     monkeypatch.setattr(adagrad_decay, "TABLE_ROWS", 8192)  # the 1M-row table is the benchmark's, not the test's
     config = BenchConfig(operators=("adagrad-decay", "adagrad-decay-sparse"), adapter=OPENCL[0].index,
