@@ -310,4 +310,7 @@ def test_contributing_names_only_what_exists():
     assert {"tests/dispatch.py", "dmlsim.quick.prepare_operator", "dmlsim/bench/cases/"} <= tokens
     assert sorted(t for t in tokens if _missing(t)) == []
     text = (ROOT / "CONTRIBUTING.md").read_text()
-    assert "\n## The differential harness\n\n<!-- harness: described by the harness change -->\n\n## " in text
+    harness = text.split("\n## The differential harness\n", 1)[1].split("\n## ", 1)[0]
+    for phrase in ("tests/test_operator_harness.py", "dmlsim/operators/harness.py", "`cases.py`", "make harness",
+                   "DMLSIM_HARNESS_REPLAY", "--harness-cases"):
+        assert phrase in harness, f"CONTRIBUTING.md's harness section does not mention {phrase}"
