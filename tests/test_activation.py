@@ -239,9 +239,9 @@ SHRINK_INTEGER_CASES = {  # (data type, x, Bias, Threshold, expected): worked ou
     # exact beyond float32: 2^24 + 1 - 0.5 = 16777216.5 -> 16777216; -2^31 + 0.5 -> -2147483647
     "INT32": (_T.DML_TENSOR_DATA_TYPE_INT32, [2**31 - 1, -(2**31), 16777217, 0], 0.5, 0.0,
               [2**31 - 2, -(2**31) + 1, 16777216, 0]),
-    # Threshold -1: x > -1 takes x - Bias first (0 - 1.25 -> -1, 3 - 1.25 -> 1); -2 and -1 are below 1 and
-    # take x + Bias (-0.75 and 0.25 -> 0)
-    "INT16": (_T.DML_TENSOR_DATA_TYPE_INT16, [-2, -1, 0, 3], 1.25, -1.0, [0, 0, -1, 1]),
+    # Threshold -1.5: x > -1.5 takes x - Bias first (-1 - 1.25 -> -2, 0 - 1.25 -> -1, 3 - 1.25 -> 1); -2 is
+    # below 1.5 and takes x + Bias (-0.75 -> 0)
+    "INT16": (_T.DML_TENSOR_DATA_TYPE_INT16, [-2, -1, 0, 3], 1.25, -1.5, [0, -2, -1, 1]),
     # a NaN Bias: x - NaN is NaN, which converts to 0
     "UINT32": (_T.DML_TENSOR_DATA_TYPE_UINT32, [0, 7, 2**32 - 1], math.nan, 0.5, [0, 0, 0]),
 }

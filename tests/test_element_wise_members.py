@@ -589,6 +589,9 @@ def test_clip_and_threshold_on_integers(device):
     saturate, a NaN bound is no bound."""
     x = np.array([-10, -3, -2, 0, 2, 3, 10], np.int32)
     np.testing.assert_array_equal(unary(device, "CLIP", x, Min=-2.5, Max=2.5), [-2, -2, -2, 0, 2, 2, 2])
+    s = np.array([-5, -1, 0, 1, 5], np.int16)  # ceil and floor, not truncation toward zero
+    np.testing.assert_array_equal(unary(device, "CLIP", s, Min=0.5, Max=4.5), [1, 1, 1, 1, 4])
+    np.testing.assert_array_equal(unary(device, "CLIP", s, Min=-10, Max=-1.5), [-5, -2, -2, -2, -2])
     np.testing.assert_array_equal(unary(device, "CLIP", np.array([0, 7, 255], np.uint8), Min=-5, Max=300),
                                   [0, 7, 255])
     big = np.array([INT64_MIN, 2**62 + 1, 5], np.int64)
