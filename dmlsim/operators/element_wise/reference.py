@@ -180,6 +180,17 @@ def _integer_power(x: int, e: int, dtype: np.dtype) -> int:
     return value - 2**bits if np.issubdtype(dtype, np.signedinteger) and value >= 2 ** (bits - 1) else value
 
 
+def real_power(x: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """x ** e with C99's (IEEE 754's, OpenCL's) special cases, which numpy's power departs from for a base of
+    -inf and an exponent that is not an integer: pow(-inf, y) is +inf for y > 0 and +0 for y < 0 there, where
+    numpy gives NaN (dmlsim's reading: the doc pages give no special cases; every kernel follows C99)."""
+    x, e = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(e, np.float64))
+    with np.errstate(all="ignore"):
+        result = np.power(x, e)
+        fix = np.isneginf(x) & np.isfinite(e) & (e != np.trunc(e))
+    return np.where(fix, np.where(e > 0, np.inf, 0.0), result)
+
+
 def _pow(xs: Sequence[np.ndarray], attrs: dict[str, Any]) -> np.ndarray:
     """x ^ exponent. From DML_FEATURE_LEVEL_3_0 the exponent's type may differ from the input's (dmlsim's
     reading of the mixed cases, the doc giving none): a FLOAT input takes any exponent as a real number; an
@@ -188,7 +199,7 @@ def _pow(xs: Sequence[np.ndarray], attrs: dict[str, Any]) -> np.ndarray:
     toward zero and saturated to the type (NaN gives 0, as CAST does)."""
     x, e = xs
     if _is_float(x):
-        return np.power(x, np.asarray(e, np.float64))
+        return real_power(x, e)
     x, e = np.broadcast_arrays(x, e)
     out = np.empty(x.shape, x.dtype)
     info = np.iinfo(x.dtype)
@@ -237,7 +248,7 @@ FORMULAS: dict[str, Formula] = {
     "ROUND": _round,
     "IS_NAN": _unary(lambda x: np.isnan(x).astype(np.uint8)),
     "IS_INFINITY": _is_infinity,
-    "CONSTANT_POW": lambda xs, attrs: np.power(xs[0], np.float64(attrs["Exponent"])),   # x ^ Exponent
+    "CONSTANT_POW": lambda xs, attrs: real_power(xs[0], np.float64(attrs["Exponent"])),  # x ^ Exponent
     "THRESHOLD": _threshold,                                              # max(x, Min)
     "CLIP": _clip, "CLIP1": _clip,
     "CLIP_GRAD": _clip_grad, "CLIP_GRAD1": _clip_grad,
