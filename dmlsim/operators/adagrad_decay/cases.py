@@ -1,10 +1,11 @@
 """Harness draws of DMLSIM_OPERATOR_ADAGRAD_DECAY, dense and sparse (IndicesTensor present).
 
 What is drawn: FLOAT32, FLOAT16 or FLOAT64 parameters, UINT32 or INT64 steps and decay powers, UINT32 or INT64
-indices; {1, 1, Rows, RowLength} with Rows 1-12 and RowLength 1-9; dense cases all packed (the vector path) or
-laid out tensor by tensor, sparse ones tensor by tensor (inputs may broadcast); any input sometimes
-OWNED_BY_DML. Attributes: LearningRate of either sign, 0 included; AccumulatorDecayStep 1-10 or 2^32 - 1;
-AccumulatorDecayRate in (0, 1); AccumulatorBaseline 1e-6 to 2 (DeepRec's ranges, which CreateOperator checks).
+indices; {1, 1, Rows, RowLength} with Rows 1-12 and RowLength 1-9; dense cases all packed (the vector path), with
+only the inputs packed, or laid out tensor by tensor, sparse ones tensor by tensor (inputs may broadcast); any
+input sometimes OWNED_BY_DML. Attributes: LearningRate of either sign, 0 included; AccumulatorDecayStep 1-10 or
+2^32 - 1; AccumulatorDecayRate in (0, 1); AccumulatorBaseline 1e-6 to 2 (DeepRec's ranges, which CreateOperator
+checks).
 
 Values: parameters and gradients adversarial; the accumulator at least the baseline (its value in every reachable
 state: it starts at the baseline, decays to no less, and only grows by g²), specials kept (an accumulator near 0
@@ -60,7 +61,8 @@ def _attempt(op: Operator, rng: np.random.Generator) -> Case:
     shapes = {VAR: var, ACC: var, POW: power, GRAD: [1, 1, count, length] if sparse else var, IDX: [1, 1, 1, count],
               STEP: [1, 1, 1, 1], OVAR: var, OACC: var, "OutputDecayPowerTensor": power}
     types = {POW: step_type, STEP: step_type, IDX: index_type, "OutputDecayPowerTensor": step_type}
-    packed = not sparse and rng.random() < 0.4
+    # the dense vector path needs the five float tensors packed: packed, inputs only packed, or tensor by tensor
+    scheme = rng.choice(["packed", "inputs packed", "random"], p=[0.3, 0.15, 0.55]) if not sparse else "random"
     fields: dict[str, Any] = {}
     for name in FIELDS:
         if name == IDX and not sparse:
@@ -68,6 +70,7 @@ def _attempt(op: Operator, rng: np.random.Generator) -> Case:
             continue
         dtype, sizes = types.get(name, data_type), shapes[name]
         role = OUTPUT if name.startswith("Output") else INPUT
+        packed = scheme == "packed" or (scheme == "inputs packed" and role == INPUT)
         fields[name] = (tensor(dtype, sizes) if packed and dtype == data_type
                         else draw_tensor(rng, dtype, sizes, role=role))
         if role != OUTPUT and rng.random() < 0.15:

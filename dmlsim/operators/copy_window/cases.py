@@ -9,10 +9,13 @@ dmlsim's operator initializer only takes single tensors).
 - SLICE1: per dimension a window (offset, size), a stride of ±1..±4 (larger than the window too), and an
   output of any length up to the elements the window reaches.
 Tolerance: these operators move bits, so every output must equal the formula exactly (``ulps=0``: only
-NaN-for-NaN and the harness's below-the-smallest-normal rule apply).
+NaN-for-NaN and the harness's below-the-smallest-normal rule apply). CAST keeps the generic draw (every type pair,
+ranks 1-8, random layouts) with float inputs up to 1e40 in magnitude and half an ulp: it rounds once.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
@@ -21,8 +24,10 @@ from dmlsim.api.schema import INPUT, OUTPUT
 from dmlsim.operators.base import Operator
 from dmlsim.operators.harness import (
     EVERY_TYPE,
+    FLOAT_TYPES,
     OWNED_BY_DML,
     Case,
+    adversarial,
     draw_same_shape,
     draw_sizes,
     draw_strides,
@@ -30,6 +35,7 @@ from dmlsim.operators.harness import (
     draw_valid,
     tensor,
 )
+from dmlsim.operators.typed import FLOAT16, FLOAT64
 
 _O = DML_OPERATOR_TYPE
 
@@ -87,9 +93,28 @@ def _slice(op: Operator, rng: np.random.Generator) -> Case:
     return Case(desc, ulps=0.0, ulps16=0.0, note=f"window {offsets} {sizes} {strides}")
 
 
+def _wide(rng: np.random.Generator, sizes: tuple[int, ...], data_type: int) -> np.ndarray:
+    """CAST's input: adversarial values; for floats, one in three of magnitude up to 1e40 (saturating conversions
+    to integers, overflow to infinity) and one in five just off a FLOAT16 half-way point (FLOAT64 by 2^-20 of a
+    half ulp: rounding to float first lands on the half-way point, and rounding that to half goes the wrong way)."""
+    values = adversarial(rng, sizes, data_type)
+    if data_type in FLOAT_TYPES and data_type != FLOAT16:
+        shape = values.shape
+        big = rng.choice([-1.0, 1.0], shape) * 10.0 ** rng.uniform(0, 40, shape)
+        half = rng.normal(0, 1000, shape).astype(np.float16)
+        step = np.spacing(np.abs(half)).astype(np.float64)
+        off = np.where(rng.random(shape) < 0.5, -1.0, 1.0) * step * (2.0**-20 if data_type == FLOAT64 else 2.0**-12)
+        near = half.astype(np.float64) + np.sign(half) * step / 2 + off
+        pick = rng.random(shape)
+        with np.errstate(over="ignore"):
+            values = np.where(pick < 1 / 3, big.astype(values.dtype), np.where(pick < 8 / 15, near, values))
+    return values.astype(values.dtype)
+
+
 def draw(op: Operator, rng: np.random.Generator) -> Case:
-    """A valid case of ``op`` (CAST: the generic same-shape draw, which covers its type pairs)."""
+    """A valid case of ``op`` (CAST: the generic same-shape draw, which covers its type pairs, with wider values
+    and its own tolerance: a conversion rounds once, to nearest even, so half an ulp)."""
     if op.type == _O.DML_OPERATOR_CAST:
-        return draw_same_shape(op, rng)
+        return dataclasses.replace(draw_same_shape(op, rng), fills={"InputTensor": _wide}, ulps=0.5, ulps16=0.5)
     attempt = _axis_move if op.type in (_O.DML_OPERATOR_JOIN, _O.DML_OPERATOR_SPLIT) else _slice
     return draw_valid(op, rng, lambda r: attempt(op, r))
