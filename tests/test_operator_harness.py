@@ -282,8 +282,9 @@ def run_case(device, op, case: Case, seed: int) -> list[str]:
 
 
 def describe(op, case: Case, seed: int, device) -> str:
-    lines = [f"{op.name} case seed {seed} on {device.adapter_label if hasattr(device, 'adapter_label') else device}"
-             f" ({case.note})" if case.note else f"{op.name} case seed {seed}"]
+    adapter = getattr(device, "adapter", None)
+    where = getattr(adapter, "label", None) or type(device).__name__
+    lines = [f"{op.name} case seed {seed} on {where}" + (f" ({case.note})" if case.note else "")]
     for row in desc_fields(type(case.desc)):
         value = getattr(case.desc, row.name)
         if row.is_tensor and value is not None:
