@@ -5,7 +5,7 @@ Operators describe launches (dmlsim.operators.plan); this module builds, binds a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,6 +80,12 @@ class OpenCLBackend:
         self.host_memory = hostmem.HostMemoryKeeper(cl, self.context, self.queue)
         self.driver = f"driver {device.driver_version}"
         self.kernels_enqueued = 0  # kernels submit() has enqueued: tests check every dispatch launched its own
+
+    def on_device_thread(self, function: Callable[..., Any], *args: Any) -> Any:
+        """``function(*args)`` on the thread that makes this backend's OpenCL calls: here the calling
+        thread (OpenCL drivers are thread-safe); Oclgrind's backend has a thread of its own
+        (:mod:`.oclgrind`). For code that makes its own OpenCL objects on ``context`` (tests, probes)."""
+        return function(*args)
 
     # --- memory -----------------------------------------------------------------------------------
     def allocate(self, size: int) -> Any:
