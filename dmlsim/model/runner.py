@@ -48,7 +48,7 @@ from dmlsim.api.structs import (
 )
 from dmlsim.model.compare import Tolerance, compare_values, format_value
 from dmlsim.model.errors import Location, show
-from dmlsim.model.limits import describe_bytes
+from dmlsim.model.limits import BUDGET_ENV, describe_bytes
 from dmlsim.model.loader import Node
 from dmlsim.model.model import (
     Add,
@@ -158,6 +158,7 @@ class Runner:
         self.compiled: dict[str, Any] = {}
         self.persistent: dict[str, Any] = {}  # dispatchable → its persistent resource (OWNED_BY_DML inputs)
         self.queue = device.CreateCommandQueue()
+        charge_working_memory(device, model)
 
     # --- driver ---------------------------------------------------------------------------------
     def run(self) -> RunResult:
@@ -507,6 +508,16 @@ class Runner:
                 self._add(name, value)
         for line in timing_report(command.dispatchable, cpu, gpu, self.warmup, self.timing_verbosity):
             self._log(line)
+
+
+def charge_working_memory(device: Device, model: Model) -> None:
+    """On the reference device, a dispatch's working arrays (its float64 copies) count against what the
+    model's memory budget leaves after its resources (dmlsim.backends.reference; issue 26 item 4)."""
+    limit = getattr(device.backend, "limit_working_memory", None)
+    if limit is not None and model.budget is not None:
+        limit(model.budget.limit - model.budget.used,
+              f"what the model's memory budget of {describe_bytes(model.budget.limit)} leaves after its "
+              f"resources; raise it with --memory-budget or ${BUDGET_ENV}")
 
 
 def timing_run(iterations: int, milliseconds: int | None) -> bool:

@@ -146,8 +146,10 @@ class CommandQueue:
                      for cmd in lists for item in cmd.items]
             if device._debug:  # a graph's nodes read intermediates not yet computed: checked operators only
                 device.debug_check(items)
+            flat = dispatches_of(items)
+            backend.admit(flat)  # what the backend cannot run is refused before any of the call runs
             timings = []
-            for item in dispatches_of(items):
+            for item in flat:
                 if isinstance(item, ResolvedCopies):
                     for source, destination in item.copies:
                         backend.copy(source, destination, source.layout.total_bytes)

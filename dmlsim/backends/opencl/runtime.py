@@ -146,6 +146,9 @@ class OpenCLBackend:
             self.cl.enqueue_copy(self.queue, destination.buffer.storage, source.buffer.storage,
                                  src_offset=source.offset, dst_offset=destination.offset, byte_count=size)
 
+    def admit(self, dispatches: Sequence[Any]) -> None:
+        """Nothing to refuse before running: a dispatch's device memory is its buffers, allocated already."""
+
     def submit(self, dispatch: Any) -> list[Timing]:
         # The hot path of every dispatch: plain try/except (the check() context manager costs a
         # generator per call) and nothing the binding table already checked or prepared.
