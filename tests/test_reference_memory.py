@@ -198,9 +198,9 @@ def _cast_desc(size):
 
 @pytest.fixture
 def small_reference():
-    """A fresh reference device whose working arrays may take 1 MiB."""
+    """A fresh reference device whose working arrays may take 1 MiB (a machine with 2 MiB of memory)."""
     device = dml.DMLCreateDevice(dml.DML_CREATE_DEVICE_FLAG_NONE, adapter="reference")
-    device.backend.limit_working_memory(1 << 20, "a test's limit")
+    device.backend.working_limit = 1 << 20
     return device
 
 
@@ -212,9 +212,10 @@ def test_a_dispatch_over_the_working_limit_is_refused_naming_it(small_reference)
         queue.ExecuteCommandLists([prepared.record()])
     assert info.value.hresult == dml.E_OUTOFMEMORY
     message = str(info.value)
-    assert "DML_OPERATOR_CAST" in message and "a test's limit" in message and "nothing was executed" in message
+    assert "DML_OPERATOR_CAST" in message and "1 MiB (1048576 bytes)" in message
+    assert "half of this machine's physical memory" in message and "nothing was executed" in message
     assert not prepared.read("OutputTensor").any()  # nothing was written
-    small_reference.backend.limit_working_memory(None)  # the machine's own bound: it runs
+    small_reference.backend.working_limit = 16 << 20  # enough: it runs
     queue.ExecuteCommandLists([prepared.record()])
     assert (prepared.read("OutputTensor") == 7).all()
 
@@ -290,3 +291,22 @@ def test_dmlsim_run_on_the_reference_device_charges_the_models_budget(tmp_path, 
     assert f"{model}:19:5: command 2 (dispatch 'cast'): invalid" in text
     assert "E_OUTOFMEMORY" in text and "DML_OPERATOR_CAST" in text and "--memory-budget" in text
     assert "Expect 'Out' (command 1): ok" in text
+    assert main(["run", "-a", "reference", "--memory-budget", "20M", str(model)]) == 0  # 16 MiB fit now
+
+
+def test_a_model_runs_charge_leaves_the_device_as_it_was(tmp_path):
+    """The budget is the model's: charged while its dispatch runs, never the device's limit afterwards."""
+    from dmlsim.model.limits import Limits
+    from dmlsim.model.model import load_model
+    from dmlsim.model.runner import Runner
+
+    model = tmp_path / "broadcast.yaml"
+    model.write_text(MODEL)
+    device = dml.DMLCreateDevice(dml.DML_CREATE_DEVICE_FLAG_NONE, adapter="reference")
+    limit = device.backend.working_limit
+    loaded = load_model(model, limits=Limits(budget=4 << 20))
+    resources = loaded.budget.used
+    result = Runner(loaded, device).run()
+    assert result.outcomes["command-2"].status == "invalid" and "E_OUTOFMEMORY" in result.outcomes["command-2"].message
+    assert loaded.budget.used == resources  # the GEMM's arrays were charged while it ran only
+    assert device.backend.working_limit == limit

@@ -4,11 +4,11 @@ devices, computing each dispatch with the float64 reference implementations (eac
 Its working arrays are host memory like its buffers, and bounded like them, before anything is allocated
 (issue 26 item 4): each dispatch's estimate (``Operator.reference_bytes``, from the desc: a broadcast input
 is a view of a few bytes whose float64 copy may be 32 GiB, where the reference expands it) is charged
-against :attr:`ReferenceBackend.working_limit` when the dispatch is executed; over it, ExecuteCommandLists
-refuses with ``E_OUTOFMEMORY`` naming the operator, before any dispatch of the call has run. The limit is
-half of the machine's physical memory, or less where a model file's memory budget says so
-(:meth:`ReferenceBackend.limit_working_memory`). A ``MemoryError`` of numpy all the same is the same
-``E_OUTOFMEMORY``.
+against :attr:`ReferenceBackend.working_limit` (half of the machine's physical memory: the arrays are
+transient, the buffers beside them may be as large) when the dispatch is executed; over it,
+ExecuteCommandLists refuses with ``E_OUTOFMEMORY`` naming the operator, before any dispatch of the call
+has run. A model file's run charges the same estimate to its memory budget first (dmlsim.model.runner).
+A ``MemoryError`` of numpy all the same is the same ``E_OUTOFMEMORY``.
 """
 
 from __future__ import annotations
@@ -50,19 +50,7 @@ class ReferenceBackend:
         self.adapter = adapter
         self.driver = f"numpy {np.__version__}"
         self.max_buffer_size = physical_memory()
-        self.machine_working_limit = physical_memory() // 2
-        self.working_limit = self.machine_working_limit  # bytes of working arrays one dispatch may hold
-        self.working_limit_source = "half of this machine's physical memory"
-
-    def limit_working_memory(self, limit: int | None, source: str = "") -> None:
-        """Charge dispatches' working arrays to ``limit`` bytes (never more than half the machine's memory):
-        what a model file's memory budget leaves, for instance, ``source`` saying so in refusals (how to
-        raise it). None: back to the machine's own bound."""
-        if limit is None or limit >= self.machine_working_limit:
-            self.working_limit, self.working_limit_source = self.machine_working_limit, \
-                "half of this machine's physical memory"
-        else:
-            self.working_limit, self.working_limit_source = max(0, limit), source
+        self.working_limit = physical_memory() // 2  # bytes of working arrays one dispatch may hold
 
     def allocate(self, size: int) -> np.ndarray:
         try:
@@ -98,8 +86,8 @@ class ReferenceBackend:
             raise DMLError(E_OUTOFMEMORY, f"ExecuteCommandLists: {dispatch.compiled.name} on the reference device "
                                           f"would hold about {_size(need)} of float64 working arrays (its "
                                           f"tensors' elements as its reference expands them), more than the "
-                                          f"{_size(self.working_limit)} it may ({self.working_limit_source}); "
-                                          "nothing was executed")
+                                          f"{_size(self.working_limit)} it may (half of this machine's physical "
+                                          "memory); nothing was executed")
 
     def submit(self, dispatch: Any) -> list[HostTiming]:
         self._charge(dispatch)

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from dmlsim.api.enums import DML_BINDING_TYPE, DML_FEATURE
-from dmlsim.api.errors import E_INVALIDARG, E_NOTIMPL, DMLError
+from dmlsim.api.errors import E_INVALIDARG, E_NOTIMPL, E_OUTOFMEMORY, DMLError
 from dmlsim.api.structs import (
     DML_BINDING_DESC,
     DML_BINDING_TABLE_DESC,
@@ -48,7 +48,7 @@ from dmlsim.api.structs import (
 )
 from dmlsim.model.compare import Tolerance, compare_values, format_value
 from dmlsim.model.errors import Location, show
-from dmlsim.model.limits import BUDGET_ENV, describe_bytes
+from dmlsim.model.limits import describe_bytes
 from dmlsim.model.loader import Node
 from dmlsim.model.model import (
     Add,
@@ -158,7 +158,6 @@ class Runner:
         self.compiled: dict[str, Any] = {}
         self.persistent: dict[str, Any] = {}  # dispatchable → its persistent resource (OWNED_BY_DML inputs)
         self.queue = device.CreateCommandQueue()
-        charge_working_memory(device, model)
 
     # --- driver ---------------------------------------------------------------------------------
     def run(self) -> RunResult:
@@ -478,6 +477,7 @@ class Runner:
         cmd.Close()
         if not self.execute:
             return
+        self._charge_working_arrays(compiled)
         if self.iterations or self.milliseconds is not None:
             self._timed(command, cmd)
             return
@@ -486,6 +486,19 @@ class Runner:
             self.queue.WaitForIdle()
             for name, value in command.increments:
                 self._add(name, value)
+
+    def _charge_working_arrays(self, compiled: Any) -> None:
+        """On the reference device, a dispatch's float64 working arrays (estimated from its desc, before any is
+        allocated) count against what the model's memory budget leaves after its resources, for as long as
+        the dispatch runs (dmlsim.backends.reference; issue 26 item 4)."""
+        operator, budget = getattr(compiled, "operator", None), self.model.budget
+        if self.device.backend.kind != "reference" or operator is None or budget is None:
+            return
+        need = operator.reference_bytes(compiled.validated)
+        refusal = budget.refusal(need, f"{operator.name} on the reference device (its float64 working arrays)")
+        if refusal is not None:
+            raise DMLError(E_OUTOFMEMORY, refusal)
+        budget.used -= need  # held while the dispatch runs, not after
 
     def _timed(self, command: Dispatch, cmd: Any) -> None:
         """DxDispatch's timing loop: CPU time of execute+wait per iteration, GPU time from profiling events.
@@ -508,16 +521,6 @@ class Runner:
                 self._add(name, value)
         for line in timing_report(command.dispatchable, cpu, gpu, self.warmup, self.timing_verbosity):
             self._log(line)
-
-
-def charge_working_memory(device: Device, model: Model) -> None:
-    """On the reference device, a dispatch's working arrays (its float64 copies) count against what the
-    model's memory budget leaves after its resources (dmlsim.backends.reference; issue 26 item 4)."""
-    limit = getattr(device.backend, "limit_working_memory", None)
-    if limit is not None and model.budget is not None:
-        limit(model.budget.limit - model.budget.used,
-              f"what the model's memory budget of {describe_bytes(model.budget.limit)} leaves after its "
-              f"resources; raise it with --memory-budget or ${BUDGET_ENV}")
 
 
 def timing_run(iterations: int, milliseconds: int | None) -> bool:
