@@ -23,7 +23,7 @@ from dmlsim.api.errors import E_INVALIDARG, DMLError
 from dmlsim.api.schema import OUTPUT
 from dmlsim.api.structs import DML_BINDING_DESC, DML_BINDING_TABLE_DESC, DML_OPERATOR_DESC, buffer_array_binding
 from dmlsim.api.structs import buffer_binding as _buffer_binding
-from dmlsim.api.tensor import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, TensorLayout
+from dmlsim.api.tensor import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, TensorLayout, compact
 from dmlsim.runtime.binding import BindingTable
 from dmlsim.runtime.device import CommandList, Device
 from dmlsim.runtime.dispatchable import CompiledOperator
@@ -51,8 +51,10 @@ def _tensor_image(layout: TensorLayout, data: Any | None, name: str) -> np.ndarr
                                          f"{layout.element_count} elements ({layout.describe()})")
         view = np.lib.stride_tricks.as_strided(full, layout.sizes,
                                                tuple(s * layout.element_size for s in layout.strides))
-        view[...] = np.broadcast_to(array.reshape(layout.sizes) if array.size > 1 else array.reshape(()),
-                                    layout.sizes)
+        if array.size == 1:  # one value: written once per stored element, not once per broadcast repeat
+            compact(view)[...] = array.reshape(())
+        else:
+            view[...] = array.reshape(layout.sizes)
     return full.view(np.uint8)[:layout.total_bytes]
 
 

@@ -91,12 +91,16 @@ def test_cpu_targets_build_kernels_with_plain_vector_access(shaped_device):
     assert ("-DDMLSIM_CPU" in backend.programs.extra_options) == cpu
     cl = backend.cl
     text = kernel_source(KernelSource("dmlsim.cl_kernels", "dmlsim.h")) + HEADER_PROBE
-    program = cl.Program(backend.context, text).build(options=list(backend.programs.extra_options),
-                                                      devices=[backend.device])
     flags = np.zeros(3, np.int32)
-    out = cl.Buffer(backend.context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=flags)
-    program.header_probe(backend.queue, (1,), (1,), out)
-    cl.enqueue_copy(backend.queue, flags, out)
+
+    def probe():  # on the backend's OpenCL thread (Oclgrind's runtime is bound to one)
+        program = cl.Program(backend.context, text).build(options=list(backend.programs.extra_options),
+                                                          devices=[backend.device])
+        out = cl.Buffer(backend.context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=flags)
+        program.header_probe(backend.queue, (1,), (1,), out)
+        cl.enqueue_copy(backend.queue, flags, out)
+
+    backend.on_device_thread(probe)
     clang, direct, f16c = (bool(f) for f in flags)
     assert direct == (cpu and clang), flags
     if cpu and "pocl" in backend.device.platform.version.lower() and "f16c" in _host_cpu_flags():

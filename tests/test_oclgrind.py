@@ -9,6 +9,9 @@ than its buffers hold, a write-write race, and a read of uninitialized local mem
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import threading
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -17,6 +20,7 @@ import pytest
 
 import dmlsim as dml
 from dmlsim.backends.adapters import OCLGRIND, opencl_adapters
+from dmlsim.backends.opencl.icd import icd_files
 from dmlsim.backends.opencl.oclgrind import CHECKS, OclgrindBackend, describe, parse_log
 from dmlsim.backends.opencl.programs import kernel_source, source_origin
 from dmlsim.backends.opencl.roofline import COPY_KERNEL
@@ -108,16 +112,23 @@ def backend():
 
 
 def _launch(backend, program, entry, args, global_size, local_size, source=None):
-    kernel = backend.cl.Kernel(program, entry)
-    kernel.set_args(*args)
-    return PreparedLaunch(kernel, (global_size,), (local_size,), entry, args, source)
+    def make():  # on the backend's own thread, as every OpenCL call on Oclgrind
+        kernel = backend.cl.Kernel(program, entry)
+        kernel.set_args(*args)
+        return kernel
+
+    return PreparedLaunch(backend.on_device_thread(make), (global_size,), (local_size,), entry, args, source)
+
+
+def _program(backend, source, defines):
+    return backend.on_device_thread(backend.programs.program, source, defines)
 
 
 @needs_oclgrind
 def test_out_of_bounds_kernel_is_a_dmlerror_naming_kernel_line_and_access(backend):
     # copy.cl's tail loop copies floats 8 and 9 of 8-float buffers: two invalid reads, two invalid writes
     src, dst = backend.allocate(32), backend.allocate(32)
-    program = backend.programs.program(COPY_KERNEL, {"VEC": 4})
+    program = _program(backend, COPY_KERNEL, {"VEC": 4})
     launch = _launch(backend, program, "copy", (src, dst, np.uint64(10)), 2, 1, COPY_KERNEL)
     dispatch = SimpleNamespace(prepared=[launch], compiled=SimpleNamespace(name="a deliberately bad copy"))
     with pytest.raises(dml.DMLError) as info:
@@ -143,7 +154,8 @@ def test_out_of_bounds_kernel_is_a_dmlerror_naming_kernel_line_and_access(backen
 ], ids=["data-race", "uninitialized"])
 def test_data_race_and_uninitialized_checks_are_on(backend, source, expected):
     cl = backend.cl
-    program = cl.Program(backend.context, source).build(options=list(backend.build_options))
+    program = backend.on_device_thread(lambda: cl.Program(backend.context, source).build(
+        options=list(backend.build_options)))
     entry = source.split("void ")[1].split("(")[0]
     launch = _launch(backend, program, entry, (backend.allocate(16),), 4, 4)
     with pytest.raises(dml.DMLError) as info:
@@ -156,7 +168,7 @@ def test_correct_dispatches_report_nothing(backend):
     # the same copy, within bounds, on a fresh (zeroed by a write, so initialized) buffer
     src, dst = backend.allocate(40), backend.allocate(40)
     backend.write(src, 0, np.arange(10, dtype=np.float32).view(np.uint8))
-    program = backend.programs.program(COPY_KERNEL, {"VEC": 4})
+    program = _program(backend, COPY_KERNEL, {"VEC": 4})
     backend.run_bare(_launch(backend, program, "copy", (src, dst, np.uint64(10)), 2, 1, COPY_KERNEL))
     assert np.frombuffer(backend.read(dst, 0, 40), np.float32).tolist() == list(range(10))
 
@@ -173,3 +185,92 @@ def test_cli_runs_a_model_file_on_oclgrind(capsys):
     assert main(["run", "-a", "oclgrind", str(ROOT / "descriptors" / "adam_inplace.yaml")]) == 0
     out = capsys.readouterr().out
     assert "Running on '" in out and "Oclgrind" in out and "11 passed" in out
+
+
+@needs_oclgrind
+def test_opencl_objects_are_made_and_released_on_the_backends_own_thread():
+    """Oclgrind's runtime is bound to the thread that made its context (the module docstring of
+    dmlsim.backends.opencl.oclgrind): a buffer made for another thread, then dropped there, stays held
+    by the backend until its next call, which releases it on the backend's thread."""
+    backend = create_device(dml.DML_CREATE_DEVICE_FLAG_NONE, OCLGRINDS[0]).backend  # nothing kept yet
+    made, threads_seen = [], []
+    worker = threading.Thread(target=lambda: made.append(backend.allocate(64)))
+    worker.start()
+    worker.join()
+    backend.on_device_thread(lambda: threads_seen.append(threading.get_ident()))
+    assert threads_seen != [worker.ident] and threads_seen != [threading.get_ident()]
+    assert len(backend._kept) == 1
+    made.clear()  # its last user lets go of it: not released here ...
+    assert len(backend._kept) == 1
+    backend.wait()  # ... but by the backend's next call, on its own thread
+    assert backend._kept == []
+
+
+# Issue 26 item 1 as filed: two threads sharing one Oclgrind device and queue, each executing its own
+# dispatch and reading its output, and a third creating buffers, killed the process (SIGSEGV) every time.
+THREADS_SCRIPT = """
+import threading
+import numpy as np
+import dmlsim as dml
+from dmlsim.quick import prepare_operator
+
+device = dml.DMLCreateDevice(dml.DML_CREATE_DEVICE_FLAG_NONE, adapter="oclgrind")
+t = dml.buffer_tensor(dml.DML_TENSOR_DATA_TYPE_FLOAT32, [1, 1, 1, 64])
+step = dml.buffer_tensor(dml.DML_TENSOR_DATA_TYPE_UINT32, [1, 1, 1, 1])
+desc = dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ADAM_OPTIMIZER, dml.DML_ADAM_OPTIMIZER_OPERATOR_DESC(
+    t, t, t, t, step, t, t, t, LearningRate=0.5, Beta1=0.9, Beta2=0.999, Epsilon=1e-8))
+inputs = {"GradientTensor": np.ones(64, np.float32), "TrainingStepTensor": np.array([1], np.uint32)}
+queue = device.CreateCommandQueue()
+results, errors = {}, []
+
+def work(i):
+    try:
+        if i == 2:
+            for n in range(8):
+                buffer = device.CreateBuffer(256)
+                buffer.Write(np.full(64, n, np.uint32))
+                assert buffer.read_array(np.uint32).tolist() == [n] * 64
+            return
+        prepared = prepare_operator(device, desc, inputs, inplace=True)
+        cmd = prepared.record()
+        for _ in range(3):
+            queue.ExecuteCommandLists([cmd])
+            queue.WaitForIdle()
+            results[i] = prepared.read("InputParametersTensor")
+    except BaseException as exc:
+        errors.append(repr(exc))
+
+threads = [threading.Thread(target=work, args=(i,)) for i in range(3)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+assert not errors, errors
+print(len(results), *(float(v) for i in sorted(results) for v in results[i].ravel()))
+"""
+
+
+def _oclgrind_icd():
+    # this process's OCL_ICD_VENDORS may name one other ICD (tests/matrix.py, tools/mutants.py): look at all
+    found = [path for path in icd_files({}) + icd_files() if "oclgrind" in path.name.lower()]
+    if not found and not REQUIRED:
+        pytest.skip("no Oclgrind ICD (an oclgrind*.icd in the OpenCL loader's folders) on this machine")
+    assert found, "DMLSIM_REQUIRE_OCLGRIND is set but no Oclgrind ICD is found"
+    return found[0]
+
+
+def test_threads_sharing_an_oclgrind_device_in_a_process_of_their_own():
+    """In a child process that loads only Oclgrind's ICD, so that every run of the suite checks it (a crash
+    is that process's signal, not pytest's). Each thread's X after its three steps (T = 1, G = 1, from
+    zeros) is the documented formula's, transcribed here in float64."""
+    env = {**os.environ, "OCL_ICD_VENDORS": str(_oclgrind_icd())}
+    result = subprocess.run([sys.executable, "-c", THREADS_SCRIPT], cwd=ROOT, env=env, capture_output=True,
+                            text=True, timeout=600, check=False)
+    assert result.returncode == 0, f"exit {result.returncode}\n{result.stdout}\n{result.stderr[-3000:]}"
+    x = m = v = 0.0
+    for _ in range(3):
+        m, v = 0.9 * m + 0.1, 0.999 * v + 0.001
+        x -= 0.5 * np.sqrt(1 - 0.999) / (1 - 0.9) * m / (np.sqrt(v) + 1e-8)
+    count, *values = result.stdout.split()
+    assert count == "2" and len(values) == 2 * 64, result.stdout
+    np.testing.assert_allclose(np.array(values, float), x, rtol=1e-5)

@@ -63,7 +63,8 @@ def test_kernel_build_failure_carries_log_and_options(adapter, monkeypatch):
     monkeypatch.setattr(programs_module, "kernel_source", lambda source: BROKEN)
     with pytest.raises(dml.DMLError) as info:
         source = KernelSource("dmlsim.operators.adam_optimizer")
-        ProgramCache(device.backend.context, device.backend.device).program(source, {"VEC": 8, "PACKED": True})
+        cache = ProgramCache(device.backend.context, device.backend.device)
+        device.backend.on_device_thread(cache.program, source, {"VEC": 8, "PACKED": True})
     message = str(info.value)
     assert info.value.hresult == dml.E_FAIL
     assert "dmlsim/operators/adam_optimizer/kernel.cl" in message

@@ -114,6 +114,12 @@ class TensorLayout:
         return NUMPY_DTYPE[self.data_type]
 
     @property
+    def distinct_element_count(self) -> int:
+        """Elements counting each broadcast dimension (stride 0) once: what a computation that does not
+        repeat a broadcast value holds (the reference device's estimate of its working arrays)."""
+        return math.prod(s for s, st in zip(self.sizes, self.strides, strict=True) if st != 0)
+
+    @property
     def is_packed(self) -> bool:
         """True when elements are contiguous in row-major order (strides absent or equal to packed)."""
         return all(st == ps for s, st, ps in zip(self.sizes, self.strides, packed_strides(self.sizes),
@@ -268,3 +274,17 @@ def strided_array(data: Any, layout: TensorLayout, offset: int = 0) -> np.ndarra
     size = layout.element_size
     return np.ndarray(layout.sizes, dtype=layout.dtype, buffer=data, offset=offset,
                       strides=tuple(s * size for s in layout.strides))
+
+
+def broadcast_axes(array: np.ndarray) -> tuple[int, ...]:
+    """The axes along which ``array`` repeats one value without storing it again: length > 1 and stride 0,
+    as in the view of a tensor broadcast through stride 0 (:func:`strided_array`)."""
+    return tuple(a for a, (n, st) in enumerate(zip(array.shape, array.strides, strict=True)) if n > 1 and st == 0)
+
+
+def compact(array: np.ndarray) -> np.ndarray:
+    """``array`` with each of its :func:`broadcast_axes` cut to length 1: the same values without the
+    repeats (a view), for computations that would otherwise materialize every repeat (2^32 copies of one
+    float are 32 GiB in float64)."""
+    axes = broadcast_axes(array)
+    return array[tuple(slice(0, 1) if a in axes else slice(None) for a in range(array.ndim))] if axes else array

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from dmlsim.api.enums import DML_BINDING_TYPE, DML_FEATURE
-from dmlsim.api.errors import E_INVALIDARG, E_NOTIMPL, DMLError
+from dmlsim.api.errors import E_INVALIDARG, E_NOTIMPL, E_OUTOFMEMORY, DMLError
 from dmlsim.api.structs import (
     DML_BINDING_DESC,
     DML_BINDING_TABLE_DESC,
@@ -477,6 +477,7 @@ class Runner:
         cmd.Close()
         if not self.execute:
             return
+        self._charge_working_arrays(compiled)
         if self.iterations or self.milliseconds is not None:
             self._timed(command, cmd)
             return
@@ -485,6 +486,19 @@ class Runner:
             self.queue.WaitForIdle()
             for name, value in command.increments:
                 self._add(name, value)
+
+    def _charge_working_arrays(self, compiled: Any) -> None:
+        """On the reference device, a dispatch's float64 working arrays (estimated from its desc, before any is
+        allocated) count against what the model's memory budget leaves after its resources, for as long as
+        the dispatch runs (dmlsim.backends.reference; issue 26 item 4)."""
+        operator, budget = getattr(compiled, "operator", None), self.model.budget
+        if self.device.backend.kind != "reference" or operator is None or budget is None:
+            return
+        need = operator.reference_bytes(compiled.validated)
+        refusal = budget.refusal(need, f"{operator.name} on the reference device (its float64 working arrays)")
+        if refusal is not None:
+            raise DMLError(E_OUTOFMEMORY, refusal)
+        budget.used -= need  # held while the dispatch runs, not after
 
     def _timed(self, command: Dispatch, cmd: Any) -> None:
         """DxDispatch's timing loop: CPU time of execute+wait per iteration, GPU time from profiling events.

@@ -17,6 +17,9 @@ from dmlsim.api.tensor import TensorLayout, data_type_name
 from dmlsim.operators.plan import KernelLaunch, KernelSource, LaunchTarget
 
 Layouts = TensorLayout | list[TensorLayout] | None
+# What the float64 reference holds per element of each tensor by default: three float64 arrays (a float64
+# copy of an input, a result, a temporary); Operator.reference_bytes
+REFERENCE_BYTES_PER_ELEMENT = 24
 
 
 @dataclass
@@ -36,6 +39,14 @@ class ValidatedDesc:
         layout = self.tensors[name]
         assert isinstance(layout, TensorLayout)
         return layout
+
+    def all_layouts(self, names: Sequence[str] | None = None) -> list[TensorLayout]:
+        """Every tensor's layout (of the fields ``names``, default all), tensor arrays flattened, null ones left out."""
+        found: list[TensorLayout] = []
+        for name, layouts in self.tensors.items():
+            if names is None or name in names:
+                found += [t for t in (layouts if isinstance(layouts, list) else [layouts]) if t is not None]
+        return found
 
 
 class Operator:
@@ -67,6 +78,14 @@ class Operator:
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
         """Reference execution on numpy arrays (float64 results); used by the reference device."""
         raise NotImplementedError
+
+    def reference_bytes(self, v: ValidatedDesc) -> int:
+        """An upper estimate of the bytes of host arrays :meth:`evaluate` holds at once, from the desc alone:
+        the reference device charges it against its working-memory limit before computing anything (a
+        broadcast input is a view of a few bytes whose float64 copy may be 32 GiB). Default:
+        :data:`REFERENCE_BYTES_PER_ELEMENT` per element of every tensor, broadcast repeats included; an
+        operator whose reference does not expand them, or holds more, says so."""
+        return REFERENCE_BYTES_PER_ELEMENT * sum(layout.element_count for layout in v.all_layouts())
 
     def debug_check(self, v: ValidatedDesc, read: Callable[[str], Any], problems: Problems) -> None:
         """Execution-time checks a debug device makes on input values; ``read(field)`` gives an array."""

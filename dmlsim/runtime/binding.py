@@ -262,8 +262,9 @@ class BindingTable:
         """The dispatch this table describes, checked and prepared once per binding state."""
         if self._resolved is None or self._resolved[0] != self._version:
             dispatch = self.dispatchable.resolve(self)
-            for item in dispatches_of([dispatch]):
-                item.prepared = backend.prepare(item) if hasattr(item, "compiled") else None
+            with self.device.execution_lock:  # builds programs, makes kernels, uploads tables: OpenCL calls
+                for item in dispatches_of([dispatch]):
+                    item.prepared = backend.prepare(item) if hasattr(item, "compiled") else None
             self._resolved = (self._version, dispatch)
         return self._resolved[1]
 

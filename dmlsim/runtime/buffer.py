@@ -18,7 +18,8 @@ class Buffer:
     def __init__(self, device: Device, size: int) -> None:
         self.device = device
         self.size = size
-        self.storage = device.backend.allocate(size)
+        with device.execution_lock:  # an OpenCL call on the device's queue (a fill): never beside another
+            self.storage = device.backend.allocate(size)
 
     def Write(self, data: Any, offset: int = 0) -> None:
         """Copy bytes (anything bytes-like, or a numpy array's raw bytes) into the buffer at ``offset``.

@@ -132,17 +132,24 @@ class CommandQueue:
                 if not isinstance(cmd, CommandList) or cmd.device is not device:
                     raise invalid(f"ExecuteCommandLists: entry {i} is not a command list of this device, got "
                                   f"{type(cmd).__name__}")
+        if single is not None:  # nothing to resolve or check: what dmlsim adds to every training step
+            lock = device.execution_lock
+            lock.acquire()  # not `with`: its __enter__/__exit__ calls cost more than the lock itself
+            try:
+                self.last_timings = device.backend.submit(single)
+            finally:
+                lock.release()
+            return
         with device.execution_lock:
             backend = device.backend
-            if single is not None:  # nothing to resolve or check: what dmlsim adds to every training step
-                self.last_timings = backend.submit(single)
-                return
             items = [item.resolve(backend) if isinstance(item, LateBoundDispatch) else item
                      for cmd in lists for item in cmd.items]
             if device._debug:  # a graph's nodes read intermediates not yet computed: checked operators only
                 device.debug_check(items)
+            flat = dispatches_of(items)
+            backend.admit(flat)  # what the backend cannot run is refused before any of the call runs
             timings = []
-            for item in dispatches_of(items):
+            for item in flat:
                 if isinstance(item, ResolvedCopies):
                     for source, destination in item.copies:
                         backend.copy(source, destination, source.layout.total_bytes)
@@ -151,8 +158,19 @@ class CommandQueue:
             self.last_timings = timings
 
     def WaitForIdle(self) -> None:
-        """Block until every executed command list has finished (a fence wait)."""
-        self.device.backend.wait()
+        """Block until every executed command list has finished (a fence wait).
+
+        Under the device's execution lock, as every call on the device's queue is: Oclgrind's runtime is
+        not thread-safe (a finish beside another thread's enqueue crashed it), and no driver gains from
+        the overlap, since the executions it waits for are serialized anyway.
+        """
+        device = self.device
+        lock = device.execution_lock
+        lock.acquire()  # as ExecuteCommandLists' single-dispatch path: not `with`, a training step's path
+        try:
+            device.backend.wait()
+        finally:
+            lock.release()
 
 
 class Device:

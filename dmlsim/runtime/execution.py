@@ -127,6 +127,10 @@ class Backend(Protocol):
     def prepare(self, dispatch: ResolvedDispatch) -> Any:
         """Whatever the backend wants to make once per binding-table state (built, bound kernels)."""
 
+    def admit(self, dispatches: Sequence[ResolvedDispatch | ResolvedCopies]) -> None:
+        """Refuse (DMLError) what one ExecuteCommandLists call holds before any of it runs, if the backend
+        cannot run some of it (the reference device's working-memory limit); nothing for most backends."""
+
     def submit(self, dispatch: ResolvedDispatch) -> Sequence[DispatchTiming]:
         """Queue one prepared dispatch; its timings are complete after :meth:`wait`."""
 

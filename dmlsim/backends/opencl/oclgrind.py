@@ -23,15 +23,28 @@ Oclgrind 21.10's uninitialized-value tracking has two flaws worked around here: 
 zeros instead), and a host write at an offset marks the rest of the buffer uninitialized (every host
 write, and each copy between buffers, is a whole-buffer write from the host). dmlsim's buffers are
 zero-filled at creation, so every byte of them is initialized as far as a kernel is concerned.
+
+Oclgrind is bound to one thread. Its uninitialized-value plugin keeps its shadow-memory pool in
+thread-local storage, made by the thread that creates the context: any host write or kernel launch from
+another thread dereferences a null pool (a segmentation fault, even with no other thread running), and
+its race detector's bookkeeping of buffers is not synchronized against a running kernel. So every
+:class:`OclgrindBackend` has a thread of its own, which creates its context and makes every OpenCL call
+of it (:meth:`OclgrindBackend.on_device_thread`): calls from other threads wait for it, one at a time.
+The OpenCL objects it makes (buffers, kernels, events) are released on that thread as well: the backend
+keeps each one until nothing else holds it, then drops it at its next call.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
+import sys
 import tempfile
+import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,6 +135,24 @@ def describe(diagnostics: list[Diagnostic], launch: PreparedLaunch | None, what:
     return f"{head}\n{count}:\n{shown}{rest}"
 
 
+def _reference_counts(objects: list[Any]) -> list[int]:
+    """``sys.getrefcount`` of each of ``objects`` (the same code measures :data:`_UNUSED`)."""
+    return [sys.getrefcount(obj) for obj in objects]
+
+
+# What _reference_counts answers for an object that only its list holds: measured rather than assumed,
+# since how the interpreter counts references may change between versions.
+_UNUSED = _reference_counts([object()])[0]
+
+
+def _on_device_thread(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Make a backend method run on the backend's own thread (the module docstring says why)."""
+    @functools.wraps(method)
+    def call(self: OclgrindBackend, *args: Any) -> Any:
+        return self.on_device_thread(method, self, *args)
+    return call
+
+
 @contextmanager
 def _environment(values: dict[str, str]) -> Iterator[None]:
     saved = {name: os.environ.get(name) for name in values}
@@ -148,11 +179,40 @@ class OclgrindBackend(OpenCLBackend):
         os.close(handle)
         self.log_path = Path(name)
         self._log_offset = 0
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dmlsim-oclgrind")
+        self._thread_id = self._thread.submit(threading.get_ident).result()
+        self._kept: list[Any] = []  # OpenCL objects made here, released on this thread once unused
         with _environment({**CHECKS, LOG_VARIABLE: str(self.log_path)}):
-            super().__init__(adapter)
+            self.on_device_thread(super().__init__, adapter)
 
     def __del__(self) -> None:
         self.log_path.unlink(missing_ok=True)
+        thread = getattr(self, "_thread", None)
+        if thread is not None:
+            thread.shutdown(wait=False)
+
+    def on_device_thread(self, function: Callable[..., Any], *args: Any) -> Any:
+        """``function(*args)`` run on this backend's own thread (directly when already there), its result
+        or exception returned or raised here. Every OpenCL call on this backend's context goes through it;
+        tests that make their own programs or buffers on the context call it too."""
+        if threading.get_ident() == self._thread_id:
+            return function(*args)
+        return self._thread.submit(self._call, function, args).result()
+
+    def _call(self, function: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+        self._release_unused()
+        return function(*args)
+
+    def _keep(self, obj: Any) -> Any:
+        """Hold ``obj`` (an OpenCL object made on this thread) until nothing else does, so that it is
+        released here and not wherever its last user drops it."""
+        self._kept.append(obj)
+        return obj
+
+    def _release_unused(self) -> None:
+        if self._kept:
+            counts = _reference_counts(self._kept)
+            self._kept = [obj for obj, count in zip(self._kept, counts, strict=True) if count > _UNUSED]
 
     def new_diagnostics(self) -> list[Diagnostic]:
         """What Oclgrind logged since the last call (the log file is Oclgrind's; it flushes each message)."""
@@ -170,12 +230,25 @@ class OclgrindBackend(OpenCLBackend):
                            problems=[d.text for d in diagnostics])  # all of them, however many
 
     # --- memory: zero-filled by a write, which Oclgrind counts as initializing ---------------------
+    @_on_device_thread
     def allocate(self, size: int) -> Any:
         cl = self.cl
         with check(f"allocating a {size}-byte buffer"):
-            return cl.Buffer(self.context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR,
-                             hostbuf=np.zeros(max(size, 1), np.uint8))
+            return self._keep(cl.Buffer(self.context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR,
+                                        hostbuf=np.zeros(max(size, 1), np.uint8)))
 
+    @_on_device_thread
+    def upload(self, array: np.ndarray) -> Any:
+        return self._keep(super().upload(array))
+
+    @_on_device_thread
+    def prepare(self, dispatch: Any) -> list[PreparedLaunch]:
+        prepared = super().prepare(dispatch)
+        for launch in prepared:
+            self._keep(launch.kernel)
+        return prepared
+
+    @_on_device_thread
     def write(self, storage: Any, offset: int, data: np.ndarray) -> None:
         # Oclgrind 21.10 re-creates a buffer's shadow memory on every host write, at the written range:
         # a write at an offset leaves the rest of the buffer "uninitialized". So every write here is a
@@ -187,11 +260,13 @@ class OclgrindBackend(OpenCLBackend):
         super().write(storage, offset, data)
         self.check_log("writing a buffer")
 
+    @_on_device_thread
     def read(self, storage: Any, offset: int, size: int) -> bytes:
         out = super().read(storage, offset, size)
         self.check_log("reading a buffer")
         return out
 
+    @_on_device_thread
     def copy(self, source: Any, destination: Any, size: int) -> None:
         # through the host, for the same reason as write(): a device copy at an offset loses the
         # initialized state of the rest of the destination
@@ -199,6 +274,7 @@ class OclgrindBackend(OpenCLBackend):
         self.write(destination.buffer.storage, destination.offset, data)
 
     # --- execution: each kernel waited for and its diagnostics read before the next one -----------
+    @_on_device_thread
     def submit(self, dispatch: Any) -> list[Timing]:
         cl, queue = self.cl, self.queue
         timings = []
@@ -207,14 +283,16 @@ class OclgrindBackend(OpenCLBackend):
                 event = cl.enqueue_nd_range_kernel(queue, launch.kernel, launch.global_size, launch.local_size)
                 queue.finish()
             self.kernels_enqueued += 1
-            timings.append(Timing(launch.name, event))
+            timings.append(Timing(launch.name, self._keep(event)))
             self.check_log(f"running {dispatch.compiled.name}", launch)
         return timings
 
+    @_on_device_thread
     def run_bare(self, launch: PreparedLaunch) -> None:
         super().run_bare(launch)
         self.check_log(f"running kernel {launch.name}", launch)
 
+    @_on_device_thread
     def wait(self) -> None:
         super().wait()
         self.check_log("waiting for the queue")

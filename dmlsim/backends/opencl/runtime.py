@@ -5,7 +5,7 @@ Operators describe launches (dmlsim.operators.plan); this module builds, binds a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,6 +81,12 @@ class OpenCLBackend:
         self.driver = f"driver {device.driver_version}"
         self.kernels_enqueued = 0  # kernels submit() has enqueued: tests check every dispatch launched its own
 
+    def on_device_thread(self, function: Callable[..., Any], *args: Any) -> Any:
+        """``function(*args)`` on the thread that makes this backend's OpenCL calls: here the calling
+        thread (OpenCL drivers are thread-safe); Oclgrind's backend has a thread of its own
+        (:mod:`.oclgrind`). For code that makes its own OpenCL objects on ``context`` (tests, probes)."""
+        return function(*args)
+
     # --- memory -----------------------------------------------------------------------------------
     def allocate(self, size: int) -> Any:
         """A zero-filled buffer: on CPU devices, large ones in huge-page host memory (:mod:`.hostmem`)."""
@@ -139,6 +145,9 @@ class OpenCLBackend:
         with check("copying between buffers"):
             self.cl.enqueue_copy(self.queue, destination.buffer.storage, source.buffer.storage,
                                  src_offset=source.offset, dst_offset=destination.offset, byte_count=size)
+
+    def admit(self, dispatches: Sequence[Any]) -> None:
+        """Nothing to refuse before running: a dispatch's device memory is its buffers, allocated already."""
 
     def submit(self, dispatch: Any) -> list[Timing]:
         # The hot path of every dispatch: plain try/except (the check() context manager costs a

@@ -28,7 +28,7 @@ from dmlsim.api.directml_schema import (
 from dmlsim.api.enums import DML_OPERATOR_TYPE
 from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import TensorLayout
-from dmlsim.operators.base import Operator, ValidatedDesc, register, require_same
+from dmlsim.operators.base import REFERENCE_BYTES_PER_ELEMENT, Operator, ValidatedDesc, register, require_same
 from dmlsim.operators.copy_window.reference import cast, join, slice1_window, slice_window, split
 from dmlsim.operators.plan import Items, KernelLaunch, TensorArg
 from dmlsim.operators.typed import (
@@ -127,6 +127,10 @@ class Split(AxisMove):
         axis = v.attrs["Axis"]
         return {self.many: split(inputs[IN], [t.sizes[axis] for t in v.tensors[self.many]], axis)}
 
+    def reference_bytes(self, v: ValidatedDesc) -> int:
+        """The pieces are views of the input: only what is stored into the outputs is held."""
+        return REFERENCE_BYTES_PER_ELEMENT * sum(t.element_count for t in v.all_layouts([self.many]))
+
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: Any) -> list[KernelLaunch]:
         x, axis = v.layout(IN), v.attrs["Axis"]
         return [window_launch(self.kernel_source, move_defines(x), TensorArg(IN, scalar=True),
@@ -142,6 +146,10 @@ class Slice(Operator):
     offsets_field: str
     sizes_field: str
     strides_field: str
+
+    def reference_bytes(self, v: ValidatedDesc) -> int:
+        """The window is a view (SLICE) or an output-sized copy (SLICE1) of the input, however large it is."""
+        return REFERENCE_BYTES_PER_ELEMENT * v.layout(OUT).element_count
 
     def check(self, v: ValidatedDesc, problems: Problems) -> None:
         require_same(v, problems, IN, (OUT,), ("DataType", "DimensionCount"))
@@ -252,6 +260,11 @@ class Cast(Operator):
 
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
         return {OUT: cast(inputs[IN], v.layout(OUT).dtype)}
+
+    def reference_bytes(self, v: ValidatedDesc) -> int:
+        """reference.cast converts to integers element by element through a list of Python ints (36 bytes
+        each and its slot) beside a float64 copy and the result."""
+        return 64 * v.layout(OUT).element_count
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: Any) -> list[KernelLaunch]:
         x, y = v.layout(IN), v.layout(OUT)

@@ -19,7 +19,7 @@ from dmlsim.api.errors import Problems
 from dmlsim.operators.activation.fused import apply_fused, fused_defines
 from dmlsim.operators.base import Operator, ValidatedDesc, register, require_same
 from dmlsim.operators.float_rules import require_float_tensors, storage_defines
-from dmlsim.operators.gemm.reference import gemm
+from dmlsim.operators.gemm.reference import gemm, working_elements
 from dmlsim.operators.plan import Groups, Items, KernelLaunch, LaunchTarget, TensorArg, Vector
 
 A, B, C, OUT = "ATensor", "BTensor", "CTensor", "OutputTensor"
@@ -80,6 +80,17 @@ class Gemm(Operator):
         result = gemm(inputs[A], inputs[B], inputs.get(C), v.attrs["TransA"] == TRANSPOSE,
                       v.attrs["TransB"] == TRANSPOSE, v.attrs["Alpha"], v.attrs["Beta"])
         return {OUT: apply_fused(result, v.attrs.get("FusedActivation"))}
+
+    def reference_bytes(self, v: ValidatedDesc) -> int:
+        """The reference's float64 arrays (reference.working_elements): A and B without their broadcast repeats,
+        in slices of K where large; the rest is output-sized."""
+        shapes = []
+        for name, transposed in ((A, v.attrs["TransA"] == TRANSPOSE), (B, v.attrs["TransB"] == TRANSPOSE)):
+            layout = v.layout(name)
+            distinct = [n if stride else 1 for n, stride in zip(layout.sizes, layout.strides, strict=True)]
+            shapes.append(tuple(distinct[:-2] + distinct[-2:][::-1] if transposed else distinct))
+        k = matrix_dims(v.layout(A).sizes, v.attrs["TransA"] == TRANSPOSE)[1]
+        return 8 * working_elements(shapes[0], shapes[1], k, v.layout(OUT).element_count)
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
         out = v.layout(OUT)

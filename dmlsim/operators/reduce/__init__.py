@@ -19,7 +19,7 @@ from dmlsim.api.directml_schema import DML_ARGMAX_OPERATOR_DESC, DML_ARGMIN_OPER
 from dmlsim.api.enums import DML_OPERATOR_TYPE
 from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import data_type_name
-from dmlsim.operators.base import Operator, ValidatedDesc, register
+from dmlsim.operators.base import REFERENCE_BYTES_PER_ELEMENT, Operator, ValidatedDesc, register
 from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, TensorArg
 from dmlsim.operators.reduce.reference import arg_reduce, reduce
 from dmlsim.operators.typed import (
@@ -92,6 +92,10 @@ class ReduceTemplate(Operator):
         if function in ("ARGMAX", "ARGMIN"):
             return {OUT: arg_reduce(function == "ARGMAX", inputs[IN], axes, last=self.last_index(v))}
         return {OUT: reduce(function, inputs[IN], axes)}
+
+    def reference_bytes(self, v: ValidatedDesc) -> int:
+        """The reference reduces the input without its broadcast repeats (reference.py's docstring)."""
+        return REFERENCE_BYTES_PER_ELEMENT * (v.layout(IN).distinct_element_count + v.layout(OUT).element_count)
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
         x, y = v.layout(IN), v.layout(OUT)
