@@ -5,21 +5,32 @@ An operator's kernels live beside it (``dmlsim/operators/<name>/kernel.cl``, pac
 naming a shared header of the package ``dmlsim.cl_kernels`` are inlined here, so
 the build needs no include path and pyopencl's binary cache sees every byte that goes into a build.
 Build variants are chosen with ``-D`` defines.
+
+Every program is built with ``-cl-kernel-arg-info``, so that its kernels can say their parameter names
+(``CL_KERNEL_ARG_NAME``, core in OpenCL 1.2). :meth:`ProgramCache.kernel` compares them, the first time an
+entry point of a built program is launched, with the names the launch plan declares
+(:attr:`~dmlsim.operators.plan.KernelLaunch.params`): a plan whose arguments would land on the wrong
+parameters fails there with a :class:`~dmlsim.operators.plan.KernelSignatureError` naming the kernel, the
+position and both names. The kernel's names are asked once per program and entry point and kept, so a
+dispatch pays nothing for the check (launches are prepared once per binding-table state anyway). A driver
+that cannot give the names (an error, or empty names) is not checked, with one warning per device.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+import warnings
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from dmlsim.api.errors import E_FAIL, DMLError
 from dmlsim.backends.opencl.errors import import_pyopencl
-from dmlsim.operators.plan import KernelSource
+from dmlsim.operators.plan import KernelSignatureError, KernelSource, signature_mismatch
 
 SHARED_PACKAGE = "dmlsim.cl_kernels"
+ARG_INFO_OPTION = "-cl-kernel-arg-info"  # kernels keep their parameter names (CL_KERNEL_ARG_NAME)
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_.-]+)"\s*$', re.MULTILINE)
 
 
@@ -87,22 +98,67 @@ def build_options(defines: dict[str, Any]) -> list[str]:
 
 
 class ProgramCache:
-    """Built programs of one OpenCL context, keyed by (kernel file, options)."""
+    """Built programs of one OpenCL context, keyed by (kernel file, options), and the parameter names of
+    their launched kernels."""
 
     def __init__(self, context: Any, device: Any, extra_options: tuple[str, ...] = ()) -> None:
         self.context = context
         self.device = device
         self.extra_options = extra_options  # a backend's own, e.g. Oclgrind's -cl-opt-disable
         self._programs: dict[tuple[KernelSource, tuple[str, ...]], Any] = {}
+        # (program key, entry point) -> the kernel's parameter names, None where the driver gives none
+        self._parameters: dict[tuple[tuple[KernelSource, tuple[str, ...]], str], tuple[str, ...] | None] = {}
+        self.checks_parameter_names: bool | None = None  # None until a kernel was asked; False: the driver can't say
+        self._warned = False
 
     def program(self, source: KernelSource, defines: dict[str, Any]) -> Any:
-        options = (*build_options(defines), "-cl-std=CL1.2", *self.extra_options)
-        key = (source, options)
+        """The built program of ``source`` with these defines (built on first use)."""
+        return self._program(self._key(source, defines))
+
+    def kernel(self, source: KernelSource, defines: dict[str, Any], entry: str, params: tuple[str, ...]) -> Any:
+        """A new ``cl.Kernel`` for ``entry`` of the built program, whose parameters must be named ``params`` in
+        this order (:class:`~dmlsim.operators.plan.KernelSignatureError` otherwise)."""
+        cl = import_pyopencl()
+        key = self._key(source, defines)
+        kernel = cl.Kernel(self._program(key), entry)
+        if (key, entry) not in self._parameters:
+            self._parameters[key, entry] = self._parameter_names(kernel)
+        actual = self._parameters[key, entry]
+        if actual is not None and actual != params:
+            problem = signature_mismatch(params, actual)
+            raise KernelSignatureError(
+                f"kernel {entry} of {source_label(source)} (options: {' '.join(key[1])}): {problem}\n"
+                f"declared: {', '.join(params)}\nkernel:   {', '.join(actual)}\n"
+                "(a dmlsim bug: the operator's plan_launches and its kernel disagree)")
+        return kernel
+
+    def _key(self, source: KernelSource, defines: dict[str, Any]) -> tuple[KernelSource, tuple[str, ...]]:
+        return source, (*build_options(defines), "-cl-std=CL1.2", ARG_INFO_OPTION, *self.extra_options)
+
+    def _program(self, key: tuple[KernelSource, tuple[str, ...]]) -> Any:
         program = self._programs.get(key)
         if program is None:
-            program = self._build(source, list(options))
+            program = self._build(key[0], list(key[1]))
             self._programs[key] = program
         return program
+
+    def _parameter_names(self, kernel: Any) -> tuple[str, ...] | None:
+        """The kernel's parameter names, or None (with one warning per device) where the driver gives none."""
+        cl = import_pyopencl()
+        try:
+            names = tuple(kernel.get_arg_info(i, cl.kernel_arg_info.NAME) for i in range(kernel.num_args))
+        except cl.Error as exc:
+            names, why = None, f"clGetKernelArgInfo failed: {exc}"
+        else:
+            why = "it answered empty names"
+        self.checks_parameter_names = names is not None and all(names)
+        if self.checks_parameter_names:
+            return names
+        if not self._warned:
+            self._warned = True
+            warnings.warn(f"OpenCL device {self.device.name.strip()!r} gives no kernel parameter names ({why}): "
+                          "dmlsim's launch plans are not checked against its kernels", RuntimeWarning, stacklevel=3)
+        return None
 
     def _build(self, source: KernelSource, options: list[str]) -> Any:
         cl = import_pyopencl()
