@@ -146,7 +146,7 @@ class ProgramCache:
         """The kernel's parameter names, or None (with one warning per device) where the driver gives none."""
         cl = import_pyopencl()
         try:
-            names = tuple(kernel.get_arg_info(i, cl.kernel_arg_info.NAME) for i in range(kernel.num_args))
+            names: tuple[str, ...] | None = kernel_parameter_names(kernel)
         except cl.Error as exc:
             names, why = None, f"clGetKernelArgInfo failed: {exc}"
         else:
@@ -173,6 +173,13 @@ class ProgramCache:
                         "ICD with OCL_ICD_VENDORS=<path to its .icd file> (see `dmlsim devices`)")
             raise DMLError(E_FAIL, f"building {source_label(source)} for {self.device.name.strip()!r} "
                                    f"failed\noptions: {' '.join(options)}\nbuild log:\n{log}{hint}") from None
+
+
+def kernel_parameter_names(kernel: Any) -> tuple[str, ...]:
+    """A built kernel's parameter names (``CL_KERNEL_ARG_NAME``), in order; raises ``cl.Error`` where the
+    driver cannot say (the program was built without ``-cl-kernel-arg-info`` on PoCL, for one)."""
+    cl = import_pyopencl()
+    return tuple(kernel.get_arg_info(i, cl.kernel_arg_info.NAME) for i in range(kernel.num_args))
 
 
 def _several_pocl_platforms(cl: Any) -> bool:
