@@ -12,11 +12,12 @@ to, beside its value: ``TensorArg("a", "ATensor")`` is the parameters ``a__base,
 ``float alpha``, ``Vector("sizes", out.sizes)`` is ``ulong4 sizes``. The first field of every argument kind is
 its kernel parameter name (or the prefix of its names), as in a C call written ``param = value``; its
 :attr:`params` are the names it expands to, in order, and :attr:`KernelLaunch.params` is the whole
-expansion of a launch. There is no schema-order default: every launch lists its ``args``. When the OpenCL
-backend first builds a program it asks the built kernel for its parameter names (``CL_KERNEL_ARG_NAME``,
-built with ``-cl-kernel-arg-info``) and refuses a launch whose expansion differs in a name, in the order or
-in the count (:class:`KernelSignatureError`, a dmlsim bug, never a user's error) — so an argument can no
-longer land on the wrong parameter by its position.
+expansion of a launch. There is no positional or schema-order default: every launch lists its ``args``. The
+OpenCL backend builds with ``-cl-kernel-arg-info``, asks each launched kernel for its parameter names
+(``CL_KERNEL_ARG_NAME``) once per program and entry point, and refuses a launch whose expansion differs in a
+name, in the order or in the count (:class:`KernelSignatureError`, a dmlsim bug, never a user's error) — so
+an argument can no longer land on the wrong parameter by its position. Kernel parameters must not be named
+after OpenCL built-in functions: PoCL's headers ``#define`` them (``length`` becomes ``_cl_length``).
 
 Conventions. A tensor is passed as ``name__base, name__offset, name__strides``, or as ``name__base,
 name__offset`` with ``scalar=True``; the strides are a ``ulong4``, or a ``ulong8`` when the argument's

@@ -7,13 +7,14 @@ the build needs no include path and pyopencl's binary cache sees every byte that
 Build variants are chosen with ``-D`` defines.
 
 Every program is built with ``-cl-kernel-arg-info``, so that its kernels can say their parameter names
-(``CL_KERNEL_ARG_NAME``, core in OpenCL 1.2). :meth:`ProgramCache.kernel` compares them, the first time an
-entry point of a built program is launched, with the names the launch plan declares
+(``CL_KERNEL_ARG_NAME``, core in OpenCL 1.2; PoCL answers only for programs built with the option).
+:meth:`ProgramCache.kernel` compares them with the names the launch plan declares
 (:attr:`~dmlsim.operators.plan.KernelLaunch.params`): a plan whose arguments would land on the wrong
 parameters fails there with a :class:`~dmlsim.operators.plan.KernelSignatureError` naming the kernel, the
-position and both names. The kernel's names are asked once per program and entry point and kept, so a
-dispatch pays nothing for the check (launches are prepared once per binding-table state anyway). A driver
-that cannot give the names (an error, or empty names) is not checked, with one warning per device.
+position and both names. The driver is asked once per program and entry point and its answer kept; the
+comparison runs when a dispatch is prepared (once per binding-table state), so a dispatch pays nothing for
+it. A driver that cannot give the names (an error, or empty names) is not checked, with one warning per
+device.
 """
 
 from __future__ import annotations
