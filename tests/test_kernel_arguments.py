@@ -16,6 +16,7 @@ import pytest
 
 import dmlsim as dml
 import dmlsim.backends.opencl.programs as programs_module
+import dmlsim.backends.opencl.signatures as signatures_module
 from dmlsim.backends.opencl.programs import ProgramCache
 from dmlsim.entry import create_device
 from dmlsim.operators.gemm import Gemm
@@ -50,16 +51,23 @@ Y = TensorArg("y", "OutputTensor")
 ALPHA, BETA, N = Scalar("alpha", np.float32(2)), Scalar("beta", np.float32(3)), Scalar("n", np.uint32(1))
 
 
+NO_NAMES = ".*gives no kernel parameter names"  # dmlsim's warning (pyopencl's own warnings stay warnings)
+REAL_ANSWERED_NAMES = signatures_module.answered_names
+
+
 def _params(*args):
     return KernelLaunch(SOURCE, "tiny", {}, Items(1), list(args)).params
 
 
 @pytest.fixture
-def tiny_cache(device, monkeypatch):
-    """A fresh program cache on the device whose kernel file is TINY."""
+def tiny_cache(device, monkeypatch, tmp_path):
+    """A fresh program cache on the device whose kernel file is TINY; source-build names kept in tmp_path, no
+    device warned about yet."""
     if device.adapter.kind == "reference":
         pytest.skip("the reference device builds no OpenCL kernels")
     monkeypatch.setattr(programs_module, "kernel_source", lambda source: TINY)
+    monkeypatch.setattr(signatures_module, "names_cache_dir", lambda: tmp_path / "names")
+    monkeypatch.setattr(programs_module, "UNCHECKED_DEVICES", set())
     return ProgramCache(device.backend.context, device.backend.device)
 
 
@@ -124,34 +132,88 @@ def test_a_wrong_declaration_fails_at_build_naming_kernel_position_and_names(tin
 
 
 def test_every_driver_here_gives_parameter_names(tiny_cache, device):
-    """PoCL, Oclgrind and Intel's runtime answer CL_KERNEL_ARG_NAME (PoCL only with -cl-kernel-arg-info): on
-    them every launch is checked."""
+    """PoCL, Oclgrind and Intel's runtime say CL_KERNEL_ARG_NAME (PoCL only with -cl-kernel-arg-info; Intel only
+    for a program built from source, so a program from pyopencl's binary cache takes its names from one source
+    build): on them every launch is checked, and nothing is warned."""
     platform = device.backend.device.platform.name
     if not any(name in platform for name in ("Portable Computing Language", "Oclgrind", "Intel")):
         pytest.skip(f"{platform!r}: whether its driver gives kernel parameter names is not known here")
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # no "gives no kernel parameter names" warning
+        warnings.filterwarnings("error", message=NO_NAMES)
         tiny_cache.kernel(SOURCE, {}, "tiny", _params(Y, ALPHA, BETA, N))
     assert tiny_cache.checks_parameter_names is True
 
 
+def _launched_kernel_answers_nothing(monkeypatch):
+    """The next kernel asked answers no names (as Intel's does for a program from pyopencl's binary cache);
+    the kernels of the source build asked next do."""
+    asked = []
+
+    def answered(kernel):
+        asked.append(kernel.function_name)
+        return None if len(asked) == 1 else REAL_ANSWERED_NAMES(kernel)
+
+    monkeypatch.setattr(signatures_module, "answered_names", answered)
+
+
+def test_names_a_binary_lacks_come_from_one_source_build_then_from_the_kept_file(tiny_cache, monkeypatch, tmp_path):
+    """A kernel that answers no names is checked with the names of an uncached source build, kept on disk:
+    the next process reads them and builds nothing; a damaged file is replaced by a new source build."""
+    misordered = _params(Y, BETA, ALPHA, N)
+    _launched_kernel_answers_nothing(monkeypatch)
+    with pytest.raises(KernelSignatureError, match=r"argument 3 is declared 'beta' .* parameter 3 is 'alpha'"):
+        tiny_cache.kernel(SOURCE, {}, "tiny", misordered)
+    kept = list((tmp_path / "names").iterdir())
+    assert len(kept) == 1 and kept[0].suffix == ".json"
+    assert kept[0].read_text() == '{"tiny": ["y__base", "y__offset", "y__strides", "alpha", "beta", "n"]}'
+
+    def no_build(*args):
+        raise AssertionError("the kept names should have been read, not asked from a build")
+
+    monkeypatch.setattr(signatures_module, "answered_names", lambda kernel: None)
+    with monkeypatch.context() as patch:
+        patch.setattr(signatures_module, "_build_and_ask", no_build)
+        later = ProgramCache(tiny_cache.context, tiny_cache.device)  # another process, as far as names go
+        with pytest.raises(KernelSignatureError, match="argument 3 is declared 'beta'"):
+            later.kernel(SOURCE, {}, "tiny", misordered)
+        assert later.kernel(SOURCE, {}, "tiny", _params(Y, ALPHA, BETA, N)).function_name == "tiny"
+
+    kept[0].write_text('{"tiny": ["y__base", "alpha"]}')  # damaged: two names for six parameters
+    _launched_kernel_answers_nothing(monkeypatch)
+    with pytest.raises(KernelSignatureError, match="argument 3 is declared 'beta'"):
+        ProgramCache(tiny_cache.context, tiny_cache.device).kernel(SOURCE, {}, "tiny", misordered)
+    assert kept[0].read_text() == '{"tiny": ["y__base", "y__offset", "y__strides", "alpha", "beta", "n"]}'
+
+
 def test_a_driver_without_names_is_not_checked_and_warns_once(tiny_cache, monkeypatch):
+    """Where neither the kernel nor a source build gives names (an error, or empty names), the launch is not
+    checked: one warning per device and process, and no source build is tried again."""
     cl = pytest.importorskip("pyopencl")
+    builds = []
+    build_and_ask = signatures_module._build_and_ask
 
     def unavailable(kernel):
         raise cl.RuntimeError("clGetKernelArgInfo failed: KERNEL_ARG_INFO_NOT_AVAILABLE")
 
-    monkeypatch.setattr(programs_module, "kernel_parameter_names", unavailable)
-    with pytest.warns(RuntimeWarning, match="gives no kernel parameter names .*KERNEL_ARG_INFO_NOT_AVAILABLE"):
-        tiny_cache.kernel(SOURCE, {}, "tiny", _params(Y, BETA, ALPHA, N))  # unchecked: it builds
-    assert tiny_cache.checks_parameter_names is False
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # once per device: a second kernel warns no more
-        tiny_cache.kernel(SOURCE, {"OTHER": 1}, "tiny", _params(Y, ALPHA, BETA, N))
+    def counted(*args):
+        builds.append(args)
+        return build_and_ask(*args)
 
-    monkeypatch.setattr(programs_module, "kernel_parameter_names", lambda kernel: ("", "", "", "", "", ""))
+    monkeypatch.setattr(signatures_module, "kernel_parameter_names", unavailable)
+    monkeypatch.setattr(signatures_module, "_build_and_ask", counted)
+    with pytest.warns(RuntimeWarning, match="gives no kernel parameter names .*not even for a source build"):
+        tiny_cache.kernel(SOURCE, {}, "tiny", _params(Y, BETA, ALPHA, N))  # unchecked: it builds
+    assert tiny_cache.checks_parameter_names is False and len(builds) == 1
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=NO_NAMES)  # once per device: no more warnings, no more builds
+        tiny_cache.kernel(SOURCE, {"OTHER": 1}, "tiny", _params(Y, ALPHA, BETA, N))
+        ProgramCache(tiny_cache.context, tiny_cache.device).kernel(SOURCE, {}, "tiny", _params(Y, BETA, ALPHA, N))
+    assert len(builds) == 2  # the second cache tried its one source build, silently
+
+    monkeypatch.setattr(signatures_module, "kernel_parameter_names", lambda kernel: ("",) * kernel.num_args)
+    monkeypatch.setattr(programs_module, "UNCHECKED_DEVICES", set())
     empty = ProgramCache(tiny_cache.context, tiny_cache.device)
-    with pytest.warns(RuntimeWarning, match="it answered empty names"):
+    with pytest.warns(RuntimeWarning, match="gives no kernel parameter names"):
         empty.kernel(SOURCE, {}, "tiny", _params(Y, BETA, ALPHA, N))
     assert empty.checks_parameter_names is False
 
@@ -197,15 +259,19 @@ def test_the_driver_is_asked_once_per_program_and_entry_point(adapter, monkeypat
         pytest.skip("the reference device builds no OpenCL kernels")
     device = create_device(dml.DML_CREATE_DEVICE_FLAG_NONE, adapter)  # fresh: its program cache is empty
     asked = []
-    original = programs_module.kernel_parameter_names
+    original = signatures_module.kernel_parameter_names
 
     def counting(kernel):
         asked.append(kernel.function_name)
         return original(kernel)
 
-    monkeypatch.setattr(programs_module, "kernel_parameter_names", counting)
+    monkeypatch.setattr(signatures_module, "kernel_parameter_names", counting)
     inputs = {"ATensor": np.eye(2, dtype=np.float32), "BTensor": np.full((2, 2), 3, np.float32)}
-    for _ in range(3):
+    for run in range(3):
         got = run_operator(device, _gemm_desc(), inputs)["OutputTensor"]
         np.testing.assert_array_equal(got, np.full((2, 2), 3))
-    assert asked == ["gemm"]
+        if run == 0:  # the launched kernel (and, from a binary without names, the source build's kernels)
+            first = list(asked)
+            assert first[0] == "gemm" and set(first) <= {"gemm", "gemm_tiled"}
+    assert asked == first
+    assert device.backend.programs.checks_parameter_names is not None

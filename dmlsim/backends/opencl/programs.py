@@ -6,15 +6,13 @@ naming a shared header of the package ``dmlsim.cl_kernels`` are inlined here, so
 the build needs no include path and pyopencl's binary cache sees every byte that goes into a build.
 Build variants are chosen with ``-D`` defines.
 
-Every program is built with ``-cl-kernel-arg-info``, so that its kernels can say their parameter names
-(``CL_KERNEL_ARG_NAME``, core in OpenCL 1.2; PoCL answers only for programs built with the option).
-:meth:`ProgramCache.kernel` compares them with the names the launch plan declares
+Every program is built with ``-cl-kernel-arg-info``. :meth:`ProgramCache.kernel` compares each launched
+kernel's parameter names (:mod:`.signatures`) with the names the launch plan declares
 (:attr:`~dmlsim.operators.plan.KernelLaunch.params`): a plan whose arguments would land on the wrong
 parameters fails there with a :class:`~dmlsim.operators.plan.KernelSignatureError` naming the kernel, the
-position and both names. The driver is asked once per program and entry point and its answer kept; the
-comparison runs when a dispatch is prepared (once per binding-table state), so a dispatch pays nothing for
-it. A driver that cannot give the names (an error, or empty names) is not checked, with one warning per
-device.
+position and both names. The names are found once per program and entry point and kept; the comparison
+runs when a dispatch is prepared (once per binding-table state), so a dispatch pays nothing for it. A
+driver that gives no names even for a source build is not checked, with one warning per device and process.
 """
 
 from __future__ import annotations
@@ -27,11 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from dmlsim.api.errors import E_FAIL, DMLError
+from dmlsim.backends.opencl import signatures
 from dmlsim.backends.opencl.errors import import_pyopencl
+from dmlsim.backends.opencl.signatures import ARG_INFO_OPTION
 from dmlsim.operators.plan import KernelSignatureError, KernelSource, signature_mismatch
 
 SHARED_PACKAGE = "dmlsim.cl_kernels"
-ARG_INFO_OPTION = "-cl-kernel-arg-info"  # kernels keep their parameter names (CL_KERNEL_ARG_NAME)
+# Devices whose missing kernel parameter names were warned about in this process (one warning each).
+UNCHECKED_DEVICES: set[str] = set()
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_.-]+)"\s*$', re.MULTILINE)
 
 
@@ -109,8 +110,8 @@ class ProgramCache:
         self._programs: dict[tuple[KernelSource, tuple[str, ...]], Any] = {}
         # (program key, entry point) -> the kernel's parameter names, None where the driver gives none
         self._parameters: dict[tuple[tuple[KernelSource, tuple[str, ...]], str], tuple[str, ...] | None] = {}
-        self.checks_parameter_names: bool | None = None  # None until a kernel was asked; False: the driver can't say
-        self._warned = False
+        # True once a kernel said its names, False when even a source build gives none (then no more are tried)
+        self.checks_parameter_names: bool | None = None
 
     def program(self, source: KernelSource, defines: dict[str, Any]) -> Any:
         """The built program of ``source`` with these defines (built on first use)."""
@@ -123,7 +124,7 @@ class ProgramCache:
         key = self._key(source, defines)
         kernel = cl.Kernel(self._program(key), entry)
         if (key, entry) not in self._parameters:
-            self._parameters[key, entry] = self._parameter_names(kernel)
+            self._parameters[key, entry] = self._parameter_names(key, entry, kernel)
         actual = self._parameters[key, entry]
         if actual is not None and actual != params:
             problem = signature_mismatch(params, actual)
@@ -143,23 +144,26 @@ class ProgramCache:
             self._programs[key] = program
         return program
 
-    def _parameter_names(self, kernel: Any) -> tuple[str, ...] | None:
-        """The kernel's parameter names, or None (with one warning per device) where the driver gives none."""
-        cl = import_pyopencl()
-        try:
-            names: tuple[str, ...] | None = kernel_parameter_names(kernel)
-        except cl.Error as exc:
-            names, why = None, f"clGetKernelArgInfo failed: {exc}"
-        else:
-            why = "it answered empty names"
-        self.checks_parameter_names = names is not None and all(names)
-        if self.checks_parameter_names:
-            return names
-        if not self._warned:
-            self._warned = True
-            warnings.warn(f"OpenCL device {self.device.name.strip()!r} gives no kernel parameter names ({why}): "
-                          "dmlsim's launch plans are not checked against its kernels", RuntimeWarning, stacklevel=3)
-        return None
+    def _parameter_names(self, key: tuple[KernelSource, tuple[str, ...]], entry: str,
+                         kernel: Any) -> tuple[str, ...] | None:
+        """The kernel's parameter names: its own answer, else a source build's (:mod:`.signatures`: Intel's
+        runtime keeps no names in programs from pyopencl's binary cache); None, with one warning per device,
+        where the driver gives none at all."""
+        names = signatures.answered_names(kernel)
+        if names is None and self.checks_parameter_names is not False:
+            text = kernel_source(key[0])
+            names = signatures.source_build_names(self.context, self.device, text, key[1]).get(entry)
+            if names is not None and len(names) != kernel.num_args:  # a damaged file: ask a build again
+                names = signatures.source_build_names(self.context, self.device, text, key[1], fresh=True).get(entry)
+        self.checks_parameter_names = names is not None
+        if names is None:
+            device = self.device.name.strip()
+            if device not in UNCHECKED_DEVICES:
+                UNCHECKED_DEVICES.add(device)
+                warnings.warn(f"OpenCL device {device!r} gives no kernel parameter names (CL_KERNEL_ARG_NAME), "
+                              "not even for a source build: dmlsim's launch plans are not checked against its "
+                              "kernels", RuntimeWarning, stacklevel=3)
+        return names
 
     def _build(self, source: KernelSource, options: list[str]) -> Any:
         cl = import_pyopencl()
@@ -174,13 +178,6 @@ class ProgramCache:
                         "ICD with OCL_ICD_VENDORS=<path to its .icd file> (see `dmlsim devices`)")
             raise DMLError(E_FAIL, f"building {source_label(source)} for {self.device.name.strip()!r} "
                                    f"failed\noptions: {' '.join(options)}\nbuild log:\n{log}{hint}") from None
-
-
-def kernel_parameter_names(kernel: Any) -> tuple[str, ...]:
-    """A built kernel's parameter names (``CL_KERNEL_ARG_NAME``), in order; raises ``cl.Error`` where the
-    driver cannot say (the program was built without ``-cl-kernel-arg-info`` on PoCL, for one)."""
-    cl = import_pyopencl()
-    return tuple(kernel.get_arg_info(i, cl.kernel_arg_info.NAME) for i in range(kernel.num_args))
 
 
 def _several_pocl_platforms(cl: Any) -> bool:
