@@ -52,14 +52,12 @@ class ValidatedDesc:
 class Operator:
     """Base class of an operator: its type, desc struct, kernel, cross-field rules and reference.
 
-    ``kernel_file`` names the OpenCL source beside the operator's module (package data);
-    ``scalar_fields`` are the tensor fields passed to kernels as ``base, offset`` only (no strides).
+    ``kernel_file`` names the OpenCL source beside the operator's module (package data).
     """
 
     type: int
     desc_cls: type
     kernel_file: str = "kernel.cl"
-    scalar_fields: frozenset[str] = frozenset()
     implemented: bool = True  # False: a DirectML operator validated from its generated desc, then refused
 
     # --- validation -------------------------------------------------------------------------------

@@ -6,21 +6,31 @@ objects: which kernel file and entry point, which build defines, which arguments
 pyopencl calls: it marshals the arguments, picks the launch shape from its one geometry module and
 builds the program. Nothing here imports a backend.
 
-Arguments. With ``args=None`` the backend marshals the desc in schema order: every bound tensor
-field in struct order (a null optional tensor is left out), then every attribute, then ``extra``.
-A tensor is passed as ``name__base, name__offset, name__strides`` (``TENSOR_IN``/``TENSOR_OUT`` of
-``dmlsim/cl_kernels/dmlsim.h``), or as ``name__base, name__offset`` for the fields an operator lists in
-``scalar_fields``; the strides are a ``ulong4``, or a ``ulong8`` when the launch's ``rank`` is 8
-(``TENSOR_IN8``/``TENSOR_OUT8``). Unlike pyopencl's ``VectorArg(with_offset=True)``, whose offset is in bytes, the
-offset here is in *elements* (DirectML binding offsets are multiples of 16 bytes, so it is exact).
-Attributes go as FLOAT → float, UINT and enums → uint, INT → int, UINT64 → ulong, and a
-DML_SCALE_BIAS as two floats ``scale, bias`` (1 and 0 when the optional struct is null).
+Arguments are declared once, by name. Each argument of a launch names the kernel parameter(s) it binds
+to, beside its value: ``TensorArg("a", "ATensor")`` is the parameters ``a__base, a__offset, a__strides``
+(``TENSOR_IN(a)``/``TENSOR_OUT(a)`` of ``dmlsim/cl_kernels/dmlsim.h``), ``Scalar("alpha", np.float32(2))`` is
+``float alpha``, ``Vector("sizes", out.sizes)`` is ``ulong4 sizes``. The first field of every argument kind is
+its kernel parameter name (or the prefix of its names), as in a C call written ``param = value``; its
+:attr:`params` are the names it expands to, in order, and :attr:`KernelLaunch.params` is the whole
+expansion of a launch. There is no positional or schema-order default: every launch lists its ``args``. The
+OpenCL backend builds with ``-cl-kernel-arg-info``, asks each launched kernel for its parameter names
+(``CL_KERNEL_ARG_NAME``) once per program and entry point, and refuses a launch whose expansion differs in a
+name, in the order or in the count (:class:`KernelSignatureError`, a dmlsim bug, never a user's error) — so
+an argument can no longer land on the wrong parameter by its position. Kernel parameters must not be named
+after OpenCL built-in functions: PoCL's headers ``#define`` them (``length`` becomes ``_cl_length``).
+
+Conventions. A tensor is passed as ``name__base, name__offset, name__strides``, or as ``name__base,
+name__offset`` with ``scalar=True``; the strides are a ``ulong4``, or a ``ulong8`` when the argument's
+``rank`` is 8 (``TENSOR_IN8``/``TENSOR_OUT8``). Unlike pyopencl's ``VectorArg(with_offset=True)``, whose offset
+is in bytes, the offset here is in *elements* (DirectML binding offsets are multiples of 16 bytes, so it is
+exact). Scalars are numpy scalars of the kernel parameter's type (``np.float32`` for ``float``, ``np.uint32``
+for ``uint``, ``np.uint64`` for ``ulong``), so their width is never guessed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -35,58 +45,146 @@ class KernelSource:
 
 
 # --- arguments ------------------------------------------------------------------------------------------
+# Every kind's first field is the kernel parameter it binds (or their common prefix); ``params`` is the
+# tuple of parameter names it expands to, in the kernel's order.
 @dataclass(frozen=True)
 class TensorArg:
-    """A bound tensor field (``index`` picks an element of a tensor array): base, offset, strides.
+    """A bound tensor field (``index`` picks an element of a tensor array) as ``param__base, param__offset,
+    param__strides``.
 
     ``scalar`` leaves out the strides; ``rank`` pads the strides at the front to 4 (ulong4) or 8 (ulong8).
     """
 
+    param: str
     field: str
     index: int | None = None
     scalar: bool = False
     rank: int = 4
 
+    @property
+    def params(self) -> tuple[str, ...]:
+        names = (f"{self.param}__base", f"{self.param}__offset")
+        return names if self.scalar else (*names, f"{self.param}__strides")
+
 
 @dataclass(frozen=True)
 class BufferArg:
-    """Only the buffer (``__global`` pointer) a tensor field is bound to: slot tables index into it."""
+    """Only the buffer (``__global`` pointer ``param``) a tensor field is bound to: slot tables index into it."""
 
+    param: str
     field: str
     index: int | None = None
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        return (self.param,)
 
 
 @dataclass(frozen=True)
 class NullBuffer:
-    """An unused buffer slot of a kernel (a null ``__global`` pointer)."""
+    """An unused ``__global`` pointer parameter ``param`` (passed as a null pointer)."""
+
+    param: str
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        return (self.param,)
 
 
 @dataclass(frozen=True)
 class TemporaryArg:
-    """The bound temporary resource: its buffer, then its offset in ``element_size`` units plus each of
-    ``offsets`` (views into it: ``head[]`` at +0, ``next[]`` at +N, ...)."""
+    """The bound temporary resource: its buffer as ``param``, then one ``ulong`` per entry of ``offsets``,
+    ``(name, elements)``: the resource's binding offset in ``element_size`` units plus ``elements`` (views
+    into it: ``head__offset`` at +0, ``next__offset`` at +N, ...)."""
 
+    param: str
+    offsets: tuple[tuple[str, int], ...]
     element_size: int = 4
-    offsets: tuple[int, ...] = (0,)
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        return (self.param, *(name for name, _ in self.offsets))
 
 
 @dataclass(frozen=True, eq=False)
 class HostArray:
-    """Host data the kernel reads (a lookup table): uploaded read-only once per prepared dispatch."""
+    """Host data the kernel reads as ``__global`` pointer ``param`` (a lookup table): uploaded read-only once
+    per prepared dispatch."""
 
+    param: str
     array: np.ndarray
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        return (self.param,)
 
 
 @dataclass(frozen=True)
 class Vector:
-    """A ``ulong4``/``ulong8`` value, padded at the front with ``fill`` (4-D sizes of a lower-rank tensor)."""
+    """A ``ulong4``/``ulong8`` parameter ``param``, padded at the front with ``fill`` (4-D sizes of a
+    lower-rank tensor)."""
 
+    param: str
     values: tuple[int, ...]
     rank: int = 4
     fill: int = 1
 
+    @property
+    def params(self) -> tuple[str, ...]:
+        return (self.param,)
 
-Argument = TensorArg | BufferArg | NullBuffer | TemporaryArg | HostArray | Vector | np.generic
+
+@dataclass(frozen=True)
+class Scalar:
+    """A scalar parameter ``param``: ``value`` is a numpy scalar of the kernel parameter's type (``np.float32``
+    for ``float``, ``np.uint32`` for ``uint``...), never a Python number whose width would be guessed."""
+
+    param: str
+    value: np.generic
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.value, np.generic):
+            raise TypeError(f"Scalar({self.param!r}, {self.value!r}): the value must be a numpy scalar of the "
+                            "kernel parameter's type (np.float32, np.uint32, ...)")
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        return (self.param,)
+
+
+Argument = TensorArg | BufferArg | NullBuffer | TemporaryArg | HostArray | Vector | Scalar
+ARGUMENT_KINDS = (TensorArg, BufferArg, NullBuffer, TemporaryArg, HostArray, Vector, Scalar)
+
+
+class KernelSignatureError(RuntimeError):
+    """A launch's declared arguments differ from the built kernel's parameters (names, order or count).
+
+    A bug of dmlsim (a plan and its kernel.cl disagree), not of the caller: it is deliberately not a DMLError,
+    so that no test expecting a refusal can pass because of it."""
+
+
+def signature_mismatch(declared: Sequence[str], actual: Sequence[str]) -> str | None:
+    """Where a launch's declared parameter names differ from a kernel's, in words; None when they agree.
+
+    Names the first differing position (0-based, as ``clSetKernelArg`` counts) with both names, and the
+    parameters one side has beyond the other."""
+    if tuple(declared) == tuple(actual):
+        return None
+    for i, (mine, theirs) in enumerate(zip(declared, actual, strict=False)):
+        if mine != theirs:
+            hint = ""
+            if theirs == f"_cl_{mine}":
+                hint = (f" (PoCL's headers #define the OpenCL built-in {mine}() as _cl_{mine}, renaming a parameter "
+                        "of that name: give the parameter another name)")
+            return (f"argument {i} is declared {mine!r} in the launch plan, but the kernel's parameter {i} is "
+                    f"{theirs!r}{hint}")
+    if len(declared) > len(actual):
+        extra = ", ".join(repr(name) for name in declared[len(actual):])
+        return (f"the launch plan declares {len(declared)} arguments, the kernel takes {len(actual)}: argument "
+                f"{len(actual)} onwards ({extra}) has no parameter")
+    missing = ", ".join(repr(name) for name in actual[len(declared):])
+    return (f"the launch plan declares {len(declared)} arguments, the kernel takes {len(actual)}: parameter "
+            f"{len(declared)} onwards ({missing}) is not declared")
 
 
 # --- geometry kinds -------------------------------------------------------------------------------------
@@ -153,13 +251,22 @@ class LaunchTarget:
 
 @dataclass
 class KernelLaunch:
-    """One kernel launch of a dispatch. ``args=None``: schema order plus ``extra`` (module docstring),
-    with tensor strides padded to ``rank`` (4 or 8)."""
+    """One kernel launch of a dispatch: every argument in ``args`` names its kernel parameter(s) (module
+    docstring); :attr:`params` is their expansion, which must equal the kernel's parameter list."""
 
     source: KernelSource
     entry: str
     defines: dict[str, Any]
     geometry: Geometry
-    args: Sequence[Argument] | None = None
-    extra: Sequence[Argument] = field(default_factory=tuple)
-    rank: int = 4
+    args: Sequence[Argument]
+
+    def __post_init__(self) -> None:
+        for i, arg in enumerate(self.args):
+            if not isinstance(arg, ARGUMENT_KINDS):
+                raise TypeError(f"kernel {self.entry}: argument {i} {arg!r} names no kernel parameter (plan "
+                                "arguments are dmlsim.operators.plan argument kinds; a number is Scalar(name, value))")
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        """The kernel parameter names the arguments expand to, in order."""
+        return tuple(name for arg in self.args for name in arg.params)

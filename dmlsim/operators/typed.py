@@ -61,10 +61,10 @@ def bits_defines(element_size: int) -> dict[str, Any]:
     return {"IN_T": name, "OUT_T": name, "ACC_T": name}
 
 
-def ulong8(values: Sequence[int], fill: int = 0) -> Vector:
-    """A ulong8 kernel argument padded at the front with ``fill``; negative values wrap modulo 2^64
+def ulong8(param: str, values: Sequence[int], fill: int = 0) -> Vector:
+    """The ulong8 kernel parameter ``param`` padded at the front with ``fill``; negative values wrap modulo 2^64
     (kernels add them in ulong arithmetic, which gives the right offset as long as it is not negative)."""
-    return Vector(tuple(int(x) % 2**64 for x in values), rank=8, fill=fill)
+    return Vector(param, tuple(int(x) % 2**64 for x in values), rank=8, fill=fill)
 
 
 def require_type(v: ValidatedDesc, problems: Problems, name: str, allowed: Sequence[int], why: str) -> bool:

@@ -120,17 +120,18 @@ class OpenCLBackend:
 
     # --- execution --------------------------------------------------------------------------------
     def prepare(self, dispatch: ResolvedDispatch) -> list[PreparedLaunch]:
-        """Build (cached) and bind the kernels of one dispatch; done once per binding-table state."""
+        """Build (cached) and bind the kernels of one dispatch; done once per binding-table state. The plan's
+        declared argument names are checked against each kernel's parameters (:meth:`ProgramCache.kernel`)."""
         compiled = dispatch.compiled
         launches = compiled.operator.plan_launches(compiled.validated, dispatch.bound, self.target)
         prepared = []
         for launch in launches:
             defines = dict(launch.defines)
             global_size, local_size = launch_shape(self.target, launch.geometry, defines)
-            program = self.programs.program(launch.source, defines)
+            with check(f"creating kernel {launch.entry}"):
+                kernel = self.programs.kernel(launch.source, defines, launch.entry, launch.params)
             args = marshal_arguments(self, dispatch, launch)
             with check(f"setting arguments of kernel {launch.entry}"):
-                kernel = self.cl.Kernel(program, launch.entry)
                 kernel.set_args(*args)
             prepared.append(PreparedLaunch(kernel, (global_size,), (local_size,), launch.entry, args, launch.source))
         return prepared

@@ -39,10 +39,12 @@ from dmlsim.operators.activation.reference import (
     shrink_integer_constants,
 )
 from dmlsim.operators.base import Operator, ValidatedDesc, add_operator, require_same
-from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, TensorArg, Vector
+from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, TensorArg, Vector
 
 _T = DML_TENSOR_DATA_TYPE
 IN, OUT = "InputTensor", "OutputTensor"
+# Each tensor field's parameter in the kernels (kernel.cl, axes.cl): TENSOR_IN8(x), TENSOR_OUT8(y), ...
+KERNEL_PARAMS = {IN: "x", OUT: "y", "SlopeTensor": "slope", "InputGradientTensor": "dy", "OutputGradientTensor": "dx"}
 FLOATS = (_T.DML_TENSOR_DATA_TYPE_FLOAT32, _T.DML_TENSOR_DATA_TYPE_FLOAT16)
 SIGNED = (_T.DML_TENSOR_DATA_TYPE_INT32, _T.DML_TENSOR_DATA_TYPE_INT16, _T.DML_TENSOR_DATA_TYPE_INT8)
 UNSIGNED = (_T.DML_TENSOR_DATA_TYPE_UINT32, _T.DML_TENSOR_DATA_TYPE_UINT16, _T.DML_TENSOR_DATA_TYPE_UINT8)
@@ -103,9 +105,10 @@ class Activation(Operator):
         """One work-item per element over the desc's tensors (8-D strides), in ``tensors`` order."""
         layout = v.layout(IN)
         count = layout.element_count
-        args = [*(TensorArg(name, rank=8) for name in self.tensors), Vector(layout.sizes, rank=8), np.uint32(count)]
+        args = [*(TensorArg(KERNEL_PARAMS[name], name, rank=8) for name in self.tensors),
+                Vector("sizes", layout.sizes, rank=8), Scalar("n", np.uint32(count))]
         return KernelLaunch(self.kernel_source, self.kernel_entry, {**STORAGE[layout.data_type], **defines},
-                            Items(count), args=args, rank=8)
+                            Items(count), args)
 
 
 class ElementWiseActivation(Activation):
@@ -200,16 +203,19 @@ class AxesActivation(Activation):
         outer = [d for d in range(len(sizes)) if d not in axes]
         x, y = bound[IN].layout.strides, bound[OUT].layout.strides
 
-        def space(dims: list[int]) -> list[Any]:
-            return [Vector(tuple(sizes[d] for d in dims), rank=8, fill=1),
-                    *(Vector(tuple(strides[d] for d in dims), rank=8, fill=0) for strides in (x, y))]
+        def space(name: str, dims: list[int]) -> list[Any]:
+            """``name_sizes, name_x, name_y``: the space's sizes and both tensors' strides along it."""
+            return [Vector(f"{name}_sizes", tuple(sizes[d] for d in dims), rank=8, fill=1),
+                    Vector(f"{name}_x", tuple(x[d] for d in dims), rank=8, fill=0),
+                    Vector(f"{name}_y", tuple(y[d] for d in dims), rank=8, fill=0)]
 
         outer_count = int(np.prod([sizes[d] for d in outer], dtype=np.int64))
         inner_count = int(np.prod([sizes[d] for d in axes], dtype=np.int64))
-        args = [TensorArg(IN, rank=8), TensorArg(OUT, rank=8), *space(outer), *space(axes),
-                np.uint32(outer_count), np.uint32(inner_count)]
+        args = [*(TensorArg(KERNEL_PARAMS[name], name, rank=8) for name in (IN, OUT)),
+                *space("outer", outer), *space("inner", axes),
+                Scalar("outer_count", np.uint32(outer_count)), Scalar("inner_count", np.uint32(inner_count))]
         defines = {**STORAGE[v.layout(IN).data_type], f"AXES_{self.function}": True}
-        return [KernelLaunch(self.kernel_source, self.kernel_entry, defines, Items(outer_count), args=args, rank=8)]
+        return [KernelLaunch(self.kernel_source, self.kernel_entry, defines, Items(outer_count), args)]
 
 
 for _name in FORMULAS:

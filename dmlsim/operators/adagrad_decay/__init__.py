@@ -23,7 +23,7 @@ from dmlsim.api.structs import DML_TENSOR_DESC
 from dmlsim.api.tensor import TensorLayout
 from dmlsim.operators.adagrad_decay.reference import adagrad_decay
 from dmlsim.operators.base import Operator, ValidatedDesc, register, require_same, require_scalar
-from dmlsim.operators.plan import Groups, Items, KernelLaunch, LaunchTarget, Stream, TemporaryArg, TensorArg
+from dmlsim.operators.plan import Groups, Items, KernelLaunch, LaunchTarget, Scalar, Stream, TemporaryArg, TensorArg
 
 _T = DML_TENSOR_DATA_TYPE
 STEP_TYPES = (_T.DML_TENSOR_DATA_TYPE_UINT32, _T.DML_TENSOR_DATA_TYPE_INT64)
@@ -62,7 +62,6 @@ def _sizes(v: ValidatedDesc, name: str) -> list[int] | None:
 class AdagradDecay(Operator):
     type = DML_OPERATOR_TYPE.DMLSIM_OPERATOR_ADAGRAD_DECAY
     desc_cls = DMLSIM_ADAGRAD_DECAY_OPERATOR_DESC
-    scalar_fields = frozenset({POW, STEP, OPOW})  # the dense kernel's; the sparse launches list their own
 
     # --- validation -------------------------------------------------------------------------------
     def check(self, v: ValidatedDesc, problems: Problems) -> None:
@@ -158,37 +157,51 @@ class AdagradDecay(Operator):
         var = v.layout(VAR)
         n, vec = var.element_count, target.stream_vec(8 if defines["STORE_DOUBLE"] else 4)
         packed = all(bound[name].layout.is_packed for name in (VAR, ACC, GRAD, OVAR, OACC))
+        args = (TensorArg("var", VAR), TensorArg("acc", ACC), TensorArg("power", POW, scalar=True),
+                TensorArg("grad", GRAD), TensorArg("step", STEP, scalar=True), TensorArg("ovar", OVAR),
+                TensorArg("oacc", OACC), TensorArg("opower", OPOW, scalar=True), *self._kernel_hyperparameters(v),
+                Scalar("row_length", np.uint32(var.sizes[3])), Scalar("n", np.uint32(n)))
         update = KernelLaunch(self.kernel_source, "adagrad_decay", {**defines, "PACKED": packed, "VEC": vec},
-                              Stream(n // vec) if packed else Items(n), extra=(np.uint32(var.sizes[3]), np.uint32(n)))
+                              Stream(n // vec) if packed else Items(n), args)
         power = KernelLaunch(self.kernel_source, "adagrad_decay_power", defines, Groups(1, 1),
-                             args=(TensorArg(POW, scalar=True), TensorArg(STEP, scalar=True),
-                                   TensorArg(OPOW, scalar=True), np.uint32(v.attrs["AccumulatorDecayStep"])))
+                             (TensorArg("power", POW, scalar=True), TensorArg("step", STEP, scalar=True),
+                              TensorArg("opower", OPOW, scalar=True),
+                              Scalar("decay_step", np.uint32(v.attrs["AccumulatorDecayStep"]))))
         return [update, power]
 
     def _sparse_launches(self, v: ValidatedDesc, bound: dict[str, Any], defines: dict[str, Any]) -> list[KernelLaunch]:
         rows, row_length = v.layout(VAR).sizes[2], v.layout(VAR).sizes[3]
-        a = v.attrs
-        hyper = (np.float32(a["LearningRate"]), np.uint32(a["AccumulatorDecayStep"]),
-                 np.float32(a["AccumulatorDecayRate"]), np.float32(a["AccumulatorBaseline"]))
         defines = {**defines, "INDEX_INT64": v.layout(IDX).data_type == _T.DML_TENSOR_DATA_TYPE_INT64}
         launches = []
         copies = {flag: not _same_region(bound[src], bound[dst])
                   for flag, src, dst in (("COPY_VAR", VAR, OVAR), ("COPY_ACC", ACC, OACC), ("COPY_POWER", POW, OPOW))}
         if any(copies.values()):
-            args = [TensorArg(name) for name in (VAR, ACC, POW, OVAR, OACC, OPOW)]
+            args = (TensorArg("var", VAR), TensorArg("acc", ACC), TensorArg("power", POW), TensorArg("ovar", OVAR),
+                    TensorArg("oacc", OACC), TensorArg("opower", OPOW), Scalar("row_length", np.uint32(row_length)),
+                    Scalar("n", np.uint32(rows * row_length)))
             launches.append(KernelLaunch(self.kernel_source, "adagrad_decay_copy", {**defines, **copies},
-                                         Items(rows * row_length),
-                                         args=(*args, np.uint32(row_length), np.uint32(rows * row_length))))
+                                         Items(rows * row_length), args))
         count = v.layout(IDX).sizes[3]
-        temp = TemporaryArg(4, (0, self._next_offset(v)))
+        temp = TemporaryArg("temp", (("head__offset", 0), ("next__offset", self._next_offset(v))))
         for entry in ("adagrad_decay_unlink", "adagrad_decay_link"):
             launches.append(KernelLaunch(self.kernel_source, entry, defines, Items(count),
-                                         args=(TensorArg(IDX), temp, np.uint32(rows), np.uint32(count))))
+                                         (TensorArg("indices", IDX), temp, Scalar("rows", np.uint32(rows)),
+                                          Scalar("n", np.uint32(count)))))
         # the state is read from the outputs (see adagrad_decay_sparse)
-        args = (TensorArg(GRAD), TensorArg(IDX), TensorArg(STEP, scalar=True), TensorArg(OVAR), TensorArg(OACC),
-                TensorArg(OPOW), temp, np.uint32(rows), np.uint32(row_length), np.uint32(count), *hyper)
-        launches.append(KernelLaunch(self.kernel_source, "adagrad_decay_sparse", defines, Items(count), args=args))
+        args = (TensorArg("grad", GRAD), TensorArg("indices", IDX), TensorArg("step", STEP, scalar=True),
+                TensorArg("ovar", OVAR), TensorArg("oacc", OACC), TensorArg("opower", OPOW), temp,
+                Scalar("rows", np.uint32(rows)), Scalar("row_length", np.uint32(row_length)),
+                Scalar("n", np.uint32(count)), *self._kernel_hyperparameters(v))
+        launches.append(KernelLaunch(self.kernel_source, "adagrad_decay_sparse", defines, Items(count), args))
         return launches
+
+    @staticmethod
+    def _kernel_hyperparameters(v: ValidatedDesc) -> tuple[Scalar, ...]:
+        """The attributes as the kernels' ``lr, decay_step, rate, baseline``."""
+        a = v.attrs
+        return (Scalar("lr", np.float32(a["LearningRate"])), Scalar("decay_step", np.uint32(a["AccumulatorDecayStep"])),
+                Scalar("rate", np.float32(a["AccumulatorDecayRate"])),
+                Scalar("baseline", np.float32(a["AccumulatorBaseline"])))
 
     @staticmethod
     def hyperparameters(v: ValidatedDesc) -> dict[str, Any]:

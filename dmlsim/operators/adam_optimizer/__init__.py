@@ -13,7 +13,7 @@ from dmlsim.api.schema import attribute, tensor_input, tensor_output
 from dmlsim.api.structs import DML_TENSOR_DESC
 from dmlsim.operators.adam_optimizer.reference import adam_optimizer
 from dmlsim.operators.base import Operator, ValidatedDesc, register, require_same, require_scalar
-from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Stream, Vector
+from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, Stream, TensorArg, Vector
 
 # The doc's tensor table lists FLOAT32/FLOAT16 for TrainingStepTensor, contradicting its own member
 # text ("data type DML_TENSOR_DATA_TYPE_UINT32"); Microsoft's tensorflow-directml passes UINT32.
@@ -45,7 +45,6 @@ SHAPED = (M, V, G, OX, OM, OV)
 class AdamOptimizer(Operator):
     type = DML_OPERATOR_TYPE.DML_OPERATOR_ADAM_OPTIMIZER
     desc_cls = DML_ADAM_OPTIMIZER_OPERATOR_DESC
-    scalar_fields = frozenset({T})
 
     def check(self, v: ValidatedDesc, problems: Problems) -> None:
         # "must have the same DataType, DimensionCount and Sizes" (tensor constraints section)
@@ -69,8 +68,13 @@ class AdamOptimizer(Operator):
         defines = {"STORE_HALF": x.data_type == DML_TENSOR_DATA_TYPE.DML_TENSOR_DATA_TYPE_FLOAT16,
                    "PACKED": packed, "VEC": target.stream_vec()}
         geometry = Stream(x.element_count // defines["VEC"]) if packed else Items(x.element_count)
-        return [KernelLaunch(self.kernel_source, "adam_optimizer", defines, geometry,
-                             extra=(Vector(x.sizes), np.uint32(x.element_count)))]
+        a = v.attrs
+        args = (TensorArg("x", X), TensorArg("m", M), TensorArg("v", V), TensorArg("g", G),
+                TensorArg("t", T, scalar=True), TensorArg("ox", OX), TensorArg("om", OM), TensorArg("ov", OV),
+                Scalar("learning_rate", np.float32(a["LearningRate"])), Scalar("beta1", np.float32(a["Beta1"])),
+                Scalar("beta2", np.float32(a["Beta2"])), Scalar("epsilon", np.float32(a["Epsilon"])),
+                Vector("sizes", x.sizes), Scalar("n", np.uint32(x.element_count)))
+        return [KernelLaunch(self.kernel_source, "adam_optimizer", defines, geometry, args)]
 
     @staticmethod
     def hyperparameters(v: ValidatedDesc) -> dict[str, np.float32]:

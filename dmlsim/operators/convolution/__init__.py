@@ -32,7 +32,7 @@ from dmlsim.operators.convolution.reference import (
     output_spatial_sizes,
 )
 from dmlsim.operators.float_rules import require_float_tensors, storage_defines
-from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, TensorArg, Vector
+from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, TensorArg, Vector
 
 X, F, BIAS, OUT = "InputTensor", "FilterTensor", "BiasTensor", "OutputTensor"
 ARRAYS = ("Strides", "Dilations", "StartPadding", "EndPadding", "OutputPadding")
@@ -162,18 +162,22 @@ class Convolution(Operator):
         out = v.layout(OUT)
         computed = computed_spatial_sizes(geometry, out.sizes[2:])
         args: list[Any] = []
-        for name in (X, F):
+        for param, name in (("x", X), ("f", F)):
             layout = bound[name].layout
-            args += [TensorArg(name, scalar=True), Vector(as_5d(layout.strides, 0), rank=8, fill=0),
-                     Vector(as_5d(layout.sizes, 1), rank=8)]
+            args += [TensorArg(param, name, scalar=True),
+                     Vector(f"{param}_strides", as_5d(layout.strides, 0), rank=8, fill=0),
+                     Vector(f"{param}_sizes", as_5d(layout.sizes, 1), rank=8)]
         has_bias = bound.get(BIAS) is not None
         if has_bias:
-            args += [TensorArg(BIAS, scalar=True), np.uint64(bound[BIAS].layout.strides[1])]
-        args += [TensorArg(OUT, scalar=True), Vector(as_5d(bound[OUT].layout.strides, 0), rank=8, fill=0),
-                 Vector(as_5d(out.sizes, 1), rank=8),
-                 Vector(spatial_3(geometry.strides, 1)), Vector(spatial_3(geometry.dilations, 1)),
-                 Vector(spatial_3(geometry.start_padding, 0)), Vector(spatial_3(computed, 1)),
-                 np.uint32(geometry.groups), np.uint32(out.element_count)]
+            args += [TensorArg("bias", BIAS, scalar=True),
+                     Scalar("bias_channel_stride", np.uint64(bound[BIAS].layout.strides[1]))]
+        args += [TensorArg("y", OUT, scalar=True),
+                 Vector("y_strides", as_5d(bound[OUT].layout.strides, 0), rank=8, fill=0),
+                 Vector("y_sizes", as_5d(out.sizes, 1), rank=8), Vector("strides", spatial_3(geometry.strides, 1)),
+                 Vector("dilations", spatial_3(geometry.dilations, 1)),
+                 Vector("start_padding", spatial_3(geometry.start_padding, 0)),
+                 Vector("computed", spatial_3(computed, 1)),
+                 Scalar("groups", np.uint32(geometry.groups)), Scalar("count", np.uint32(out.element_count))]
         defines = {**storage_defines(out), "BACKWARD": geometry.backward, "FLIP": geometry.flip, "HAS_BIAS": has_bias,
                    **fused_defines(v.attrs.get("FusedActivation"))}
-        return [KernelLaunch(self.kernel_source, "convolution", defines, Items(out.element_count), args=args)]
+        return [KernelLaunch(self.kernel_source, "convolution", defines, Items(out.element_count), args)]

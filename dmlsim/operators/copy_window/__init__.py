@@ -30,7 +30,7 @@ from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import TensorLayout
 from dmlsim.operators.base import REFERENCE_BYTES_PER_ELEMENT, Operator, ValidatedDesc, register, require_same
 from dmlsim.operators.copy_window.reference import cast, join, slice1_window, slice_window, split
-from dmlsim.operators.plan import Items, KernelLaunch, TensorArg
+from dmlsim.operators.plan import Items, KernelLaunch, Scalar, TensorArg
 from dmlsim.operators.typed import (
     CL_TYPE,
     FLOAT16,
@@ -46,13 +46,16 @@ from dmlsim.operators.typed import (
 IN, OUT = "InputTensor", "OutputTensor"
 
 
-def window_launch(source: Any, defines: dict[str, Any], x: TensorArg, y: TensorArg, sizes: tuple[int, ...],
-                  x_steps: list[int], x_start: int, y_steps: list[int], y_start: int) -> KernelLaunch:
-    """One ``copy_window`` launch: ``sizes`` elements from x's steps/start to y's (element units)."""
+def window_launch(source: Any, defines: dict[str, Any], x: tuple[str, int | None], y: tuple[str, int | None],
+                  sizes: tuple[int, ...], x_steps: list[int], x_start: int, y_steps: list[int],
+                  y_start: int) -> KernelLaunch:
+    """One ``copy_window`` launch: ``sizes`` elements from x's steps/start to y's (element units); ``x`` and
+    ``y`` are (tensor field, index in its array or None)."""
     count = math.prod(sizes)
-    args = (x, y, ulong8(sizes, fill=1), ulong8(x_steps), np.uint64(x_start % 2**64), ulong8(y_steps),
-            np.uint64(y_start % 2**64), np.uint32(count))
-    return KernelLaunch(source, "copy_window", defines, Items(count), args=args)
+    args = (TensorArg("x", x[0], index=x[1], scalar=True), TensorArg("y", y[0], index=y[1], scalar=True),
+            ulong8("sizes", sizes, fill=1), ulong8("x_steps", x_steps), Scalar("x_start", np.uint64(x_start % 2**64)),
+            ulong8("y_steps", y_steps), Scalar("y_start", np.uint64(y_start % 2**64)), Scalar("n", np.uint32(count)))
+    return KernelLaunch(source, "copy_window", defines, Items(count), args)
 
 
 def move_defines(layout: TensorLayout) -> dict[str, Any]:
@@ -111,9 +114,8 @@ class Join(AxisMove):
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: Any) -> list[KernelLaunch]:
         y, axis = v.layout(OUT), v.attrs["Axis"]
-        return [window_launch(self.kernel_source, move_defines(y), TensorArg(self.many, index=i, scalar=True),
-                              TensorArg(OUT, scalar=True), t.sizes, list(t.strides), 0, list(y.strides),
-                              at * y.strides[axis])
+        return [window_launch(self.kernel_source, move_defines(y), (self.many, i), (OUT, None), t.sizes,
+                              list(t.strides), 0, list(y.strides), at * y.strides[axis])
                 for i, t, at in self.pieces(v)]
 
 
@@ -133,9 +135,8 @@ class Split(AxisMove):
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: Any) -> list[KernelLaunch]:
         x, axis = v.layout(IN), v.attrs["Axis"]
-        return [window_launch(self.kernel_source, move_defines(x), TensorArg(IN, scalar=True),
-                              TensorArg(self.many, index=i, scalar=True), t.sizes, list(x.strides),
-                              at * x.strides[axis], list(t.strides), 0)
+        return [window_launch(self.kernel_source, move_defines(x), (IN, None), (self.many, i), t.sizes,
+                              list(x.strides), at * x.strides[axis], list(t.strides), 0)
                 for i, t, at in self.pieces(v)]
 
 
@@ -179,8 +180,8 @@ class Slice(Operator):
         window = self.window(v)
         x_start = sum(first * s for (first, _), s in zip(window, x.strides, strict=True))
         x_steps = [step * s for (_, step), s in zip(window, x.strides, strict=True)]
-        return [window_launch(self.kernel_source, move_defines(x), TensorArg(IN, scalar=True),
-                              TensorArg(OUT, scalar=True), y.sizes, x_steps, x_start, list(y.strides), 0)]
+        return [window_launch(self.kernel_source, move_defines(x), (IN, None), (OUT, None), y.sizes, x_steps,
+                              x_start, list(y.strides), 0)]
 
 
 @register
@@ -270,8 +271,8 @@ class Cast(Operator):
         x, y = v.layout(IN), v.layout(OUT)
         acc, convert = cast_conversion(x.data_type, y.data_type)
         defines = {**typed_defines(x.data_type, y.data_type, acc=acc), "CONVERT(v)": convert}
-        return [window_launch(self.kernel_source, defines, TensorArg(IN, scalar=True), TensorArg(OUT, scalar=True),
-                              x.sizes, list(x.strides), 0, list(y.strides), 0)]
+        return [window_launch(self.kernel_source, defines, (IN, None), (OUT, None), x.sizes, list(x.strides), 0,
+                              list(y.strides), 0)]
 
 
 def cast_conversion(source: int, target: int) -> tuple[str, str | None]:

@@ -16,7 +16,7 @@ from dmlsim.api.enums import DML_OPERATOR_TYPE
 from dmlsim.api.errors import Problems
 from dmlsim.operators.base import Operator, ValidatedDesc, register, require_same
 from dmlsim.operators.cumulative.reference import cumulative
-from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, TensorArg
+from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, TensorArg
 from dmlsim.operators.typed import (
     FLOATS,
     INT32,
@@ -63,10 +63,11 @@ class Cumulative(Operator):
         defines = {**typed_defines(x.data_type, x.data_type), "SUM_T": wrapping_type(x.data_type),
                    "OP_PRODUCT": self.product,
                    "DECREASING": self.decreasing(v), "EXCLUSIVE": bool(v.attrs[self.exclusive_field])}
-        args = (TensorArg(IN, rank=8), TensorArg(OUT, rank=8), ulong8(line_sizes, fill=1), np.uint32(lines),
-                np.uint32(x.sizes[axis]), np.uint64(bound[IN].layout.strides[axis]),
-                np.uint64(bound[OUT].layout.strides[axis]))
-        return [KernelLaunch(self.kernel_source, "cumulative", defines, Items(lines), args=args)]
+        args = (TensorArg("x", IN, rank=8), TensorArg("y", OUT, rank=8), ulong8("line_sizes", line_sizes, fill=1),
+                Scalar("lines", np.uint32(lines)), Scalar("axis_length", np.uint32(x.sizes[axis])),
+                Scalar("x_axis_stride", np.uint64(bound[IN].layout.strides[axis])),
+                Scalar("y_axis_stride", np.uint64(bound[OUT].layout.strides[axis])))
+        return [KernelLaunch(self.kernel_source, "cumulative", defines, Items(lines), args)]
 
 
 @register

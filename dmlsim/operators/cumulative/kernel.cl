@@ -20,7 +20,7 @@
 #define COMBINE(a, b) ((a) + (SUM_T)(b))
 #endif
 
-__kernel void cumulative(TYPED_IN8(x), TYPED_OUT8(y), ulong8 line_sizes, uint lines, uint length,
+__kernel void cumulative(TYPED_IN8(x), TYPED_OUT8(y), ulong8 line_sizes, uint lines, uint axis_length,
                          ulong x_axis_stride, ulong y_axis_stride)
 {
     const uint gid = get_global_id(0);
@@ -29,9 +29,9 @@ __kernel void cumulative(TYPED_IN8(x), TYPED_OUT8(y), ulong8 line_sizes, uint li
     COORDS8(c, gid, line_sizes)
     const ulong x0 = OFFSET8(c, x__strides), y0 = OFFSET8(c, y__strides);
     SUM_T acc = IDENTITY;
-    for (uint step = 0; step < length; ++step) {
+    for (uint step = 0; step < axis_length; ++step) {
 #ifdef DECREASING
-        const ulong j = length - 1 - step;
+        const ulong j = axis_length - 1 - step;
 #else
         const ulong j = step;
 #endif

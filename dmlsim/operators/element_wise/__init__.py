@@ -32,7 +32,7 @@ from dmlsim.api.tensor import NUMPY_DTYPE, data_type_name
 from dmlsim.operators.activation.fused import apply_fused, fused_defines
 from dmlsim.operators.base import Operator, ValidatedDesc, add_operator, require_same
 from dmlsim.operators.element_wise.reference import FORMULAS, apply_scale_bias, integer_bounds
-from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Stream, TensorArg, Vector
+from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, Stream, TensorArg, Vector
 from dmlsim.operators.typed import (
     BITS_TYPE,
     CL_TYPE,
@@ -202,8 +202,10 @@ class ElementWise(Operator):
         second = v.layout(self.data_inputs[-1])
         out = v.layout(self.output)
         count = out.element_count
-        tensors = [*([CONDITION] if CONDITION in v.tensors else []), *self.data_inputs, self.output]
-        packed = all(bound[name].layout.is_packed for name in tensors)
+        # each tensor's kernel parameter by its role: the condition c, the data inputs a and b, the output y
+        tensors = {**({"c": CONDITION} if CONDITION in v.tensors else {}),
+                   **dict(zip(("a", "b"), self.data_inputs, strict=False)), "y": self.output}
+        packed = all(bound[name].layout.is_packed for name in tensors.values())
         vec = target.vector_width(target.pick(cpu=CPU_VEC, gpu=GPU_VEC), max(first.element_size, out.element_size))
         bitwise = self.member.bitwise
         defines: dict[str, Any] = {
@@ -223,12 +225,12 @@ class ElementWise(Operator):
         compute, param_type = _compute_types(first.data_type)
         defines["PARAM_T"] = param_type
         params = _kernel_params(self.member, v.attrs, first.data_type, compute)
-        args = [*(TensorArg(name, rank=8) for name in tensors),
-                np.float32(1 if scale_bias is None else scale_bias.Scale),
-                np.float32(0 if scale_bias is None else scale_bias.Bias),
-                *params, Vector(out.sizes, rank=8), np.uint32(count)]
+        args = [*(TensorArg(param, name, rank=8) for param, name in tensors.items()),
+                Scalar("scale", np.float32(1 if scale_bias is None else scale_bias.Scale)),
+                Scalar("bias", np.float32(0 if scale_bias is None else scale_bias.Bias)),
+                *params, Vector("sizes", out.sizes, rank=8), Scalar("n", np.uint32(count))]
         geometry = Stream(count // vec) if packed else Items(count)
-        return [KernelLaunch(self.kernel_source, "element_wise", defines, geometry, args=args)]
+        return [KernelLaunch(self.kernel_source, "element_wise", defines, geometry, args)]
 
 
 def _storage(data_type: int, bitwise: bool) -> str:
@@ -244,9 +246,9 @@ def _compute_types(data_type: int) -> tuple[np.dtype, str]:
     return NUMPY_DTYPE[data_type], CL_TYPE[data_type]
 
 
-def _kernel_params(member: Member, attrs: dict[str, Any], data_type: int, compute: np.dtype) -> list[np.generic]:
-    """The member's attributes as the kernel's ``p0, p1`` in its compute type. The FLOAT bounds of CLIP,
-    THRESHOLD and CLIP_GRAD on an integer tensor become the integer range they keep
+def _kernel_params(member: Member, attrs: dict[str, Any], data_type: int, compute: np.dtype) -> list[Scalar]:
+    """The member's attributes as the kernel's ``p0, p1`` in its compute type (0 for each it lacks). The FLOAT
+    bounds of CLIP, THRESHOLD and CLIP_GRAD on an integer tensor become the integer range they keep
     (:func:`.reference.integer_bounds`: exact, whatever the type's width)."""
     if data_type in INTEGERS and member.name in ("CLIP", "THRESHOLD", "CLIP_GRAD"):
         values: list[Any] = list(integer_bounds(member.name, attrs, compute))
@@ -254,7 +256,7 @@ def _kernel_params(member: Member, attrs: dict[str, Any], data_type: int, comput
         values = [attrs[name] for name in member.params]
         values = [np.float32(x) if isinstance(x, np.generic) and x.dtype == np.float16 else x for x in values]
     values = values[:len(member.params)] + [0] * (2 - len(member.params))
-    return [compute.type(x) for x in values]
+    return [Scalar(f"p{i}", compute.type(x)) for i, x in enumerate(values)]
 
 
 for _member in MEMBERS:

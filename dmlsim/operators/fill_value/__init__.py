@@ -18,7 +18,7 @@ from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import data_type_name
 from dmlsim.operators.base import Operator, ValidatedDesc, register
 from dmlsim.operators.fill_value.reference import fill_constant, fill_sequence
-from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, TensorArg
+from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, TensorArg
 from dmlsim.operators.typed import (
     EVERY_TYPE,
     FLOAT16,
@@ -68,9 +68,9 @@ class FillValue(Operator):
             else:
                 acc, scalar = "ulong", lambda x: np.uint64(int(x) % 2**64)
             defines = typed_defines(y.data_type, y.data_type, acc=acc)
-        args = (TensorArg(OUT, rank=8), scalar(start), scalar(delta), ulong8(y.sizes, fill=1),
-                np.uint32(y.element_count))
-        return [KernelLaunch(self.kernel_source, "fill_value", defines, Items(y.element_count), args=args)]
+        args = (TensorArg("y", OUT, rank=8), Scalar("start", scalar(start)), Scalar("delta", scalar(delta)),
+                ulong8("sizes", y.sizes, fill=1), Scalar("n", np.uint32(y.element_count)))
+        return [KernelLaunch(self.kernel_source, "fill_value", defines, Items(y.element_count), args)]
 
 
 @register

@@ -20,7 +20,7 @@ from dmlsim.operators.activation.fused import apply_fused, fused_defines
 from dmlsim.operators.base import Operator, ValidatedDesc, register, require_same
 from dmlsim.operators.float_rules import require_float_tensors, storage_defines
 from dmlsim.operators.gemm.reference import gemm, working_elements
-from dmlsim.operators.plan import Groups, Items, KernelLaunch, LaunchTarget, TensorArg, Vector
+from dmlsim.operators.plan import Groups, Items, KernelLaunch, LaunchTarget, Scalar, TensorArg, Vector
 
 A, B, C, OUT = "ATensor", "BTensor", "CTensor", "OutputTensor"
 TRANSPOSE = DML_MATRIX_TRANSFORM.DML_MATRIX_TRANSFORM_TRANSPOSE
@@ -97,16 +97,17 @@ class Gemm(Operator):
         trans_a = v.attrs["TransA"] == TRANSPOSE
         _, k = matrix_dims(v.layout(A).sizes, trans_a)
         has_c = bound.get(C) is not None
-        tensors = [TensorArg(A), TensorArg(B), *([TensorArg(C)] if has_c else []), TensorArg(OUT)]
-        args = [*tensors, Vector(out.sizes), np.uint32(k), np.uint32(trans_a),
-                np.uint32(v.attrs["TransB"] == TRANSPOSE), np.float32(v.attrs["Alpha"]), np.float32(v.attrs["Beta"]),
-                np.uint32(out.element_count)]
+        args = [TensorArg("a", A), TensorArg("b", B), *([TensorArg("c", C)] if has_c else []), TensorArg("y", OUT),
+                Vector("sizes", out.sizes), Scalar("K", np.uint32(k)), Scalar("trans_a", np.uint32(trans_a)),
+                Scalar("trans_b", np.uint32(v.attrs["TransB"] == TRANSPOSE)),
+                Scalar("alpha", np.float32(v.attrs["Alpha"])), Scalar("beta", np.float32(v.attrs["Beta"]))]
         defines = {**storage_defines(out), "HAS_C": has_c, **fused_defines(v.attrs.get("FusedActivation"))}
         m, n = out.sizes[-2:]
         if m >= TILE and n >= TILE and k >= TILE:
             tiles_m, tiles_n = -(-m // TILE), -(-n // TILE)
             batches = out.element_count // (m * n)
-            args[-1:] = [np.uint32(tiles_m), np.uint32(tiles_n)]
+            args += [Scalar("tiles_m", np.uint32(tiles_m)), Scalar("tiles_n", np.uint32(tiles_n))]
             return [KernelLaunch(self.kernel_source, "gemm_tiled", defines,
-                                 Groups(batches * tiles_m * tiles_n, TILE * TILE), args=args)]
-        return [KernelLaunch(self.kernel_source, "gemm", defines, Items(out.element_count), args=args)]
+                                 Groups(batches * tiles_m * tiles_n, TILE * TILE), args)]
+        args.append(Scalar("n", np.uint32(out.element_count)))
+        return [KernelLaunch(self.kernel_source, "gemm", defines, Items(out.element_count), args)]

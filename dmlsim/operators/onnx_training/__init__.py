@@ -28,7 +28,16 @@ from dmlsim.api.structs import DML_TENSOR_DESC
 from dmlsim.api.tensor import TensorLayout, data_type_name
 from dmlsim.operators.base import Operator, ValidatedDesc, register, require_scalar
 from dmlsim.operators.onnx_training.reference import onnx_adagrad, onnx_adam, onnx_momentum
-from dmlsim.operators.plan import BufferArg, Groups, HostArray, KernelLaunch, LaunchTarget, NullBuffer, TensorArg
+from dmlsim.operators.plan import (
+    BufferArg,
+    Groups,
+    HostArray,
+    KernelLaunch,
+    LaunchTarget,
+    NullBuffer,
+    Scalar,
+    TensorArg,
+)
 
 _T = DML_TENSOR_DATA_TYPE
 RATE_TYPES = (_T.DML_TENSOR_DATA_TYPE_FLOAT32, _T.DML_TENSOR_DATA_TYPE_FLOAT64)
@@ -216,7 +225,9 @@ class OnnxTrainingOperator(Operator):
         if strided:
             chunk = STRIDED_CHUNK
         table = np.zeros((len(batch), entry_size), np.uint64)
-        slot_buffers: dict[str, list[Any]] = {role: [NullBuffer()] * SLOTS for role in KERNEL_ROLES}
+        # SLOT_PARAMS(q, x) of the kernel: one buffer parameter x0 ... x7 per slot of each role (null if unused)
+        slot_buffers: dict[str, list[Any]] = {role: [NullBuffer(f"{role.lower()}{s}") for s in range(SLOTS)]
+                                              for role in KERNEL_ROLES}
         chunks = []
         for row, (i, slots) in enumerate(batch):
             x: TensorLayout = v.tensors[X][i]
@@ -230,7 +241,7 @@ class OnnxTrainingOperator(Operator):
                 tensor = bound[name][i]
                 table[row, 1 + k] = tensor.offset // tensor.layout.element_size
                 packed_slots |= slots[role] << (8 * k)
-                slot_buffers[role][slots[role]] = BufferArg(name, i)
+                slot_buffers[role][slots[role]] = BufferArg(f"{role.lower()}{slots[role]}", name, i)
                 if strided:
                     table[row, 17 + 8 * k:25 + 8 * k] = _pad8(tensor.layout.strides, 0)
             table[row, 8] = packed_slots
@@ -240,8 +251,9 @@ class OnnxTrainingOperator(Operator):
             chunks.append(np.stack([np.full_like(starts, row), starts], axis=1))
         chunk_table = np.ascontiguousarray(np.concatenate(chunks), dtype=np.uint32)
         args: list[Any] = [b for role in KERNEL_ROLES for b in slot_buffers[role]]
-        args += [TensorArg(R, scalar=True), TensorArg(T, scalar=True)]
-        args += [HostArray(table), HostArray(chunk_table), *self.kernel_attributes(v), np.uint32(len(chunk_table))]
+        args += [TensorArg("r", R, scalar=True), TensorArg("t", T, scalar=True)]
+        args += [HostArray("tensors", table), HostArray("chunks", chunk_table), *self.kernel_attributes(v),
+                 Scalar("chunk_count", np.uint32(len(chunk_table)))]
         defines = {"OPTIMIZER": self.optimizer, "NESTEROV": self.nesterov(v),
                    "STORE_HALF": data_type == _T.DML_TENSOR_DATA_TYPE_FLOAT16,
                    "STORE_DOUBLE": data_type == _T.DML_TENSOR_DATA_TYPE_FLOAT64,
@@ -250,14 +262,14 @@ class OnnxTrainingOperator(Operator):
         groups = len(chunk_table)
         if target.is_cpu:
             groups = min(groups, target.compute_units * CPU_GROUPS_PER_UNIT)
-        return KernelLaunch(self.kernel_source, "onnx_training", defines, Groups(groups, local_size),
-                            args=args)
+        return KernelLaunch(self.kernel_source, "onnx_training", defines, Groups(groups, local_size), args)
 
-    def kernel_attributes(self, v: ValidatedDesc) -> list[np.float32]:
-        """norm_coefficient, norm_coefficient_post, decay_factor, alpha, beta, epsilon (0 where unused)."""
+    def kernel_attributes(self, v: ValidatedDesc) -> list[Scalar]:
+        """The attributes as the kernel's float parameters (0 where the optimizer has none)."""
         a = v.attrs
-        names = ("NormCoefficient", "NormCoefficientPost", "DecayFactor", "Alpha", "Beta", "Epsilon")
-        return [np.float32(a.get(name, 0.0)) for name in names]
+        params = {"norm_coefficient": "NormCoefficient", "norm_coefficient_post": "NormCoefficientPost",
+                  "decay_factor": "DecayFactor", "alpha": "Alpha", "beta": "Beta", "epsilon": "Epsilon"}
+        return [Scalar(param, np.float32(a.get(name, 0.0))) for param, name in params.items()]
 
     def nesterov(self, v: ValidatedDesc) -> bool:
         return False

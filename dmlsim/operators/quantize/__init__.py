@@ -20,7 +20,7 @@ Rules (newest feature level's tables; every tensor 1 to 8 dimensions):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -33,7 +33,7 @@ from dmlsim.api.enums import DML_OPERATOR_TYPE
 from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import TensorLayout, data_type_name
 from dmlsim.operators.base import Operator, ValidatedDesc, register, require_same
-from dmlsim.operators.plan import Argument, Items, KernelLaunch, LaunchTarget, NullBuffer, TensorArg
+from dmlsim.operators.plan import Argument, Items, KernelLaunch, LaunchTarget, NullBuffer, Scalar, TensorArg
 from dmlsim.operators.quantize.reference import dequantize_linear, quantize_linear, quantized_linear_add
 from dmlsim.operators.typed import (
     CL_TYPE,
@@ -78,22 +78,23 @@ def check_one_or_same_sizes(v: ValidatedDesc, problems: Problems, names: Sequenc
                          f"{list(ref.sizes)} or be all 1 (one element for the whole tensor)")
 
 
-def strided(bound: dict[str, Any], name: str, sizes: Sequence[int]) -> list[Argument]:
-    """Kernel arguments of a tensor addressed at the output's coordinates: base, offset, 8-D strides with 0
-    where the tensor has size 1 (broadcast); a null one is a null buffer that the kernel never reads."""
+def strided(bound: dict[str, Any], name: str, param: str, sizes: Sequence[int]) -> list[Argument]:
+    """Kernel arguments ``param__base, param__offset, param__strides`` of a tensor addressed at the output's
+    coordinates: 8-D strides with 0 where the tensor has size 1 (broadcast); a null one is a null buffer that
+    the kernel never reads."""
     tensor = bound.get(name)
     if tensor is None:
-        return [NullBuffer(), np.uint64(0), ulong8([])]
+        return [NullBuffer(f"{param}__base"), Scalar(f"{param}__offset", np.uint64(0)), ulong8(f"{param}__strides", [])]
     layout = tensor.layout
     strides = [0 if s == 1 and n != 1 else st for s, n, st in zip(layout.sizes, sizes, layout.strides, strict=True)]
-    return [TensorArg(name, scalar=True), ulong8(strides)]
+    return [TensorArg(param, name, scalar=True), ulong8(f"{param}__strides", strides)]
 
 
 class QuantizeBase(Operator):
     """The shared launch: one work-item per output element, every tensor strided at the output's coordinates."""
 
     entry: str
-    tensors: tuple[str, ...]  # the kernel's tensor parameters, in order (the output last)
+    tensors: ClassVar[dict[str, str]]  # tensor field -> kernel parameter, in the kernel's order (output last)
     scales: tuple[str, ...]  # the scale tensor fields
 
     def debug_check(self, v: ValidatedDesc, read: Any, problems: Problems) -> None:
@@ -109,10 +110,10 @@ class QuantizeBase(Operator):
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
         sizes = v.layout(OUT).sizes
-        args = [arg for name in self.tensors for arg in strided(bound, name, sizes)]
+        args = [arg for name, param in self.tensors.items() for arg in strided(bound, name, param, sizes)]
         count = int(np.prod(sizes))
-        args += [ulong8(sizes, fill=1), np.uint32(count)]
-        return [KernelLaunch(self.kernel_source, self.entry, self.defines(v), Items(count), args=args)]
+        args += [ulong8("sizes", sizes, fill=1), Scalar("count", np.uint32(count))]
+        return [KernelLaunch(self.kernel_source, self.entry, self.defines(v), Items(count), args)]
 
     def read(self, v: ValidatedDesc, inputs: dict[str, Any], name: str) -> Any:
         """An input array, or None for a null optional tensor."""
@@ -122,7 +123,7 @@ class QuantizeBase(Operator):
 class LinearBase(QuantizeBase):
     """DEQUANTIZE_LINEAR and QUANTIZE_LINEAR: the four fields, same DimensionCount and Sizes."""
 
-    tensors = (IN, SCALE, ZP, OUT)
+    tensors: ClassVar[dict[str, str]] = {IN: "x", SCALE: "s", ZP: "z", OUT: "y"}
     scales = (SCALE,)
     types: TypeTable
 
@@ -187,7 +188,8 @@ class QuantizedLinearAdd(QuantizeBase):
     type = DML_OPERATOR_TYPE.DML_OPERATOR_ELEMENT_WISE_QUANTIZED_LINEAR_ADD
     desc_cls = DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC
     entry = "quantized_linear_add"
-    tensors = (A, A_SCALE, A_ZP, B, B_SCALE, B_ZP, OUT_SCALE, OUT_ZP, OUT)
+    tensors: ClassVar[dict[str, str]] = {A: "a", A_SCALE: "as", A_ZP: "az", B: "b", B_SCALE: "bs", B_ZP: "bz",
+                                         OUT_SCALE: "ys", OUT_ZP: "yz", OUT: "y"}
     scales = (A_SCALE, B_SCALE, OUT_SCALE)
     types = tuple((name, (FLOAT32,) if name.endswith("ScaleTensor") else QUANTIZED) for name in tensors)
 

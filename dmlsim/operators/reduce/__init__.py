@@ -20,7 +20,7 @@ from dmlsim.api.enums import DML_OPERATOR_TYPE
 from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import data_type_name
 from dmlsim.operators.base import REFERENCE_BYTES_PER_ELEMENT, Operator, ValidatedDesc, register
-from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, TensorArg
+from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, TensorArg
 from dmlsim.operators.reduce.reference import arg_reduce, reduce
 from dmlsim.operators.typed import (
     FLOATS,
@@ -105,9 +105,10 @@ class ReduceTemplate(Operator):
         defines = {**typed_defines(x.data_type, y.data_type), f"FUNC_{function}": True,
                    "ACC_FLOAT": arithmetic_type(x.data_type) == "float", "LAST_INDEX": self.last_index(v),
                    "SUM_T": wrapping_type(x.data_type)}
-        args = (TensorArg(IN, rank=8), TensorArg(OUT, rank=8), ulong8(y.sizes, fill=1), ulong8(red_sizes, fill=1),
-                np.uint32(y.element_count), np.uint32(int(np.prod(red_sizes))))
-        return [KernelLaunch(self.kernel_source, "reduce", defines, Items(y.element_count), args=args)]
+        args = (TensorArg("x", IN, rank=8), TensorArg("y", OUT, rank=8), ulong8("out_sizes", y.sizes, fill=1),
+                ulong8("red_sizes", red_sizes, fill=1), Scalar("n_out", np.uint32(y.element_count)),
+                Scalar("n_red", np.uint32(int(np.prod(red_sizes)))))
+        return [KernelLaunch(self.kernel_source, "reduce", defines, Items(y.element_count), args)]
 
 
 @register

@@ -27,7 +27,7 @@ from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import TensorLayout, data_type_name
 from dmlsim.operators.activation.fused import apply_fused, fused_defines
 from dmlsim.operators.base import Operator, ValidatedDesc, register
-from dmlsim.operators.plan import Groups, KernelLaunch, LaunchTarget, TemporaryArg, TensorArg
+from dmlsim.operators.plan import Groups, KernelLaunch, LaunchTarget, Scalar, TemporaryArg, TensorArg
 from dmlsim.operators.rnn.reference import rnn
 
 _T = DML_TENSOR_DATA_TYPE
@@ -37,7 +37,9 @@ X, W, R, B, H0, LENGTHS = ("InputTensor", "WeightTensor", "RecurrenceTensor", "B
                            "SequenceLengthsTensor")
 Y_SEQUENCE, Y_SINGLE = "OutputSequenceTensor", "OutputSingleTensor"
 FLOAT_TENSORS = (X, W, R, B, H0, Y_SEQUENCE, Y_SINGLE)
-TENSORS = (X, W, R, B, H0, LENGTHS, Y_SEQUENCE, Y_SINGLE)
+TENSORS = (X, W, R, B, H0, LENGTHS, Y_SEQUENCE, Y_SINGLE)  # in the kernel's parameter order
+# Each tensor field's parameter in the kernel (kernel.cl): TENSOR_IN(x), ...
+KERNEL_PARAMS = {X: "x", W: "w", R: "r", B: "bias", H0: "h0", LENGTHS: "len", Y_SEQUENCE: "ys", Y_SINGLE: "y1"}
 # The kernel's build define for each optional tensor that is given.
 OPTIONAL = {B: "HAS_BIAS", H0: "HAS_HIDDEN_INIT", LENGTHS: "HAS_SEQUENCE_LENGTHS", Y_SEQUENCE: "HAS_OUTPUT_SEQUENCE",
             Y_SINGLE: "HAS_OUTPUT_SINGLE"}
@@ -148,9 +150,11 @@ class Rnn(Operator):
         for d, backward in enumerate(directions(v.attrs["Direction"])):
             defines = {**base, "BACKWARD": backward, **fused_defines(v.attrs["ActivationDescs"][d])}
             # this direction's two H slots per batch entry: [d][slot][batch][hidden] in the temporary
-            slots = TemporaryArg(4, (2 * d * batch * hidden,))
-            args = [*(TensorArg(name) for name in given), slots,
-                    np.uint32(seq), np.uint32(inputs), np.uint32(hidden), np.uint32(batch), np.uint32(d)]
+            slots = TemporaryArg("state", (("state__offset", 2 * d * batch * hidden),))
+            args = [*(TensorArg(KERNEL_PARAMS[name], name) for name in given), slots,
+                    Scalar("seq_length", np.uint32(seq)), Scalar("input_size", np.uint32(inputs)),
+                    Scalar("hidden_size", np.uint32(hidden)), Scalar("batch_size", np.uint32(batch)),
+                    Scalar("d", np.uint32(d))]
             launches.append(KernelLaunch(self.kernel_source, "rnn", defines,
-                                         Groups(batch, min(MAX_LOCAL, hidden)), args=args))
+                                         Groups(batch, min(MAX_LOCAL, hidden)), args))
         return launches

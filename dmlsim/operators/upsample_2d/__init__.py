@@ -17,7 +17,7 @@ from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import UINT32_MAX
 from dmlsim.operators.base import Operator, ValidatedDesc, register, require_same
 from dmlsim.operators.float_rules import require_float_tensors, storage_defines
-from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, TensorArg, Vector
+from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, TensorArg, Vector
 from dmlsim.operators.upsample_2d.reference import upsample_2d
 
 X, OUT = "InputTensor", "OutputTensor"
@@ -65,9 +65,11 @@ class Upsample2D(Operator):
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
         x, out = v.layout(X), v.layout(OUT)
         scale = v.attrs["ScaleSize"]
-        args = [TensorArg(X, scalar=True), Vector(as_5d(bound[X].layout.strides, 0), rank=8, fill=0),
-                TensorArg(OUT, scalar=True), Vector(as_5d(bound[OUT].layout.strides, 0), rank=8, fill=0),
-                Vector(as_5d(out.sizes, 1), rank=8), np.uint32(x.sizes[-2]), np.uint32(x.sizes[-1]),
-                np.uint32(scale.Height), np.uint32(scale.Width), np.uint32(out.element_count)]
+        args = [TensorArg("x", X, scalar=True), Vector("x_strides", as_5d(bound[X].layout.strides, 0), rank=8, fill=0),
+                TensorArg("y", OUT, scalar=True),
+                Vector("y_strides", as_5d(bound[OUT].layout.strides, 0), rank=8, fill=0),
+                Vector("y_sizes", as_5d(out.sizes, 1), rank=8), Scalar("in_h", np.uint32(x.sizes[-2])),
+                Scalar("in_w", np.uint32(x.sizes[-1])), Scalar("scale_h", np.uint32(scale.Height)),
+                Scalar("scale_w", np.uint32(scale.Width)), Scalar("count", np.uint32(out.element_count))]
         defines = {**storage_defines(out), "LINEAR": v.attrs["InterpolationMode"] == LINEAR}
-        return [KernelLaunch(self.kernel_source, "upsample_2d", defines, Items(out.element_count), args=args)]
+        return [KernelLaunch(self.kernel_source, "upsample_2d", defines, Items(out.element_count), args)]
