@@ -265,17 +265,17 @@ def test_counts_are_checked_against_their_arrays_at_once(ref_device):
                       InputEdges=[into(0, 0, 0), into(1, 0, 1)], OutputEdges=[out(0, 0, 0)])
         return dml.DML_GRAPH_DESC(**{**values, **fields})
 
-    for output_count in (2**32 - 1, 16_000):
+    for output_count in (16_000, 2**32 - 1):
         start = time.perf_counter()
         with pytest.raises(dml.DMLError) as info:
             ref_device.CompileGraph(graph(OutputCount=output_count))
-        assert time.perf_counter() - start < 1
+        assert time.perf_counter() - start < 2
         assert f"OutputCount {output_count} is more than OutputEdgeCount 1" in str(info.value)
         assert len(str(info.value)) < 1000
     start = time.perf_counter()
     compiled = ref_device.CompileGraph(graph(InputCount=10**6))
     props = compiled.GetBindingProperties()
-    assert time.perf_counter() - start < 1
+    assert time.perf_counter() - start < 2  # 4 s when every call made a million slots
     assert props.RequiredDescriptorCount == 10**6 + 1
     table = ref_device.CreateBindingTable(dml.DML_BINDING_TABLE_DESC(compiled, None, None, 10**6 + 1))
     with pytest.raises(dml.DMLError, match="BindInputs takes 1000000 bindings") as info:
