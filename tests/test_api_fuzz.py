@@ -9,6 +9,14 @@ junk or a plausible wrong value), compiles them, makes binding tables and initia
 or malformed bindings, records and executes command lists, and calls the free functions, all with values
 drawn from a hostile catalogue (huge integers, NaN, strings, numpy arrays, objects whose repr raises...).
 
+Graphs (issue 26): a rule builds a valid DML_GRAPH_DESC of element-wise nodes (any output may feed any input,
+one node output may feed several graph outputs, inputs may go unread, the nodes listed in a drawn order) and now
+and then a node of an operator the machine made, then mutates it half the time (a count replaced by a huge or
+junk value, an array or one of its elements by junk, an edge field by a float, a str, a huge or an off-by-one
+index, an edge dropped or duplicated, a stray intermediate edge that may close a cycle, a node of the other
+device or a constant node), compiles it and, when it compiles, binds, records and executes it; graph outputs
+written by one node output must then hold the same elements.
+
 ``DMLSIM_FUZZ_EXAMPLES`` sets the examples per device (default 30: a few seconds); ``make fuzz-api`` runs
 5,000 per device, as CI does. Each example is one run of the machine, up to ``STEPS`` calls. A device removal
 is never an acceptable outcome: under ``DMLSIM_TEST_ADAPTERS=oclgrind`` (Oclgrind's ICD) every kernel the
@@ -33,7 +41,9 @@ from dmlsim.api.directml_schema import OPERATOR_SCHEMAS
 from dmlsim.api.errors import HRESULT_NAMES
 from dmlsim.api.schema import ARRAY_KINDS, ATTRIBUTE, desc_fields
 from dmlsim.api.structs import NO_BINDING
+from dmlsim.api.tensor import strided_array
 from dmlsim.entry import create_device
+from dmlsim.runtime.graph import node_ports
 from dmlsim.testing import test_adapters
 
 EXAMPLES = int(os.environ.get("DMLSIM_FUZZ_EXAMPLES", "30"))
@@ -43,6 +53,9 @@ MAX_MESSAGE = 20_000  # a message longer than this formatted something unbounded
 # bound to a buffer too small for it, whose refusal is a path worth fuzzing too; allocating and first-touching
 # gigabytes in many examples costs seconds and memory and exercises nothing more, and Oclgrind refuses them)
 FRESH_LIMIT = 1 << 20
+# A graph may declare a million (unread) inputs: a binding list that long costs seconds and exercises nothing more,
+# so slots beyond this many are bound with a short (refused) list
+MAX_SLOTS = 64
 _T = dml.DML_TENSOR_DATA_TYPE
 F32, F16, U32, I64 = (_T.DML_TENSOR_DATA_TYPE_FLOAT32, _T.DML_TENSOR_DATA_TYPE_FLOAT16,
                       _T.DML_TENSOR_DATA_TYPE_UINT32, _T.DML_TENSOR_DATA_TYPE_INT64)
@@ -195,6 +208,35 @@ def mutated(draw, descs):
 
 DESCS = mutated(implemented_descs()) | mutated(generated_descs())
 
+# --- graphs: element-wise nodes of one layout, so that any node output can feed any node input ---------------
+GRAPH_UNARY, GRAPH_BINARY = ["IDENTITY", "ABS"], ["ADD", "SUBTRACT", "MULTIPLY", "MAX"]
+GRAPH_COUNTS = ["InputCount", "OutputCount", "NodeCount", "InputEdgeCount", "OutputEdgeCount",
+                "IntermediateEdgeCount"]
+GRAPH_EDGES = ["InputEdges", "OutputEdges", "IntermediateEdges"]
+# the shapes of issue 26 item 7 (never returned, megabyte messages, a million unread inputs) and their neighbours
+HUGE_COUNTS = st.sampled_from([2**32 - 1, 2**32 - 2, 2**32, 10**6, 16_000, -1, 10**400])
+EDGE_VALUES = (st.integers(-1, 8) | HUGE | st.sampled_from([0.0, 1.0, "0", None, True, np.float32(0), np.uint64(1)])
+               | JUNK)
+
+
+def element_wise(device, name, t):
+    """ELEMENT_WISE_<name> on tensor desc ``t`` (every tensor the same), created on ``device``."""
+    desc_cls = getattr(dml, f"DML_ELEMENT_WISE_{name}_OPERATOR_DESC")
+    desc = desc_cls(t, t) if name in GRAPH_UNARY else desc_cls(t, t, t)
+    return device.CreateOperator(dml.DML_OPERATOR_DESC(getattr(dml, f"DML_OPERATOR_ELEMENT_WISE_{name}"), desc))
+
+
+def graph_node(op):
+    return dml.DML_GRAPH_NODE_DESC(dml.DML_GRAPH_NODE_TYPE_OPERATOR, dml.DML_OPERATOR_GRAPH_NODE_DESC(op))
+
+
+def graph_edge(kind, *fields):
+    edge_type, desc_cls = {"InputEdges": (dml.DML_GRAPH_EDGE_TYPE_INPUT, dml.DML_INPUT_GRAPH_EDGE_DESC),
+                           "OutputEdges": (dml.DML_GRAPH_EDGE_TYPE_OUTPUT, dml.DML_OUTPUT_GRAPH_EDGE_DESC),
+                           "IntermediateEdges": (dml.DML_GRAPH_EDGE_TYPE_INTERMEDIATE,
+                                                 dml.DML_INTERMEDIATE_GRAPH_EDGE_DESC)}[kind]
+    return dml.DML_GRAPH_EDGE_DESC(edge_type, desc_cls(*fields))
+
 
 # --- the state machine -------------------------------------------------------------------------------------
 class ApiMachine(RuleBasedStateMachine):
@@ -337,6 +379,8 @@ class ApiMachine(RuleBasedStateMachine):
         return dml.DML_BINDING_DESC(binding_type, desc)
 
     def _bindings(self, data, slots):
+        if len(slots) > MAX_SLOTS:
+            return data.draw(st.lists(st.just(NO_BINDING), max_size=3))
         bindings = [self._binding(data, slot) for slot in slots]
         change = data.draw(st.sampled_from(["keep"] * 6 + ["drop", "extra", "junk", "tuple"]))
         if change == "drop" and bindings:
@@ -420,6 +464,149 @@ class ApiMachine(RuleBasedStateMachine):
         self.queue.WaitForIdle()
         executed = sum(len(cmd.items) for cmd in lists)
         self.outcomes["dispatches executed", "ok"] += executed
+
+    # --- graphs -------------------------------------------------------------------------------------
+    def _graph_desc(self, data):
+        """A valid DML_GRAPH_DESC and, per graph output, the (listed node, output) that writes it; or None."""
+        t = tensor(data.draw(st.sampled_from([F32, F16])), [data.draw(st.integers(1, 6))])
+        nodes = []  # (operator, its connected inputs, its outputs, element-wise of layout t)
+        for _ in range(data.draw(st.integers(1, 5))):
+            if self.operators and data.draw(st.integers(0, 5)) == 0:  # a node of any operator, wired to the graph
+                op = data.draw(st.sampled_from(self.operators))
+                compiled = self.call(self.device.CompileOperator, op)
+                if compiled is not None:
+                    ports = [[i for i, p in enumerate(node_ports(compiled, role)) if p.layout is not None]
+                             for role in ("input", "output")]
+                    nodes.append((op, *ports, False))
+            else:
+                name = data.draw(st.sampled_from(GRAPH_UNARY + GRAPH_BINARY))
+                nodes.append((element_wise(self.device, name, t), [0] if name in GRAPH_UNARY else [0, 1], [0], True))
+        nodes = [entry for entry in nodes if entry[2]]  # a node without outputs cannot be in a graph
+        if not nodes:
+            return None, []
+        listed = data.draw(st.permutations(range(len(nodes))))  # node j is listed at listed[j]
+        input_edges, links, shared, readable, graph_inputs = [], [], [], [], 0
+        for j, (_, inputs, outputs, chainable) in enumerate(nodes):
+            for i in inputs:
+                source = data.draw(st.integers(0, 2)) if chainable else 0
+                if source == 1 and readable:
+                    n, o = data.draw(st.sampled_from(readable))
+                    links.append(graph_edge("IntermediateEdges", listed[n], o, listed[j], i))
+                elif source == 2 and shared:
+                    input_edges.append(graph_edge("InputEdges", data.draw(st.sampled_from(shared)), listed[j], i))
+                else:
+                    input_edges.append(graph_edge("InputEdges", graph_inputs, listed[j], i))
+                    shared += [graph_inputs] if chainable else []
+                    graph_inputs += 1
+            readable += [(j, o) for o in outputs] if chainable else []
+        every_output = [(listed[j], o) for j, entry in enumerate(nodes) for o in entry[2]]
+        sources = [data.draw(st.sampled_from(every_output)) for _ in range(data.draw(st.integers(1, 3)))]
+        output_edges = [graph_edge("OutputEdges", n, o, index) for index, (n, o) in enumerate(sources)]
+        output_edges = data.draw(st.permutations(output_edges))
+        listed_nodes = [None] * len(nodes)
+        for j, entry in enumerate(nodes):
+            listed_nodes[listed[j]] = graph_node(entry[0])
+        unread = data.draw(st.sampled_from([0, 0, 0, 1, 2]))
+        desc = dml.DML_GRAPH_DESC(graph_inputs + unread, len(sources), Nodes=listed_nodes, InputEdges=input_edges,
+                                  OutputEdges=list(output_edges), IntermediateEdges=links)
+        return desc, sources
+
+    def _mutate_graph(self, data, desc):
+        """``desc`` with one hostile change (its arrays are the lists _graph_desc made)."""
+        change = data.draw(st.sampled_from(["count", "count", "array", "element", "edge-field", "edge-field",
+                                            "drop", "duplicate", "stray", "node"]))
+        if change == "count":
+            setattr(desc, data.draw(st.sampled_from(GRAPH_COUNTS)), data.draw(HUGE_COUNTS | st.integers(0, 8) | JUNK))
+        elif change == "array":
+            setattr(desc, data.draw(st.sampled_from(["Nodes", *GRAPH_EDGES])), data.draw(st.none() | JUNK))
+        elif change == "element":
+            items = getattr(desc, data.draw(st.sampled_from(["Nodes", *GRAPH_EDGES])))
+            if items:
+                items[data.draw(st.integers(0, len(items) - 1))] = data.draw(JUNK)
+        elif change == "stray":  # an intermediate edge between drawn ports: a cycle, a second feed, a bad index
+            n = len(desc.Nodes)
+            desc.IntermediateEdges.append(graph_edge("IntermediateEdges", *data.draw(st.tuples(
+                st.integers(0, n), st.integers(0, 2), st.integers(0, n), st.integers(0, 2)))))
+            desc.IntermediateEdgeCount += data.draw(st.sampled_from([1, 1, 1, 0]))
+        elif change == "node":
+            index = data.draw(st.integers(0, len(desc.Nodes) - 1))
+            other = element_wise(self.other, "IDENTITY", tensor(F32, [4]))
+            desc.Nodes[index] = data.draw(st.sampled_from([
+                graph_node(other), dml.DML_GRAPH_NODE_DESC(dml.DML_GRAPH_NODE_TYPE_CONSTANT, None),
+                dml.DML_GRAPH_NODE_DESC(data.draw(st.integers(-1, 3) | JUNK), desc.Nodes[index].Desc),
+                dml.DML_GRAPH_NODE_DESC(dml.DML_GRAPH_NODE_TYPE_OPERATOR, data.draw(JUNK)),
+                graph_node(data.draw(JUNK))]))
+        else:
+            kind = data.draw(st.sampled_from(GRAPH_EDGES))
+            edges = getattr(desc, kind)
+            if not edges:
+                return desc
+            index = data.draw(st.integers(0, len(edges) - 1))
+            if change == "drop":
+                edges.pop(index)
+            elif change == "duplicate":
+                edges.append(edges[index])
+            else:
+                edge = edges[index]
+                name = data.draw(st.sampled_from(["Type", "Desc", "Name", "Name",
+                                                  *(f.name for f in dataclasses.fields(edge.Desc))]))
+                if name in ("Type", "Desc"):
+                    edges[index] = dataclasses.replace(edge, **{name: data.draw(EDGE_VALUES)})
+                else:
+                    value = data.draw(EDGE_VALUES | st.text(max_size=4)) if name == "Name" else data.draw(EDGE_VALUES)
+                    edges[index] = dataclasses.replace(edge, Desc=dataclasses.replace(edge.Desc, **{name: value}))
+            if data.draw(st.booleans()):  # the count follows the array, or is left stale
+                setattr(desc, kind.replace("Edges", "EdgeCount"), len(edges))
+        return desc
+
+    @rule(data=st.data())
+    def graph_pipeline(self, data):
+        """CompileGraph of a valid or mutated graph; a graph that compiles is bound (mostly fitting), recorded and
+        executed, and graph outputs written by the same node output must then hold the same elements."""
+        desc, sources = self._graph_desc(data)
+        if desc is None:
+            return
+        mutated = data.draw(st.booleans())
+        if mutated:
+            desc = self._mutate_graph(data, desc)
+        flags = data.draw(maybe(st.sampled_from([0, 0, 0, 1, 2]), p_junk=0.1))
+        compiled = self.call(self.device.CompileGraph, data.draw(maybe(st.just(desc), p_junk=0.1)), flags)
+        if compiled is None:
+            return
+        if len(self.dispatchables) < 12:
+            self.dispatchables.append(compiled)
+        props = compiled.GetBindingProperties()
+        if props.RequiredDescriptorCount > MAX_SLOTS:
+            return
+        table = self.call(self.device.CreateBindingTable,
+                          dml.DML_BINDING_TABLE_DESC(compiled, SizeInDescriptors=props.RequiredDescriptorCount))
+        fit = st.sampled_from([True] * 40 + [False])
+        bindings = {}
+        for bind, slots in ((table.BindInputs, compiled.input_slots()), (table.BindOutputs, compiled.output_slots())):
+            bindings[bind] = [self._fitting(data, slot) if data.draw(fit) else self._binding(data, slot)
+                              for slot in slots]
+            self.call(bind, bindings[bind])
+        if props.TemporaryResourceSize:
+            size = props.TemporaryResourceSize
+            self.call(table.BindTemporaryResource, dml.buffer_binding(self.fresh(size), 0, size))
+        cmd = self.device.CreateCommandList()
+        if self.call(self.recorder.RecordDispatch, cmd, compiled, table) is not None or not cmd.items:
+            return
+        if self.call(self.queue.ExecuteCommandLists, [cmd]) is not None:
+            return
+        self.queue.WaitForIdle()
+        self.outcomes["graphs executed", "ok"] += 1
+        if mutated:
+            return
+        written: dict = {}
+        for index, (slot, binding) in enumerate(zip(compiled.output_slots(), bindings[table.BindOutputs],
+                                                    strict=True)):
+            at = binding.Desc  # BindOutputs took it: a DML_BUFFER_BINDING
+            values = strided_array(at.Buffer.Read(at.Offset, slot.layouts.span_bytes), slot.layouts).tobytes()
+            first = written.setdefault(sources[index], (index, values))
+            assert first[1] == values, f"graph outputs {first[0]} and {index} are both written by node output " \
+                                       f"{sources[index]} but differ"
+            self.outcomes["graph outputs compared", "ok"] += first[0] != index
 
     # --- recording and execution ----------------------------------------------------------------------
     @rule(data=st.data())
@@ -508,5 +695,5 @@ def test_every_public_call_succeeds_or_raises_a_dml_error(adapter):
         print("\n".join(f"{call}: {outcome} x{n}" for (call, outcome), n in sorted(outcomes.items())))
     # the fuzzer reached the deep paths too: descs accepted, tables bound, dispatches executed
     for call in ("CreateOperator", "CompileOperator", "BindInputs", "BindOutputs", "RecordDispatch",
-                 "dispatches executed"):
+                 "dispatches executed", "CompileGraph", "graphs executed"):
         assert outcomes[call, "ok"], f"no successful {call} in {EXAMPLES} examples: {dict(outcomes)}"

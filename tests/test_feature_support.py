@@ -91,6 +91,17 @@ def test_feature_level_queries_name_bad_entries(ref_device):
         supported(ref_device, True)
 
 
+def test_a_huge_feature_level_is_described_not_printed(ref_device):
+    """Found by the API fuzzer at CI strength (issue 26): two levels of 10**15000 made a 25,000-character message
+    (each printed in hex); a value beyond a UINT is described by its size."""
+    huge = 10**15000
+    with pytest.raises(dml.DMLError) as info:
+        ref_device.CheckFeatureSupport(dml.DML_FEATURE_FEATURE_LEVELS,
+                                       dml.DML_FEATURE_QUERY_FEATURE_LEVELS(2, [huge, huge]))
+    assert f"holds <an integer of {huge.bit_length()} bits>, <an integer of" in str(info.value)
+    assert len(str(info.value)) < 300
+
+
 def test_pytest_items_of_an_unsupported_model_are_skipped_with_the_reason(tmp_path):
     """Through the plugin: a device without FLOAT64 skips every item of a requiredDataTypes: [FLOAT64] file."""
     folder = descriptor_folder(tmp_path)

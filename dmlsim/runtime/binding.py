@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from dmlsim.api.arguments import as_enum, is_integer, require_sequence, shown
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from dmlsim.runtime.device import Device
 
 _BT = DML_BINDING_TYPE
+_SLOTS_NAMED = 8  # slots a wrong-length Bind* message names
 
 
 @dataclass(frozen=True)
@@ -84,8 +86,9 @@ def bind_slots(slots: Sequence[BindingSlot], bindings: Sequence[DML_BINDING_DESC
                device: Device, problems: Problems) -> dict[str, Any]:
     """Check a whole BindInputs/BindOutputs list against its slots; return field → BoundTensor(s)."""
     bindings = require_sequence(bindings, f"{call}: bindings", allow_none=True)
-    if len(bindings) != len(slots):
-        names = ", ".join(s.name for s in slots) or "none"
+    if len(bindings) != len(slots):  # the names of at most _SLOTS_NAMED slots: a graph may have a million
+        names = ", ".join(s.name for s in islice(slots, _SLOTS_NAMED)) or "none"
+        names += ", ..." if len(slots) > _SLOTS_NAMED else ""
         problems.add(f"{call} takes {len(slots)} bindings ({names}), got {len(bindings)}")
         return {}
     bound: dict[str, Any] = {}

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from dmlsim.api.arguments import (
+    UINT32_MAX,
     as_enum,
     invalid,
     is_integer,
@@ -275,7 +276,8 @@ class Device:
         given = require_sequence(query.RequestedFeatureLevels,
                                  "DML_FEATURE_QUERY_FEATURE_LEVELS.RequestedFeatureLevels", allow_none=True)
         levels = [as_enum(lv, DML_FEATURE_LEVEL) for lv in given]
-        unknown = [hex(int(lv)) if is_integer(lv) else shown(lv)
+        # in hex where a level could be (a UINT); anything larger as shown() bounds it (10**15000 is 12,000 digits)
+        unknown = [hex(int(lv)) if is_integer(lv) and 0 <= lv <= UINT32_MAX else shown(lv)
                    for lv, member in zip(given, levels, strict=True) if member is None]
         if unknown:
             raise invalid("DML_FEATURE_QUERY_FEATURE_LEVELS.RequestedFeatureLevels holds "

@@ -10,22 +10,48 @@ intermediate edge joins a node output and a node input with the same layout (Dat
 TotalTensorSizeInBytes); a graph input read by several nodes has one layout for all of them; a graph
 output is written by exactly one output edge; graph outputs may not alias graph inputs (a graph is not
 in-place eligible); OWNED_BY_DML tensors and constant nodes are not supported in graphs (E_NOTIMPL).
+
+One node output may feed several graph outputs (DirectMLX's graph builder emits one output edge per output
+expression, the same expression twice included, and refuses only an output wired straight to an input):
+the node writes the first of them and an ELEMENT_WISE_IDENTITY on the unsigned integer type of the same
+element size copies its elements, bit for bit, into each of the others, so every graph output is written
+and bytes between strided elements are left alone, as the node itself leaves them.
+
+A graph input no edge reads is legal (onnxruntime's DirectML provider binds nothing to such inputs): its
+slot takes DML_BINDING_TYPE_NONE. Hostile descs cost time linear in the desc: every count is checked
+against its array before anything is sized from it, OutputCount against OutputEdgeCount (each graph output
+needs an output edge), InputCount is never iterated (its slots are made when a binding asks for them), the
+nodes are ordered in O(nodes + edges), and a refusal lists at most :data:`PROBLEMS_LISTED` problems.
 """
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
-from dmlsim.api.enums import DML_EXECUTION_FLAGS, DML_GRAPH_EDGE_TYPE, DML_GRAPH_NODE_TYPE
+from dmlsim.api.arguments import UINT32_MAX, as_enum, invalid, is_integer, require_flags, shown
+from dmlsim.api.directml_schema import DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC
+from dmlsim.api.enums import (
+    DML_EXECUTION_FLAGS,
+    DML_GRAPH_EDGE_TYPE,
+    DML_GRAPH_NODE_TYPE,
+    DML_OPERATOR_TYPE,
+    DML_TENSOR_DATA_TYPE,
+)
 from dmlsim.api.errors import E_INVALIDARG, E_NOTIMPL, DMLError, Problems
 from dmlsim.api.structs import (
     DML_BINDING_PROPERTIES,
     DML_GRAPH_DESC,
+    DML_GRAPH_EDGE_DESC,
+    DML_GRAPH_NODE_DESC,
     DML_INPUT_GRAPH_EDGE_DESC,
     DML_INTERMEDIATE_GRAPH_EDGE_DESC,
+    DML_OPERATOR_DESC,
     DML_OPERATOR_GRAPH_NODE_DESC,
     DML_OUTPUT_GRAPH_EDGE_DESC,
+    buffer_tensor,
 )
 from dmlsim.api.tensor import DML_TEMPORARY_BUFFER_ALIGNMENT, TensorLayout
 from dmlsim.runtime.binding import BindingSlot, BindingTable, check_hazards
@@ -39,10 +65,46 @@ _E = DML_GRAPH_EDGE_TYPE
 EDGE_KINDS = {"InputEdges": (_E.DML_GRAPH_EDGE_TYPE_INPUT, DML_INPUT_GRAPH_EDGE_DESC),
               "OutputEdges": (_E.DML_GRAPH_EDGE_TYPE_OUTPUT, DML_OUTPUT_GRAPH_EDGE_DESC),
               "IntermediateEdges": (_E.DML_GRAPH_EDGE_TYPE_INTERMEDIATE, DML_INTERMEDIATE_GRAPH_EDGE_DESC)}
+# each array of DML_GRAPH_DESC and the count field that gives its length
+ARRAYS = {"Nodes": "NodeCount", "InputEdges": "InputEdgeCount", "OutputEdges": "OutputEdgeCount",
+          "IntermediateEdges": "IntermediateEdgeCount"}
+# the edge fields that index something, in struct order
+INDEX_FIELDS = {"InputEdges": ("GraphInputIndex", "ToNodeIndex", "ToNodeInputIndex"),
+                "OutputEdges": ("FromNodeIndex", "FromNodeOutputIndex", "GraphOutputIndex"),
+                "IntermediateEdges": ("FromNodeIndex", "FromNodeOutputIndex", "ToNodeIndex", "ToNodeInputIndex")}
+PROBLEMS_LISTED = 100  # a refusal lists this many problems and counts the rest (the README's per-file cap)
+_SHOWN_NODES = 10  # nodes named in a cycle's message
+# the unsigned type of each element size: what copies a tensor's elements bit for bit
+_T = DML_TENSOR_DATA_TYPE
+_UINT_OF_SIZE = {1: _T.DML_TENSOR_DATA_TYPE_UINT8, 2: _T.DML_TENSOR_DATA_TYPE_UINT16,
+                 4: _T.DML_TENSOR_DATA_TYPE_UINT32, 8: _T.DML_TENSOR_DATA_TYPE_UINT64}
 
 
 def _align(n: int) -> int:
     return -(-n // DML_TEMPORARY_BUFFER_ALIGNMENT) * DML_TEMPORARY_BUFFER_ALIGNMENT
+
+
+class GraphProblems(Problems):
+    """Problems that keeps the first :data:`PROBLEMS_LISTED` and counts the rest, so a desc with a million bad
+    edges is refused in linear time with a message of bounded size."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.unlisted = 0
+
+    def add(self, message: str) -> None:
+        if len(self.items) >= PROBLEMS_LISTED:
+            self.unlisted += 1
+            return
+        super().add(message)
+
+    def raise_if_any(self, what: str, hresult: int = E_INVALIDARG) -> None:
+        if not self.unlisted:
+            super().raise_if_any(what, hresult)
+            return
+        listing = "\n".join(f"  - {p}" for p in self.items)
+        raise DMLError(hresult, f"{what}: {len(self.items) + self.unlisted} problems, the first {len(self.items)} "
+                                f"listed:\n{listing}", self.items)
 
 
 @dataclass(frozen=True)
@@ -73,53 +135,125 @@ def node_ports(compiled: CompiledOperator, role: str) -> list[Port]:
     return ports
 
 
+def _read_arrays(desc: Any) -> tuple[int, int, dict[str, list[Any]]]:
+    """InputCount, OutputCount and the four arrays of ``desc``, every count checked against its array (and
+    OutputCount against the output edges) before anything is sized from them; a refusal is raised at once."""
+    if not isinstance(desc, DML_GRAPH_DESC):
+        raise invalid(f"CompileGraph needs a DML_GRAPH_DESC, got {type(desc).__name__}")
+    problems = GraphProblems()
+    counts = {}
+    for name, minimum in (("InputCount", 0), ("OutputCount", 1)):
+        value = getattr(desc, name, None)
+        if is_integer(value) and minimum <= value <= UINT32_MAX:
+            counts[name] = int(value)
+        else:
+            problems.add(f"DML_GRAPH_DESC.{name} must be an integer in [{minimum}, {UINT32_MAX}], got "
+                         f"{type(value).__name__} {shown(value)}")
+    arrays: dict[str, list[Any]] = {}
+    for name, count_name in ARRAYS.items():
+        items, count = getattr(desc, name, None), getattr(desc, count_name, None)
+        if items is None:  # a null array: C's nullptr with a zero count
+            items = ()
+        if not isinstance(items, (list, tuple)):
+            problems.add(f"DML_GRAPH_DESC.{name} must be a list, got {type(items).__name__} {shown(items)}")
+        elif not is_integer(count) or not 0 <= count <= UINT32_MAX:
+            problems.add(f"DML_GRAPH_DESC.{count_name} must be an integer in [0, {UINT32_MAX}], got "
+                         f"{type(count).__name__} {shown(count)}")
+        elif count != len(items):
+            problems.add(f"DML_GRAPH_DESC.{count_name} {int(count)} must be the number of {name} ({len(items)})")
+        else:
+            arrays[name] = list(items)
+    if arrays.get("Nodes") == []:
+        problems.add("DML_GRAPH_DESC.NodeCount must be at least 1")
+    output_count, output_edges = counts.get("OutputCount"), arrays.get("OutputEdges")
+    if output_count is not None and output_edges is not None and output_count > len(output_edges):
+        problems.add(f"DML_GRAPH_DESC.OutputCount {output_count} is more than OutputEdgeCount {len(output_edges)}: "
+                     "every graph output is written by an output edge")
+    if len(counts) == 2 and counts["InputCount"] + counts["OutputCount"] > UINT32_MAX:
+        problems.add(f"DML_GRAPH_DESC.InputCount + OutputCount must be at most {UINT32_MAX} (the binding "
+                     "properties' RequiredDescriptorCount is a UINT)")
+    problems.raise_if_any("CompileGraph")
+    return counts["InputCount"], counts["OutputCount"], arrays
+
+
+def _check_name(value: Any, where: str, problems: Problems) -> None:
+    """The optional Name of a node or edge: a str (C's const char*) or None."""
+    if value is not None and not isinstance(value, str):
+        problems.add(f"{where}.Name must be a str or None, got {type(value).__name__}")
+
+
+class _InputSlots(Sequence[BindingSlot]):
+    """The graph's input slots, made when asked for: InputCount may be large (unread inputs are legal), and
+    nothing but a binding list of that length needs them all."""
+
+    def __init__(self, graph: CompiledGraph) -> None:
+        self.graph = graph
+
+    def __len__(self) -> int:
+        return self.graph.input_count
+
+    def __iter__(self) -> Iterator[BindingSlot]:
+        return (self[i] for i in range(len(self)))
+
+    @overload
+    def __getitem__(self, index: int) -> BindingSlot: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[BindingSlot]: ...
+
+    def __getitem__(self, index: int | slice) -> BindingSlot | list[BindingSlot]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        read = self.graph.inputs.get(index)
+        return BindingSlot(f"graph input {index}", self.graph.input_layout(read[0]) if read else None, not read)
+
+
 class CompiledGraph(Dispatchable):
     """IDMLCompiledOperator made by IDMLDevice1::CompileGraph from a DML_GRAPH_DESC."""
 
     def __init__(self, device: Device, desc: DML_GRAPH_DESC, flags: int) -> None:
         self.device = device
-        self.flags = DML_EXECUTION_FLAGS(flags)
-        problems = Problems()
-        self.nodes = self._compile_nodes(desc, problems)
-        self.input_count = desc.InputCount
+        self.flags = require_flags(flags, DML_EXECUTION_FLAGS, "CompileGraph: flags")
+        self.input_count, self.output_count, arrays = _read_arrays(desc)
+        problems = GraphProblems()
+        self.nodes = self._compile_nodes(arrays["Nodes"], problems)
         problems.raise_if_any("CompileGraph")
-        edges = {kind: self._edges(desc, kind, problems) for kind in EDGE_KINDS}
+        self.in_ports = [node_ports(node, "input") for node in self.nodes]
+        self.out_ports = [node_ports(node, "output") for node in self.nodes]
+        edges = {kind: self._edges(arrays[kind], kind, problems) for kind in EDGE_KINDS}
         problems.raise_if_any("CompileGraph")
-        self.inputs: dict[int, list[tuple[int, int]]] = {}  # graph input → the (node, input) it feeds
+        self.inputs: dict[int, list[tuple[int, int]]] = {}  # graph input → the (node, input)s it feeds
         self.outputs: dict[int, tuple[int, int]] = {}  # graph output → the (node, output) that writes it
         self.feeds: dict[tuple[int, int], tuple[str, Any]] = {}  # (node, input) → ("input", i) | ("node", (n, o))
-        self._connect(desc, edges, problems)
+        self._connect(edges, problems)
         problems.raise_if_any("CompileGraph")
         self.order = self._order(problems)
         problems.raise_if_any("CompileGraph")
         self._place_scratch()
+        self._plan_copies()
 
     # --- compile-time checks --------------------------------------------------------------------------
-    def _compile_nodes(self, desc: Any, problems: Problems) -> list[CompiledOperator]:
-        if not isinstance(desc, DML_GRAPH_DESC):
-            raise DMLError(E_INVALIDARG, f"CompileGraph needs a DML_GRAPH_DESC, got {type(desc).__name__}")
-        for name in ("InputCount", "OutputCount"):
-            value = getattr(desc, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < (1 if name == "OutputCount" else 0):
-                problems.add(f"DML_GRAPH_DESC.{name} must be a UINT{' ≥ 1' if name == 'OutputCount' else ''}, "
-                             f"got {value!r}")
-        nodes = list(desc.Nodes or ())
-        if desc.NodeCount != len(nodes) or not nodes:
-            problems.add(f"DML_GRAPH_DESC.NodeCount {desc.NodeCount!r} must be the number of Nodes ({len(nodes)}), "
-                         "at least 1")
+    def _compile_nodes(self, nodes: list[Any], problems: Problems) -> list[CompiledOperator]:
         compiled = []
         for i, node in enumerate(nodes):
             where = f"DML_GRAPH_DESC.Nodes[{i}]"
-            if getattr(node, "Type", None) == DML_GRAPH_NODE_TYPE.DML_GRAPH_NODE_TYPE_CONSTANT:
-                raise DMLError(E_NOTIMPL, f"CompileGraph: {where} is a constant node, which dmlsim does not support")
-            if getattr(node, "Type", None) != DML_GRAPH_NODE_TYPE.DML_GRAPH_NODE_TYPE_OPERATOR:
-                problems.add(f"{where}.Type must be DML_GRAPH_NODE_TYPE_OPERATOR, got {getattr(node, 'Type', node)!r}")
+            if not isinstance(node, DML_GRAPH_NODE_DESC):
+                problems.add(f"{where} must be a DML_GRAPH_NODE_DESC, got {type(node).__name__}")
                 continue
-            op = getattr(node.Desc, "Operator", None) if isinstance(node.Desc, DML_OPERATOR_GRAPH_NODE_DESC) else None
+            kind = as_enum(node.Type, DML_GRAPH_NODE_TYPE)
+            if kind == DML_GRAPH_NODE_TYPE.DML_GRAPH_NODE_TYPE_CONSTANT:
+                raise DMLError(E_NOTIMPL, f"CompileGraph: {where} is a constant node, which dmlsim does not support")
+            if kind != DML_GRAPH_NODE_TYPE.DML_GRAPH_NODE_TYPE_OPERATOR:
+                problems.add(f"{where}.Type must be DML_GRAPH_NODE_TYPE_OPERATOR, got {shown(node.Type)}")
+                continue
+            op = node.Desc.Operator if isinstance(node.Desc, DML_OPERATOR_GRAPH_NODE_DESC) else None
             if not isinstance(op, OperatorObject) or op.device is not self.device:
                 problems.add(f"{where}.Desc must be a DML_OPERATOR_GRAPH_NODE_DESC whose Operator was created by "
                              "this device")
                 continue
+            _check_name(node.Desc.Name, f"{where}.Desc", problems)
             node_compiled = self.device.CompileOperator(op, self.flags)
             if node_compiled.owned:
                 owned = ", ".join(node_compiled.owned)
@@ -128,29 +262,33 @@ class CompiledGraph(Dispatchable):
             compiled.append(node_compiled)
         return compiled
 
-    def _edges(self, desc: Any, kind: str, problems: Problems) -> list[Any]:
+    def _edges(self, items: list[Any], kind: str, problems: Problems) -> list[tuple[str, Any]]:
+        """The well-formed edges of one array, each with the ``where`` its messages name."""
         edge_type, desc_cls = EDGE_KINDS[kind]
-        items = list(getattr(desc, kind) or ())
-        count_name = kind.replace("Edges", "EdgeCount")
-        if getattr(desc, count_name) != len(items):
-            problems.add(f"DML_GRAPH_DESC.{count_name} {getattr(desc, count_name)!r} must be the number of "
-                         f"{kind} ({len(items)})")
         found = []
         for i, edge in enumerate(items):
-            if getattr(edge, "Type", None) != edge_type or not isinstance(edge.Desc, desc_cls):
-                problems.add(f"DML_GRAPH_DESC.{kind}[{i}] must be a DML_GRAPH_EDGE_DESC of type {edge_type.name} "
-                             f"holding a {desc_cls.__name__}")
-            else:
-                found.append(edge.Desc)
+            where = f"DML_GRAPH_DESC.{kind}[{i}]"
+            if (not isinstance(edge, DML_GRAPH_EDGE_DESC) or as_enum(edge.Type, DML_GRAPH_EDGE_TYPE) != edge_type
+                    or not isinstance(edge.Desc, desc_cls)):
+                problems.add(f"{where} must be a DML_GRAPH_EDGE_DESC of type {edge_type.name} holding a "
+                             f"{desc_cls.__name__}")
+                continue
+            bad = [name for name in INDEX_FIELDS[kind] if not is_integer(getattr(edge.Desc, name))]
+            for name in bad:
+                value = getattr(edge.Desc, name)
+                problems.add(f"{where}.{name} must be an integer, got {type(value).__name__} {shown(value)}")
+            _check_name(edge.Desc.Name, where, problems)
+            if not bad:
+                found.append((where, edge.Desc))
         return found
 
-    def _port(self, node: Any, index: Any, role: str, where: str, problems: Problems) -> Port | None:
-        if isinstance(node, bool) or not isinstance(node, int) or not 0 <= node < len(self.nodes):
-            problems.add(f"{where} node index {node!r} is not a node (NodeCount {len(self.nodes)})")
+    def _port(self, node: int, index: int, role: str, where: str, problems: Problems) -> Port | None:
+        if not 0 <= node < len(self.nodes):
+            problems.add(f"{where} node index {shown(int(node))} is not a node (NodeCount {len(self.nodes)})")
             return None
-        ports = node_ports(self.nodes[node], role)
-        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(ports):
-            problems.add(f"{where} {role} index {index!r} is not an {role} of node {node} "
+        ports = (self.in_ports if role == "input" else self.out_ports)[node]
+        if not 0 <= index < len(ports):
+            problems.add(f"{where} {role} index {shown(int(index))} is not an {role} of node {node} "
                          f"({self.nodes[node].name} has {len(ports)})")
             return None
         if ports[index].layout is None:
@@ -158,74 +296,95 @@ class CompiledGraph(Dispatchable):
             return None
         return ports[index]
 
-    def _connect(self, desc: Any, edges: dict[str, list[Any]], problems: Problems) -> None:
+    def _connect(self, edges: dict[str, list[tuple[str, Any]]], problems: Problems) -> None:
         def feed(node: int, index: int, source: tuple[str, Any], where: str) -> None:
             if (node, index) in self.feeds:
                 problems.add(f"{where}: input {index} of node {node} is already connected")
             self.feeds[(node, index)] = source
 
-        for i, e in enumerate(edges["InputEdges"]):
-            where = f"DML_GRAPH_DESC.InputEdges[{i}]"
-            if isinstance(e.GraphInputIndex, bool) or not 0 <= e.GraphInputIndex < desc.InputCount:
-                problems.add(f"{where}.GraphInputIndex {e.GraphInputIndex!r} must be below InputCount "
-                             f"{desc.InputCount}")
+        for where, e in edges["InputEdges"]:
+            graph_input, node, index = int(e.GraphInputIndex), int(e.ToNodeIndex), int(e.ToNodeInputIndex)
+            if not 0 <= graph_input < self.input_count:
+                problems.add(f"{where}.GraphInputIndex {shown(graph_input)} must be below InputCount "
+                             f"{self.input_count}")
                 continue
-            port = self._port(e.ToNodeIndex, e.ToNodeInputIndex, "input", where, problems)
+            port = self._port(node, index, "input", where, problems)
             if port is None:
                 continue
-            first = self.inputs.setdefault(e.GraphInputIndex, [])
-            if first and not self._port_layout(*first[0], "input").same_layout(port.layout):
-                problems.add(f"{where}: graph input {e.GraphInputIndex} feeds inputs of different layouts")
-            first.append((e.ToNodeIndex, e.ToNodeInputIndex))
-            feed(e.ToNodeIndex, e.ToNodeInputIndex, ("input", e.GraphInputIndex), where)
-        for i, e in enumerate(edges["IntermediateEdges"]):
-            where = f"DML_GRAPH_DESC.IntermediateEdges[{i}]"
-            source = self._port(e.FromNodeIndex, e.FromNodeOutputIndex, "output", where, problems)
-            target = self._port(e.ToNodeIndex, e.ToNodeInputIndex, "input", where, problems)
+            first = self.inputs.setdefault(graph_input, [])
+            if first and not self.input_layout(first[0]).same_layout(port.layout):
+                problems.add(f"{where}: graph input {graph_input} feeds inputs of different layouts")
+            first.append((node, index))
+            feed(node, index, ("input", graph_input), where)
+        for where, e in edges["IntermediateEdges"]:
+            source_node, output = int(e.FromNodeIndex), int(e.FromNodeOutputIndex)
+            node, index = int(e.ToNodeIndex), int(e.ToNodeInputIndex)
+            source = self._port(source_node, output, "output", where, problems)
+            target = self._port(node, index, "input", where, problems)
             if source is None or target is None:
                 continue
             if not source.layout.same_layout(target.layout):
-                problems.add(f"{where}: {self.nodes[e.FromNodeIndex].name}.{source.label} "
-                             f"({source.layout.describe()}) and {self.nodes[e.ToNodeIndex].name}.{target.label} "
-                             f"({target.layout.describe()}) must have the same layout")
-            feed(e.ToNodeIndex, e.ToNodeInputIndex, ("node", (e.FromNodeIndex, e.FromNodeOutputIndex)), where)
-        for i, e in enumerate(edges["OutputEdges"]):
-            where = f"DML_GRAPH_DESC.OutputEdges[{i}]"
-            if isinstance(e.GraphOutputIndex, bool) or not 0 <= e.GraphOutputIndex < desc.OutputCount:
-                problems.add(f"{where}.GraphOutputIndex {e.GraphOutputIndex!r} must be below OutputCount "
-                             f"{desc.OutputCount}")
+                problems.add(f"{where}: {self.nodes[source_node].name}.{source.label} ({source.layout.describe()}) "
+                             f"and {self.nodes[node].name}.{target.label} ({target.layout.describe()}) must have "
+                             "the same layout")
+            feed(node, index, ("node", (source_node, output)), where)
+        for where, e in edges["OutputEdges"]:
+            node, output, graph_output = int(e.FromNodeIndex), int(e.FromNodeOutputIndex), int(e.GraphOutputIndex)
+            if not 0 <= graph_output < self.output_count:
+                problems.add(f"{where}.GraphOutputIndex {shown(graph_output)} must be below OutputCount "
+                             f"{self.output_count}")
                 continue
-            if self._port(e.FromNodeIndex, e.FromNodeOutputIndex, "output", where, problems) is None:
+            if self._port(node, output, "output", where, problems) is None:
                 continue
-            if e.GraphOutputIndex in self.outputs:
-                problems.add(f"{where}: graph output {e.GraphOutputIndex} already has an output edge")
-            self.outputs[e.GraphOutputIndex] = (e.FromNodeIndex, e.FromNodeOutputIndex)
-        for index in range(desc.OutputCount if isinstance(desc.OutputCount, int) else 0):
-            if index not in self.outputs:
-                problems.add(f"DML_GRAPH_DESC.OutputEdges: graph output {index} is written by no output edge")
-        for n, node in enumerate(self.nodes):
-            for i, port in enumerate(node_ports(node, "input")):
+            if graph_output in self.outputs:
+                problems.add(f"{where}: graph output {graph_output} already has an output edge")
+            self.outputs[graph_output] = (node, output)
+        if len(self.outputs) < self.output_count:  # OutputCount ≤ OutputEdgeCount: a loop as long as an array
+            for index in range(self.output_count):
+                if index not in self.outputs:
+                    problems.add(f"DML_GRAPH_DESC.OutputEdges: graph output {index} is written by no output edge")
+        for n, ports in enumerate(self.in_ports):
+            for i, port in enumerate(ports):
                 if port.layout is not None and (n, i) not in self.feeds:
-                    problems.add(f"DML_GRAPH_DESC: input {i} ({node.name}.{port.label}) of node {n} is connected "
-                                 "by no edge")
+                    problems.add(f"DML_GRAPH_DESC: input {i} ({self.nodes[n].name}.{port.label}) of node {n} is "
+                                 "connected by no edge")
 
-    def _port_layout(self, node: int, index: int, role: str) -> TensorLayout:
-        layout = node_ports(self.nodes[node], role)[index].layout
+    def input_layout(self, port: tuple[int, int]) -> TensorLayout:
+        """The layout of node input ``port`` = (node, input), which an edge connects (so it is not null)."""
+        layout = self.in_ports[port[0]][port[1]].layout
+        assert layout is not None
+        return layout
+
+    def output_layout(self, port: tuple[int, int]) -> TensorLayout:
+        """The layout of node output ``port`` = (node, output), which an edge connects (so it is not null)."""
+        layout = self.out_ports[port[0]][port[1]].layout
         assert layout is not None
         return layout
 
     def _order(self, problems: Problems) -> list[int]:
-        """The nodes in an order where each runs after the nodes it reads from; a cycle is refused."""
-        after = {n: {src[1][0] for (to, _), src in self.feeds.items() if to == n and src[0] == "node"}
-                 for n in range(len(self.nodes))}
+        """The nodes in an order where each runs after the nodes it reads from (the lowest-numbered ready node
+        first: Kahn's algorithm with a heap, O((nodes + edges) log nodes)); a cycle is refused."""
+        waiting = [0] * len(self.nodes)  # intermediate edges into each node from nodes not yet ordered
+        readers: list[list[int]] = [[] for _ in self.nodes]
+        for (to, _), (kind, source) in self.feeds.items():
+            if kind == "node":
+                waiting[to] += 1
+                readers[source[0]].append(to)
+        ready = [n for n, count in enumerate(waiting) if count == 0]
+        heapq.heapify(ready)
         order: list[int] = []
-        while len(order) < len(self.nodes):
-            ready = [n for n in range(len(self.nodes)) if n not in order and after[n] <= set(order)]
-            if not ready:
-                stuck = [n for n in range(len(self.nodes)) if n not in order]
-                problems.add(f"DML_GRAPH_DESC.IntermediateEdges form a cycle through nodes {stuck}")
-                return order
-            order.append(ready[0])
+        while ready:
+            n = heapq.heappop(ready)
+            order.append(n)
+            for reader in readers[n]:
+                waiting[reader] -= 1
+                if waiting[reader] == 0:
+                    heapq.heappush(ready, reader)
+        if len(order) < len(self.nodes):
+            stuck = [n for n, count in enumerate(waiting) if count]
+            shown_nodes = ", ".join(map(str, stuck[:_SHOWN_NODES])) + (", ..." if len(stuck) > _SHOWN_NODES else "")
+            problems.add(f"DML_GRAPH_DESC.IntermediateEdges form a cycle through nodes [{shown_nodes}] "
+                         f"({len(stuck)} nodes wait on one another)")
         return order
 
     def _place_scratch(self) -> None:
@@ -234,8 +393,8 @@ class CompiledGraph(Dispatchable):
         written = set(self.outputs.values())
         self.scratch: dict[tuple[int, int], int] = {}
         offset = 0
-        for n, node in enumerate(self.nodes):
-            for o, port in enumerate(node_ports(node, "output")):
+        for n, ports in enumerate(self.out_ports):
+            for o, port in enumerate(ports):
                 if port.layout is not None and (n, o) not in written:
                     self.scratch[(n, o)] = offset
                     offset = _align(offset + port.layout.total_bytes)
@@ -243,22 +402,39 @@ class CompiledGraph(Dispatchable):
         self.temporary_size = offset + max(
             (_align(node.GetBindingProperties().TemporaryResourceSize) for node in self.nodes), default=0)
 
+    def _plan_copies(self) -> None:
+        """For a node output wired to several graph outputs: the graph output the node writes (the first) and
+        the copies into the others, each an ELEMENT_WISE_IDENTITY of the layout's unsigned integer type."""
+        self.written: dict[tuple[int, int], int] = {}  # node output → the graph output it is bound to
+        self.copies: dict[tuple[int, int], list[tuple[int, CompiledOperator]]] = {}
+        identities: dict[tuple[Any, ...], CompiledOperator] = {}
+        for index in sorted(self.outputs):
+            source = self.outputs[index]
+            if source not in self.written:
+                self.written[source] = index
+                continue
+            layout = self.output_layout(source)
+            key = (layout.element_size, layout.sizes, layout.strides, layout.total_bytes, layout.alignment)
+            if key not in identities:
+                identities[key] = self.device.CompileOperator(self.device.CreateOperator(_identity_desc(layout)),
+                                                              self.flags)
+            self.copies.setdefault(source, []).append((index, identities[key]))
+
     # --- IDMLDispatchable ----------------------------------------------------------------------------
     @property
     def name(self) -> str:
-        return f"graph of {len(self.nodes)} ({', '.join(node.name for node in self.nodes)})"
+        names = ", ".join(node.name for node in self.nodes[:_SHOWN_NODES])
+        return f"graph of {len(self.nodes)} ({names}{', ...' if len(self.nodes) > _SHOWN_NODES else ''})"
 
     def GetBindingProperties(self) -> DML_BINDING_PROPERTIES:
-        count = len(self.input_slots()) + len(self.output_slots())
-        return DML_BINDING_PROPERTIES(count, self.temporary_size, 0)
+        return DML_BINDING_PROPERTIES(self.input_count + self.output_count, self.temporary_size, 0)
 
-    def input_slots(self) -> list[BindingSlot]:
-        return [BindingSlot(f"graph input {i}", self._port_layout(*self.inputs[i][0], "input")
-                            if i in self.inputs else None, i not in self.inputs) for i in range(self.input_count)]
+    def input_slots(self) -> Sequence[BindingSlot]:
+        return _InputSlots(self)
 
     def output_slots(self) -> list[BindingSlot]:
-        return [BindingSlot(f"graph output {i}", self._port_layout(*self.outputs[i], "output"), False)
-                for i in range(len(self.outputs))]
+        return [BindingSlot(f"graph output {i}", self.output_layout(self.outputs[i]), False)
+                for i in range(self.output_count)]
 
     def resolve(self, table: BindingTable) -> ResolvedGraph:
         """Check the table; map every node's tensors to graph inputs, outputs or temporary-resource bytes."""
@@ -273,39 +449,59 @@ class CompiledGraph(Dispatchable):
         inputs, outputs = dict(table.inputs or {}), dict(table.outputs or {})
         check_hazards(inputs, outputs, set(), {"temporary": table.temporary}, problems)
         problems.raise_if_any(f"RecordDispatch({self.name}): binding hazard")
-        missing = [node.name for node in self.nodes if not node.operator.implemented]
+        missing = list(dict.fromkeys(node.name for node in self.nodes if not node.operator.implemented))
         if missing:
-            raise DMLError(E_NOTIMPL, f"RecordDispatch: the graph's {', '.join(missing)} not implemented by dmlsim "
+            names = ", ".join(missing[:_SHOWN_NODES]) + (", ..." if len(missing) > _SHOWN_NODES else "")
+            raise DMLError(E_NOTIMPL, f"RecordDispatch: the graph's {names} not implemented by dmlsim "
                                       "(the bindings were checked and are valid)")
-        written = {source: index for index, source in self.outputs.items()}
         dispatches = []
         for n in self.order:
             node = self.nodes[n]
             bound: dict[str, Any] = {}
-            for i, port in enumerate(node_ports(node, "input")):
+            for i, port in enumerate(self.in_ports[n]):
                 source = self.feeds.get((n, i))
                 tensor = None
                 if source is not None and source[0] == "input":
                     tensor = inputs[f"graph input {source[1]}"]
                 elif source is not None:
-                    tensor = self._node_output(source[1], written, outputs, table.temporary)
+                    tensor = self._node_output(source[1], outputs, table.temporary)
                 _put(bound, port, tensor)
-            for o, port in enumerate(node_ports(node, "output")):
-                tensor = None if port.layout is None else self._node_output((n, o), written, outputs, table.temporary)
+            for o, port in enumerate(self.out_ports[n]):
+                tensor = None if port.layout is None else self._node_output((n, o), outputs, table.temporary)
                 _put(bound, port, tensor)
             size = node.GetBindingProperties().TemporaryResourceSize
             temporary = (BoundTensor(table.temporary.buffer, table.temporary.offset + self.node_temporary_offset,
                                      size, None) if size else None)
             dispatches.append(ResolvedDispatch(node, bound, temporary))
+            for o in range(len(self.out_ports[n])):
+                for index, identity in self.copies.get((n, o), ()):
+                    dispatches.append(_copy_dispatch(identity, self._node_output((n, o), outputs, table.temporary),
+                                                     outputs[f"graph output {index}"]))
         return ResolvedGraph(dispatches)
 
-    def _node_output(self, source: tuple[int, int], written: dict[tuple[int, int], int],
-                     outputs: dict[str, Any], temporary: BoundTensor | None) -> BoundTensor:
-        if source in written:
-            return outputs[f"graph output {written[source]}"]
-        layout = self._port_layout(*source, "output")
+    def _node_output(self, source: tuple[int, int], outputs: dict[str, Any],
+                     temporary: BoundTensor | None) -> BoundTensor:
+        if source in self.written:
+            return outputs[f"graph output {self.written[source]}"]
+        layout = self.output_layout(source)
         assert temporary is not None
         return BoundTensor(temporary.buffer, temporary.offset + self.scratch[source], layout.total_bytes, layout)
+
+
+def _identity_desc(layout: TensorLayout) -> DML_OPERATOR_DESC:
+    """ELEMENT_WISE_IDENTITY from ``layout`` to the same layout, on the unsigned type of its element size."""
+    tensor = buffer_tensor(_UINT_OF_SIZE[layout.element_size], list(layout.sizes), list(layout.strides),
+                           total_size=layout.total_bytes, alignment=layout.alignment)
+    return DML_OPERATOR_DESC(DML_OPERATOR_TYPE.DML_OPERATOR_ELEMENT_WISE_IDENTITY,
+                             DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC(tensor, tensor))
+
+
+def _copy_dispatch(identity: CompiledOperator, source: BoundTensor, destination: BoundTensor) -> ResolvedDispatch:
+    """The identity dispatch copying ``source``'s elements into ``destination`` (both seen as its unsigned type)."""
+    layout = identity.validated.tensors["InputTensor"]
+    return ResolvedDispatch(identity, {"InputTensor": BoundTensor(source.buffer, source.offset, source.size, layout),
+                                       "OutputTensor": BoundTensor(destination.buffer, destination.offset,
+                                                                   destination.size, layout)}, None)
 
 
 def _put(bound: dict[str, Any], port: Port, tensor: BoundTensor | None) -> None:
