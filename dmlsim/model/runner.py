@@ -47,7 +47,7 @@ from dmlsim.api.structs import (
     buffer_binding,
 )
 from dmlsim.model.compare import Tolerance, compare_values, format_value
-from dmlsim.model.errors import Location, show
+from dmlsim.model.errors import MAX_DIAGNOSTICS, Location, show
 from dmlsim.model.limits import describe_bytes
 from dmlsim.model.loader import Node
 from dmlsim.model.model import (
@@ -74,13 +74,31 @@ NOT_CHECKED = "not checked"
 REFERENCE_ITSELF = "skipped: reference: true compares with the reference device itself"
 
 
-@dataclass
 class Outcome:
-    key: str  # dispatchable name or "command-N"
-    title: str
-    location: Location
-    status: str = PASSED
-    message: str = ""
+    """What happened to one dispatchable or command. ``location`` may be given as the file's Node, whose
+    position is then found only if it is asked for (in a JSON file that takes a scan of its container:
+    ten thousand commands that pass should not each pay for it)."""
+
+    def __init__(self, key: str, title: str, location: Location | Node, status: str = PASSED,
+                 message: str = "") -> None:
+        self.key = key  # dispatchable name or "command-N"
+        self.title = title
+        self._location = location
+        self.status = status
+        self.message = message
+
+    @property
+    def location(self) -> Location:
+        if isinstance(self._location, Node):
+            self._location = self._location.location
+        return self._location
+
+    @location.setter
+    def location(self, value: Location | Node) -> None:
+        self._location = value
+
+    def __repr__(self) -> str:
+        return f"Outcome({self.key!r}, {self.status!r}, {self.message[:60]!r})"
 
     def describe(self) -> str:
         head = f"{self.location.file}:{self.location.line}:{self.location.column}: {self.title}: {self.status}"
@@ -167,9 +185,9 @@ class Runner:
                       "(CheckFeatureSupport), which the model's requiredDataTypes lists")
             for spec in self.model.dispatchables.values():
                 self.result.outcomes[spec.name] = Outcome(spec.name, f"dispatchable '{spec.name}'",
-                                                          spec.node.location, SKIPPED, reason)
+                                                          spec.node, SKIPPED, reason)
             for command in self.model.commands:
-                self.result.outcomes[command.key] = Outcome(command.key, _title(command), command.node.location,
+                self.result.outcomes[command.key] = Outcome(command.key, _title(command), command.node,
                                                             SKIPPED, reason)
             return self.result
         refused = self._allocate()
@@ -177,16 +195,16 @@ class Runner:
             self.result.outcomes[refused.key] = refused
             for spec in self.model.dispatchables.values():
                 self.result.outcomes[spec.name] = Outcome(spec.name, f"dispatchable '{spec.name}'",
-                                                          spec.node.location, NOT_RUN, f"not run: {refused.title}")
+                                                          spec.node, NOT_RUN, f"not run: {refused.title}")
             for command in self.model.commands:
-                self.result.outcomes[command.key] = Outcome(command.key, _title(command), command.node.location,
+                self.result.outcomes[command.key] = Outcome(command.key, _title(command), command.node,
                                                             NOT_RUN, f"not run: {refused.title}")
             return self.result
         for spec in self.model.dispatchables.values():
             self._create(spec)
         stopped: _StopError | None = None
         for command in self.model.commands:
-            outcome = Outcome(command.key, _title(command), command.node.location)
+            outcome = Outcome(command.key, _title(command), command.node)
             self.result.outcomes[command.key] = outcome
             if stopped is not None:
                 outcome.status, outcome.message = stopped.status, f"not run: {stopped.reason}"
@@ -202,7 +220,7 @@ class Runner:
         """Create the resources' buffers (sizes only when not executing); the outcome of one that cannot be."""
         limit = max_allocation(self.device)
         for name, resource in self.model.resources.items():
-            outcome = Outcome(f"resource-{name}", f"resource '{name}' was not created", resource.node.location,
+            outcome = Outcome(f"resource-{name}", f"resource '{name}' was not created", resource.node,
                               INVALID)
             if limit is not None and resource.size_in_bytes > limit:
                 outcome.message = (f"its {describe_bytes(resource.size_in_bytes)} exceed the largest buffer "
@@ -235,7 +253,7 @@ class Runner:
 
     # --- create ---------------------------------------------------------------------------------
     def _create(self, spec: DispatchableSpec) -> None:
-        outcome = Outcome(spec.name, f"dispatchable '{spec.name}'", spec.node.location)
+        outcome = Outcome(spec.name, f"dispatchable '{spec.name}'", spec.node)
         self.result.outcomes[spec.name] = outcome
         error = None
         try:
@@ -251,7 +269,7 @@ class Runner:
                 outcome.message = f"refused as expected: {error}"
         elif error is not None and error.hresult == E_NOTIMPL and not spec.implemented:
             outcome.status = NOT_IMPLEMENTED
-            outcome.location = (spec.type_node or spec.node).location
+            outcome.location = spec.type_node or spec.node
             outcome.message = f"operator not implemented (the desc was checked and is valid): {error}"
             # compiled for checking only: its initializer and dispatch bindings are checked, then refused
             self.compiled[spec.name] = self.device.CompileOperator(self.device.check_operator(spec.desc),
@@ -538,7 +556,7 @@ def _locate(error: DMLError, node: Node, struct: str | None) -> str:
     Desc problems name ``STRUCT.Field.Member``; binding problems name the bind point (``GradientTensor``).
     """
     lines = [str(error).splitlines()[0]] if len(error.problems) > 1 else []
-    for problem in error.problems:
+    for problem in error.problems[:MAX_DIAGNOSTICS]:  # each located in constant time (Node.find indexes)
         target = node
         if struct and (m := re.search(re.escape(struct) + r"\.([\w.\[\]]+)", problem)):
             parts = [p for p in re.split(r"[.\[\]]+", m.group(1)) if p]
@@ -549,7 +567,14 @@ def _locate(error: DMLError, node: Node, struct: str | None) -> str:
                 target = node.get(named[0])  # type: ignore[assignment]
         text = problem if len(error.problems) > 1 else str(error)
         lines.append(f"{target.location}: {text}")
+    if len(error.problems) > MAX_DIAGNOSTICS:
+        lines.append(more_problems(len(error.problems) - MAX_DIAGNOSTICS))
     return "\n".join(lines)
+
+
+def more_problems(count: int) -> str:
+    """The line that stands for ``count`` problems left out of a listing (:data:`MAX_DIAGNOSTICS` are listed)."""
+    return f"... {count} more problem{'s' * (count != 1)} (only the first {MAX_DIAGNOSTICS} are listed)"
 
 
 def reference_snapshots(model: Model, flags: int) -> RunResult:
