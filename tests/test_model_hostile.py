@@ -867,3 +867,162 @@ def test_comment_blanking_and_rapidjson_leniency_do_what_the_character_loops_did
         blanked = _reference_blank(text)
         assert blank_json_comments(text) == blanked, repr(text)
         assert rapidjson_leniency(blanked) == _reference_leniency(blanked), repr(blanked)
+
+
+# --- issue 26 item 3: every resource a model makes dmlsim hold is charged before it is allocated -----------------
+OWNED_1_GIB = """
+resources:
+  X: {initialValuesDataType: FLOAT32, initialValues: [1, 2]}
+  Y: {initialValuesDataType: FLOAT32, initialValues: [0]}
+dispatchables:
+  sum:
+    type: REDUCE
+    desc:
+      Function: SUM
+      InputTensor: {DataType: FLOAT32, Sizes: [268435456], Flags: OWNED_BY_DML}
+      OutputTensor: {DataType: FLOAT32, Sizes: [1]}
+      Axes: [0]
+    bindings: {InputTensor: X}
+commands:
+  - {type: dispatch, dispatchable: sum, bindings: {OutputTensor: Y}}
+"""
+
+
+class BufferSpy:
+    """Records the size of every buffer ``device.CreateBuffer`` is asked for (then creates it)."""
+
+    def __init__(self, monkeypatch, device) -> None:
+        self.sizes: list[int] = []
+        create = device.CreateBuffer
+
+        def spy(size):
+            self.sizes.append(size)
+            return create(size)
+
+        monkeypatch.setattr(device, "CreateBuffer", spy)
+
+
+def test_a_1_gib_owned_by_dml_input_with_12_bytes_of_resources_is_refused_without_allocating(box):
+    """`dmlsim run` peaked at 1.24 GB: the persistent resource was created (and zero-filled) before the
+    initializer's 8-byte binding of the 1 GiB input was checked. Under a 1 GiB address-space limit."""
+    (box / "models" / "m.yaml").write_text(OWNED_1_GIB)
+    proc = cli("run", "-a", "reference", str(box / "models" / "m.yaml"), cwd=box)
+    assert proc.returncode == 2, proc.stderr
+    assert_located(proc.stderr, 13, "SizeInBytes 8 is less than TotalTensorSizeInBytes 1073741824")
+    assert "out of host memory" not in proc.stderr
+
+
+def test_an_owned_by_dml_input_is_checked_before_its_persistent_resource_exists(device, monkeypatch, tmp_path):
+    """The same model on every device: no buffer larger than the resources' is asked for."""
+    (tmp_path / "m.yaml").write_text(OWNED_1_GIB)
+    spy = BufferSpy(monkeypatch, device)
+    result = Runner(load_model(tmp_path / "m.yaml"), device).run()
+    assert result.outcomes["sum"].status == "invalid"
+    assert "less than TotalTensorSizeInBytes 1073741824" in result.outcomes["sum"].message
+    assert max(spy.sizes) == 8
+
+
+def owned_model(path: Path, nbytes: int) -> Path:
+    """An OWNED_BY_DML input of ``nbytes`` bytes bound to a resource that holds it: the persistent resource
+    DirectML makes for it takes ``nbytes`` more."""
+    path.write_text(OWNED_1_GIB.replace("initialValues: [1, 2]}", f"initialValues: [1], sizeInBytes: {nbytes}}}")
+                    .replace("Sizes: [268435456]", f"Sizes: [{nbytes // 4}]"))
+    return path
+
+
+def test_the_persistent_resource_is_charged_to_the_memory_budget(device, monkeypatch, tmp_path):
+    """A 768 KiB OWNED_BY_DML input and its 768 KiB source under a 1 MiB budget: the source fits, its copy in
+    the persistent resource does not, and is refused before it is made (validate refuses it too)."""
+    model = load_model(owned_model(tmp_path / "m.yaml", 768 << 10), limits=Limits(budget=1 << 20))
+    spy = BufferSpy(monkeypatch, device)
+    result = Runner(model, device).run()
+    outcome = result.outcomes["sum"]
+    assert outcome.status == "invalid"
+    assert (outcome.location.line, outcome.location.path) == (10, "dispatchables.sum.desc.InputTensor")
+    assert ("the persistent resource of dispatchable 'sum' (OWNED_BY_DML: InputTensor) needs 768 KiB, over the "
+            "memory budget of 1 MiB") in outcome.message
+    assert spy.sizes.count(768 << 10) == 1  # the source resource only
+    assert result.outcomes["command-0"].status == "not run"
+    checked = Runner(model, dml.DMLCreateDevice(0, "reference"), execute=False).run()
+    assert checked.outcomes["sum"].status == "invalid"
+    assert "needs 768 KiB, over the memory budget" in checked.outcomes["sum"].message
+    fits = Runner(load_model(owned_model(tmp_path / "m.yaml", 768 << 10), limits=Limits(budget=2 << 20)),
+                  device).run()
+    assert fits.outcomes["sum"].status == "passed" and fits.outcomes["command-0"].status == "passed"
+
+
+SPARSE_ADAGRAD = """
+x-one: &one {DataType: FLOAT32, Sizes: [1, 1, 1, 1]}
+resources:
+  W: {initialValuesDataType: FLOAT32, initialValues: [1]}
+  A: {initialValuesDataType: FLOAT32, initialValues: [1]}
+  P: {initialValuesDataType: UINT32, initialValues: [0]}
+  S: {initialValuesDataType: UINT32, initialValues: [1]}
+  G: {initialValuesDataType: FLOAT32, initialValues: [0.5]}
+  I: {initialValuesDataType: UINT32, initialValues: [0]}
+dispatchables:
+  sparse:
+    type: DMLSIM_OPERATOR_ADAGRAD_DECAY
+    desc:
+      InputParametersTensor: *one
+      InputAccumulatorTensor: *one
+      InputDecayPowerTensor: {DataType: UINT32, Sizes: [1, 1, 1, 1]}
+      GradientTensor: {DataType: FLOAT32, Sizes: [1, 1, COUNT, 1], Strides: [0, 0, 0, 0]}
+      IndicesTensor: {DataType: UINT32, Sizes: [1, 1, 1, COUNT], Strides: [0, 0, 0, 0]}
+      GlobalStepTensor: {DataType: UINT32, Sizes: [1, 1, 1, 1]}
+      OutputParametersTensor: *one
+      OutputAccumulatorTensor: *one
+      OutputDecayPowerTensor: {DataType: UINT32, Sizes: [1, 1, 1, 1]}
+      LearningRate: 0.1
+      AccumulatorDecayStep: 1
+      AccumulatorDecayRate: 0.5
+      AccumulatorBaseline: 0.1
+commands:
+"""
+SPARSE_DISPATCH = """  - type: dispatch
+    dispatchable: sparse
+    bindings: {InputParametersTensor: W, InputAccumulatorTensor: A, InputDecayPowerTensor: P, GradientTensor: G,
+               IndicesTensor: I, GlobalStepTensor: S, OutputParametersTensor: W, OutputAccumulatorTensor: A,
+               OutputDecayPowerTensor: P}
+"""
+
+
+def test_temporary_resources_are_charged_to_the_memory_budget(device, monkeypatch, tmp_path):
+    """Sparse AdagradDecay's temporary holds 4 bytes per index: 262,144 broadcast indices (4 bytes of resource)
+    ask for 1 MiB + 256 bytes, over a 1 MiB budget: refused at the dispatch before it is made. Within the
+    budget, one temporary serves every dispatch (charged once: three dispatches fit where three would not)."""
+    (tmp_path / "m.yaml").write_text(SPARSE_ADAGRAD.replace("COUNT", "262144") + SPARSE_DISPATCH)
+    spy = BufferSpy(monkeypatch, device)
+    result = Runner(load_model(tmp_path / "m.yaml", limits=Limits(budget=1 << 20)), device).run()
+    outcome = result.outcomes["command-0"]
+    assert outcome.status == "invalid" and outcome.location.line == 28
+    assert "the temporary resource of dispatchable 'sparse' (1048832 bytes) needs 1 MiB, over the memory" in \
+        outcome.message
+    assert max(spy.sizes) == 4
+    (tmp_path / "m.yaml").write_text(SPARSE_ADAGRAD.replace("COUNT", "98304") + SPARSE_DISPATCH * 3)
+    spy.sizes.clear()
+    result = Runner(load_model(tmp_path / "m.yaml", limits=Limits(budget=1 << 20)), device).run()
+    assert [o.status for o in result.outcomes.values()] == ["passed"] * 4
+    assert spy.sizes.count(98304 * 4 + 256) == 1
+
+
+def test_expectation_snapshots_are_charged_to_the_memory_budget(tmp_path):
+    """Every expect keeps the resource's values as it saw them (twice with `reference: true`: the reference
+    run's and the device's): a thousand expectations of a 1 MiB resource would hold 2 GB."""
+    commands = "".join("  - {type: expect, resource: X, reference: true}\n" for _ in range(1000))
+    (tmp_path / "m.yaml").write_text("resources:\n  X: {initialValuesDataType: FLOAT32, initialValues: "
+                                     "{valueCount: 262144, value: 1}}\ndispatchables: {}\ncommands:\n" + commands)
+    with pytest.raises(dml.DMLError) as info:
+        load_model(tmp_path / "m.yaml", limits=Limits(budget=16 << 20))
+    assert "m.yaml:12:5: commands[7]: command 7 (keeping two snapshots of resource 'X') needs 2 MiB, over the " \
+           "memory budget of 16 MiB (1 MiB left)" in str(info.value)
+
+
+def test_validate_refuses_a_persistent_resource_larger_than_the_device_allocates(tmp_path, monkeypatch):
+    """validate makes no buffer but refuses what CreateBuffer would: here a device whose largest buffer is 64 KiB."""
+    device = dml.DMLCreateDevice(0, "reference")
+    monkeypatch.setattr(device.backend, "max_buffer_size", 64 << 10)
+    model = load_model(owned_model(tmp_path / "m.yaml", 768 << 10), limits=Limits(budget=4 << 20))
+    result = Runner(model, device, execute=False).run()
+    assert result.outcomes["sum"].status == "invalid"
+    assert "768 KiB is more than the largest buffer reference" in result.outcomes["sum"].message

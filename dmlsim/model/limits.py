@@ -4,7 +4,8 @@ A model file is untrusted input: a few bytes can name ``/dev/zero`` or ask for a
 Everything a file implies is checked against these limits while it is parsed, before anything is
 allocated or read, and reported at its file:line:column like any other problem.
 
-- ``budget``: bytes of model data a file may make dmlsim hold (its buffers and expected values);
+- ``budget``: bytes of model data a file may make dmlsim hold (its buffers, expected values, reference
+  snapshots, and the persistent and temporary resources of its operators, OWNED_BY_DML inputs included);
   default 256 MiB, raised with ``--memory-budget`` or ``$DMLSIM_MEMORY_BUDGET`` (``4G``, ``512M``).
 - ``input_dirs``: folders ``sourcePath`` may read from besides the model file's own (``--input_path``);
   ``allow_any_path`` lifts that confinement (``--allow-any-path``). Only regular files are read.
@@ -69,11 +70,12 @@ def describe_bytes(size: int) -> str:
 
 
 class Budget:
-    """Bytes charged so far against ``Limits.budget`` while one file is parsed."""
+    """Bytes charged so far against ``Limits.budget``: while one file is parsed (its buffers and expected
+    values), then by each run of it (the persistent and temporary resources its operators ask for)."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, used: int = 0) -> None:
         self.limit = limits.budget
-        self.used = 0
+        self.used = used
 
     def refusal(self, size: int, what: str) -> str | None:
         """Charge ``size`` bytes for ``what``; the reason it does not fit (nothing is charged then), else None."""

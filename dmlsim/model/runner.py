@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from dmlsim.api.enums import DML_BINDING_TYPE, DML_FEATURE
-from dmlsim.api.errors import E_INVALIDARG, E_NOTIMPL, DMLError
+from dmlsim.api.errors import E_INVALIDARG, E_NOTIMPL, E_OUTOFMEMORY, DMLError
 from dmlsim.api.structs import (
     DML_BINDING_DESC,
     DML_BINDING_TABLE_DESC,
@@ -48,7 +48,7 @@ from dmlsim.api.structs import (
 )
 from dmlsim.model.compare import Tolerance, compare_values, format_value
 from dmlsim.model.errors import MAX_DIAGNOSTICS, Location, show
-from dmlsim.model.limits import describe_bytes
+from dmlsim.model.limits import Budget, describe_bytes
 from dmlsim.model.loader import Node
 from dmlsim.model.model import (
     Add,
@@ -175,6 +175,9 @@ class Runner:
         self.buffers: dict[str, Any] = {}
         self.compiled: dict[str, Any] = {}
         self.persistent: dict[str, Any] = {}  # dispatchable → its persistent resource (OWNED_BY_DML inputs)
+        self.temporary: Buffer | None = None  # one temporary resource, grown to the largest a dispatch needs
+        # what this run may still hold: the budget less what the parse charged (resources, expected values)
+        self.budget = Budget(model.limits, model.budget.used if model.budget is not None else 0)
         self.queue = device.CreateCommandQueue()
 
     # --- driver ---------------------------------------------------------------------------------
@@ -238,9 +241,32 @@ class Runner:
             self.buffers[name] = buffer
         return None
 
-    def _buffer(self, size: int) -> Buffer:
-        """A device buffer when executing; a size-only stand-in otherwise (validate allocates nothing)."""
-        return self.device.CreateBuffer(size) if self.execute else SizedBuffer(self.device, size)
+    def _buffer(self, size: int, what: str) -> Buffer:
+        """A device buffer when executing; a size-only stand-in otherwise (validate allocates nothing). Charged
+        to the memory budget and checked against the device's largest allocation first, in both cases:
+        validate refuses what run would (DMLError E_OUTOFMEMORY naming ``what``)."""
+        refusal = self.budget.refusal(size, what)
+        if refusal is not None:
+            raise DMLError(E_OUTOFMEMORY, refusal)
+        if not self.execute:
+            limit = self.device.backend.max_buffer_size
+            if size > limit:
+                raise DMLError(E_OUTOFMEMORY, f"{what}: {describe_bytes(size)} is more than the largest buffer "
+                                              f"{self.device.adapter.label} can allocate ({describe_bytes(limit)})")
+            return SizedBuffer(self.device, size)
+        return self.device.CreateBuffer(size)
+
+    def _temporary(self, size: int, dispatchable: str) -> Buffer:
+        """The temporary resource of a dispatch: one buffer for the whole run (dispatches execute one after
+        another), replaced by a larger one when a dispatch needs more; only the growth is charged."""
+        held = self.temporary.size if self.temporary is not None else 0
+        if size > held:
+            self.temporary = None  # the old one goes before the larger one is made
+            self.budget.used -= held
+            self.temporary = self._buffer(size, f"the temporary resource of dispatchable '{dispatchable}' "
+                                                f"({size} bytes)")
+        assert self.temporary is not None
+        return self.temporary
 
     @property
     def timing_run(self) -> bool:
@@ -289,14 +315,27 @@ class Runner:
             return
         node = spec.node.get("bindings") or spec.node
         try:
-            persistent = self._buffer(max(size, 4))
             initializer = self.device.CreateOperatorInitializer([compiled])
             table = self.device.CreateBindingTable(DML_BINDING_TABLE_DESC(
                 initializer, SizeInDescriptors=initializer.GetBindingProperties().RequiredDescriptorCount))
             sources = [self._buffer_binding(spec.initializer_bindings.get(row.name))
                        for row in compiled.operator.input_fields]
+            # the sources are checked before the persistent resource exists: a 12-byte resource bound to a
+            # 1 GiB OWNED_BY_DML input is refused without allocating (and zero-filling) the gigabyte first
             table.BindInputs([DML_BINDING_DESC(DML_BINDING_TYPE.DML_BINDING_TYPE_BUFFER_ARRAY,
                                                DML_BUFFER_ARRAY_BINDING(len(sources), sources))])
+        except DMLError as exc:
+            self._initializer_refused(spec, outcome, exc, node)
+            return
+        try:
+            persistent = self._buffer(max(size, 4), f"the persistent resource of dispatchable '{spec.name}' "
+                                                    f"({_owned_fields(compiled)})")
+        except DMLError as exc:
+            del self.compiled[spec.name]
+            where = _largest_owned(spec, compiled)
+            outcome.status, outcome.location, outcome.message = INVALID, where, f"{where.location}: {exc}"
+            return
+        try:
             table.BindOutputs([buffer_binding(persistent, 0, size) if size else NO_BINDING])
             cmd = self.device.CreateCommandList()
             self.device.CreateCommandRecorder().RecordDispatch(cmd, initializer, table)
@@ -305,12 +344,15 @@ class Runner:
                 self.queue.ExecuteCommandLists([cmd])
                 self.queue.WaitForIdle()
         except DMLError as exc:
-            del self.compiled[spec.name]
-            outcome.status = INVALID
-            outcome.message = "the operator initializer (dispatchable-level bindings) was refused:\n" + _locate(
-                exc, node, None)
+            self._initializer_refused(spec, outcome, exc, node)
             return
         self.persistent[spec.name] = persistent
+
+    def _initializer_refused(self, spec: DispatchableSpec, outcome: Outcome, error: DMLError, node: Node) -> None:
+        del self.compiled[spec.name]
+        outcome.status = INVALID
+        outcome.message = "the operator initializer (dispatchable-level bindings) was refused:\n" + _locate(
+            error, node, None)
 
     def _buffer_binding(self, ref: BindingRef | list[BindingRef] | None) -> DML_BUFFER_BINDING:
         """One initializer source: the bound range, or a null buffer for inputs that are not owned."""
@@ -476,7 +518,8 @@ class Runner:
         table.BindInputs([self._binding(command.bindings.get(row.name)) for row in op.input_fields])
         table.BindOutputs([self._binding(command.bindings.get(row.name)) for row in op.output_fields])
         if props.TemporaryResourceSize:
-            table.BindTemporaryResource(buffer_binding(self._buffer(props.TemporaryResourceSize)))
+            table.BindTemporaryResource(buffer_binding(self._temporary(props.TemporaryResourceSize,
+                                                                       command.dispatchable)))
         if command.dispatchable in self.persistent:
             table.BindPersistentResource(buffer_binding(self.persistent[command.dispatchable], 0,
                                                         props.PersistentResourceSize))
@@ -537,6 +580,20 @@ def unsupported_data_types(model: Model, device: Device) -> list[str]:
     return [t.name.removeprefix("DML_TENSOR_DATA_TYPE_") for t in model.required_data_types
             if not device.CheckFeatureSupport(DML_FEATURE.DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT,
                                               DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT(t)).IsSupported]
+
+
+def _owned_fields(compiled: Any) -> str:
+    """``OWNED_BY_DML: Filter`` (or "no OWNED_BY_DML input"): what a persistent resource holds."""
+    return f"OWNED_BY_DML: {', '.join(compiled.owned)}" if compiled.owned else "no OWNED_BY_DML input"
+
+
+def _largest_owned(spec: DispatchableSpec, compiled: Any) -> Node:
+    """The desc field of the largest OWNED_BY_DML input (what makes a persistent resource large), else the
+    dispatchable."""
+    if not compiled.owned:
+        return spec.node
+    largest = max(compiled.owned, key=lambda name: compiled.validated.layout(name).total_bytes)
+    return spec.desc_node.get(largest) or spec.node
 
 
 def _title(command: Command) -> str:
