@@ -1026,3 +1026,145 @@ def test_validate_refuses_a_persistent_resource_larger_than_the_device_allocates
     result = Runner(model, device, execute=False).run()
     assert result.outcomes["sum"].status == "invalid"
     assert "768 KiB is more than the largest buffer reference" in result.outcomes["sum"].message
+
+
+# --- issue 26 item 5: a compute budget, estimated from the descs before anything runs ---------------------------
+def broadcast_gemm_model(path: Path, k: int = 2**21 - 1, repeat: int = 1) -> Path:
+    """Issue 26's GEMM: A and B one float each, stretched by stride 0 to 2048 x K and K x 2048, a 16 MiB output:
+    8.8e12 multiply-adds from 8 bytes of inputs (K = 2^21 - 1, the largest K within 2^32 - 1 elements)."""
+    path.write_text(f"""
+resources:
+  A: {{initialValuesDataType: FLOAT32, initialValues: [1]}}
+  B: {{initialValuesDataType: FLOAT32, initialValues: [1]}}
+  Y: {{initialValuesDataType: FLOAT32, initialValues: {{valueCount: 4194304, value: 0}}}}
+dispatchables:
+  gemm:
+    type: GEMM
+    desc:
+      ATensor: {{DataType: FLOAT32, Sizes: [1, 1, 2048, {k}], Strides: [0, 0, 0, 0]}}
+      BTensor: {{DataType: FLOAT32, Sizes: [1, 1, {k}, 2048], Strides: [0, 0, 0, 0]}}
+      OutputTensor: {{DataType: FLOAT32, Sizes: [1, 1, 2048, 2048]}}
+      TransA: NONE
+      TransB: NONE
+      Alpha: 1
+      Beta: 0
+commands:
+  - {{type: dispatch, dispatchable: gemm, bindings: {{ATensor: A, BTensor: B, OutputTensor: Y}}, repeat: {repeat}}}
+""")
+    return path
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_a_gemm_of_8_8e12_multiply_adds_is_refused_at_its_dispatch(box, command):
+    """`run` ran for hours (still running after 45 s) and `validate` passed it; now both refuse it at once,
+    at the dispatch, naming the estimate and how to raise the budget."""
+    model = broadcast_gemm_model(box / "models" / "m.yaml")
+    args = ["run", "-a", "reference"] if command == "run" else ["validate"]
+    proc = cli(*args, str(model), cwd=box)
+    assert proc.returncode == 2, proc.stderr
+    assert_located(proc.stderr, 18, "dispatch 'gemm' would bring the model's estimated work to 1.9e+13 units, over "
+                                    "the compute budget of 8.6e+09")
+    assert "this dispatch: 1.8e+13 operations, 3.4e+10 bytes (16 units each)" in proc.stderr
+    assert "raise it with --compute-budget or $DMLSIM_COMPUTE_BUDGET" in proc.stderr
+
+
+def test_the_compute_budget_refuses_before_anything_executes_on_every_device(device, tmp_path):
+    result = Runner(load_model(broadcast_gemm_model(tmp_path / "m.yaml")), device).run()
+    assert result.outcomes["gemm"].status == "passed"  # created and valid
+    assert result.outcomes["command-0"].status == "invalid"
+    assert "over the compute budget" in result.outcomes["command-0"].message
+
+
+def test_the_compute_budget_counts_repeats_and_is_raised_by_option_or_variable(box, capsys, monkeypatch):
+    """K = 64: 1.1e9 units a dispatch (5.4e8 multiply-add operations, 64 for each of its 4.5e6 elements, 16 for
+    each of its 18 MB, 1e5 for the execution). 4 repeats fit the default 8G (8.6e9 units), 8 do not;
+    --compute-budget or $DMLSIM_COMPUTE_BUDGET (binary units, as the memory budget) raises it."""
+    model = broadcast_gemm_model(box / "models" / "m.yaml", k=64, repeat=4)
+    status, output = run_in_process(capsys, "validate", str(model))
+    assert status == 0, output
+    model = broadcast_gemm_model(box / "models" / "m.yaml", k=64, repeat=8)
+    status, output = run_in_process(capsys, "validate", str(model))
+    assert status == 2 and "over the compute budget of 8.6e+09" in output and ", 8 times)" in output, output
+    status, output = run_in_process(capsys, "validate", "--compute-budget", "16G", str(model))
+    assert status == 0, output
+    monkeypatch.setenv("DMLSIM_COMPUTE_BUDGET", "16G")
+    status, output = run_in_process(capsys, "validate", str(model))
+    assert status == 0, output
+    status, output = run_in_process(capsys, "validate", "--compute-budget", "0", str(model))
+    assert status == 2 and "--compute-budget: '0' is not a positive number of work units" in output, output
+
+
+def test_a_billion_repeats_of_a_tiny_dispatch_are_refused(tmp_path):
+    """Each execution costs its overhead (binding, enqueue, wait) whatever the dispatch computes."""
+    path = tmp_path / "m.yaml"
+    path.write_text(PAYLOAD.replace("commands:", """dispatchables:
+  copy: {type: ELEMENT_WISE_IDENTITY, desc: {InputTensor: {DataType: UINT8, Sizes: [3]},
+                                              OutputTensor: {DataType: UINT8, Sizes: [3]}}}
+commands:
+  - {type: dispatch, dispatchable: copy, bindings: {InputTensor: X, OutputTensor: X}, repeat: 1000000000}
+""").replace("dispatchables: {}\n", ""))
+    result = Runner(load_model(path), dml.DMLCreateDevice(0, "reference"), execute=False).run()
+    assert result.outcomes["command-0"].status == "invalid"
+    assert "1,000,000,000 times" in result.outcomes["command-0"].message
+
+
+def test_printing_a_resource_counts_against_the_compute_budget(tmp_path):
+    """print formats each value in Python (about a microsecond each): 64M values would take a minute."""
+    path = tmp_path / "m.yaml"
+    path.write_text("resources:\n  X: {initialValuesDataType: UINT8, initialValues: {valueCount: 67108864, value: 1}}\n"
+                    "dispatchables: {}\ncommands:\n  - {type: print, resource: X}\n")
+    result = Runner(load_model(path), dml.DMLCreateDevice(0, "reference"), execute=False).run()
+    assert result.outcomes["command-0"].status == "invalid"
+    assert "command 0 (print 'X') would bring the model's estimated work to 6.7e+10 units" in \
+        result.outcomes["command-0"].message
+
+
+def test_a_model_checked_against_the_reference_device_counts_twice(tmp_path):
+    """`expect reference: true` runs the whole model on the reference device first: 4 repeats (4.4e9 units) fit
+    the budget once, not twice."""
+    model = broadcast_gemm_model(tmp_path / "m.yaml", k=64, repeat=4)
+    model.write_text(model.read_text() + "  - {type: expect, resource: Y, reference: true}\n")
+    result = Runner(load_model(model), dml.DMLCreateDevice(0, "reference"), execute=False).run()
+    assert result.outcomes["command-0"].status == "invalid"
+    assert "(run twice: reference: true)" in result.outcomes["command-0"].message
+
+
+def test_every_operator_reports_an_estimate_that_covers_its_elements():
+    """Operator.work on a drawn valid desc of every implemented operator (the harness's draws): whole numbers,
+    at least one operation and its bytes for every element of its tensors."""
+    from dmlsim.operators.base import Work, tensor_layouts
+    from dmlsim.operators.harness import drawer, implemented_operators
+    from dmlsim.operators.validation import validate_operator_desc
+
+    rng = np.random.default_rng(26)
+    for op in implemented_operators():
+        case = drawer(op)(op, rng)
+        v = validate_operator_desc(dml.DML_OPERATOR_DESC(op.type, case.desc))
+        work = op.work(v)
+        assert isinstance(work, Work) and all(isinstance(x, int) for x in vars(work).values()), op.name
+        layouts = tensor_layouts(v)
+        assert work.operations >= sum(t.element_count for t in layouts), op.name
+        assert work.bytes >= sum(t.element_count * t.element_size for t in layouts), op.name
+
+
+def test_gemm_convolution_and_rnn_estimates_count_their_inner_loops():
+    """Hand-counted: GEMM 2·M·N·K operations beyond its elements' (64 each); a FORWARD convolution 4 per
+    multiply-add (N·O·H·W outputs x C/G·KH·KW each) and 20 reference steps per tap and group."""
+    from dmlsim.operators.base import OPERATIONS_PER_ELEMENT, tensor_layouts
+    from dmlsim.operators.validation import validate_operator_desc
+
+    def estimate(op_type, desc):
+        v = validate_operator_desc(dml.DML_OPERATOR_DESC(op_type, desc))
+        elements = sum(t.element_count for t in tensor_layouts(v))
+        return v.operator.work(v), OPERATIONS_PER_ELEMENT * elements
+
+    t = dml.buffer_tensor
+    f32 = dml.DML_TENSOR_DATA_TYPE_FLOAT32
+    work, elements = estimate(dml.DML_OPERATOR_GEMM, dml.DML_GEMM_OPERATOR_DESC(
+        t(f32, [1, 1, 3, 5]), t(f32, [1, 1, 5, 7]), None, t(f32, [1, 1, 3, 7]), 0, 0, 1.0, 0.0, None))
+    assert work.operations == elements + 2 * 3 * 7 * 5
+    work, elements = estimate(dml.DML_OPERATOR_CONVOLUTION, dml.DML_CONVOLUTION_OPERATOR_DESC(
+        t(f32, [2, 4, 6, 6]), t(f32, [8, 2, 3, 3]), None, t(f32, [2, 8, 4, 4]), 0, 0, 2, [1, 1], [1, 1], [0, 0],
+        [0, 0], [0, 0], 2, None))
+    assert work.operations == elements + 4 * (2 * 8 * 4 * 4) * (2 * 3 * 3)
+    assert work.host_steps == 20 * 9 * 2  # the reference's einsum per tap and group

@@ -63,8 +63,12 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
                         help="let sourcePath read any regular file, not only inside the model's and --input_path "
                              "folders")
     parser.add_argument("--memory-budget", metavar="SIZE",
-                        help="bytes of buffers and values a model may make dmlsim hold, e.g. 4G "
+                        help="bytes of buffers, resources and values a model may make dmlsim hold, e.g. 4G "
                              "(default: $DMLSIM_MEMORY_BUDGET, else 256M)")
+    parser.add_argument("--compute-budget", metavar="WORK",
+                        help="work units a model's commands may take, estimated from its descs before anything "
+                             "runs (about a nanosecond each on a 2-core CPU), e.g. 64G (default: "
+                             "$DMLSIM_COMPUTE_BUDGET, else 8G)")
 
 
 @contextlib.contextmanager
@@ -85,7 +89,7 @@ def limits_from(args: argparse.Namespace) -> Limits:
     for folder in args.input_path:
         if not Path(folder).is_dir():
             raise ValueError(f"--input_path {folder!r} is not a folder")
-    return Limits.from_env(args.memory_budget, args.input_path, args.allow_any_path)
+    return Limits.from_env(args.memory_budget, args.input_path, args.allow_any_path, args.compute_budget)
 
 
 STATUS_WORDS = {0: "ok", 1: "failed", 2: "invalid", 3: "not implemented"}

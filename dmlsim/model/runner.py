@@ -48,7 +48,7 @@ from dmlsim.api.structs import (
 )
 from dmlsim.model.compare import Tolerance, compare_values, format_value
 from dmlsim.model.errors import MAX_DIAGNOSTICS, Location, show
-from dmlsim.model.limits import Budget, describe_bytes
+from dmlsim.model.limits import COMPUTE_ENV, Budget, describe_bytes, describe_work
 from dmlsim.model.loader import Node
 from dmlsim.model.model import (
     Add,
@@ -68,6 +68,15 @@ from dmlsim.runtime.buffer import Buffer
 from dmlsim.runtime.device import Device
 
 PASSED, FAILED, INVALID, NOT_RUN, SKIPPED = "passed", "failed", "invalid", "not run", "skipped"
+# The compute budget's units, about a nanosecond each of the slowest device (measured on 2 cores: PoCL 3.0 and
+# 3.1, Intel's CPU runtime, the reference device; README "Untrusted files"), from a dispatch's estimate
+# (dmlsim.operators.base.Work): an operation counts one (GEMM on PoCL: 0.8 ns per FLOP); a byte touched
+# BYTE_UNITS (the reference device's float64 copies: 14 ns per byte of an element-wise add, first run); a Python
+# step of the reference device HOST_STEP (about a microsecond); each execution of a dispatch EXECUTION_OVERHEAD
+# more (binding, the enqueue and the wait: 25-130 us).
+BYTE_UNITS = 16
+HOST_STEP = 1000
+EXECUTION_OVERHEAD = 100_000
 NOT_IMPLEMENTED = "not implemented"
 NOT_CHECKED = "not checked"
 # why an ``expect reference: true`` is skipped on the reference device: it would pass vacuously
@@ -205,6 +214,15 @@ class Runner:
             return self.result
         for spec in self.model.dispatchables.values():
             self._create(spec)
+        over = self._over_compute_budget()
+        if over is not None:
+            crossing, message = over
+            for command in self.model.commands:
+                self.result.outcomes[command.key] = (
+                    Outcome(command.key, _title(command), command.node, INVALID, message) if command is crossing
+                    else Outcome(command.key, _title(command), command.node, NOT_RUN,
+                                 f"not run: the model is over the compute budget at command {crossing.index}"))
+            return self.result
         stopped: _StopError | None = None
         for command in self.model.commands:
             outcome = Outcome(command.key, _title(command), command.node)
@@ -218,6 +236,51 @@ class Runner:
                 stop.reason = f"command {command.index} {stop.reason}"
                 stopped = stop
         return self.result
+
+    # --- the compute budget ---------------------------------------------------------------------
+    def _over_compute_budget(self) -> tuple[Command, str] | None:
+        """Add up what the commands will cost (estimated from the compiled descs, dmlsim.operators.base.Work)
+        before anything executes; the command at which the total passes ``limits.compute`` and why. validate
+        makes the same estimate, so it refuses what run would. With ``expect reference: true`` (and no
+        timing run) the model also runs on the reference device first: its work counts twice."""
+        limit = self.model.limits.compute
+        twice = self.model.needs_reference and not self.timing_run
+        total = 0
+        for command in self.model.commands:
+            units, how = self._command_cost(command)
+            total += units * (2 if twice else 1)
+            if total > limit:
+                what = f"dispatch '{command.dispatchable}'" if isinstance(command, Dispatch) else _title(command)
+                return command, (f"{what} would bring the model's estimated work to {describe_work(total)} units"
+                                 f"{' (run twice: reference: true)' if twice else ''}, over the compute budget of "
+                                 f"{describe_work(limit)} ({how}); raise it with --compute-budget or "
+                                 f"${COMPUTE_ENV}")
+        return None
+
+    def _command_cost(self, command: Command) -> tuple[int, str]:
+        """The work units of one command, and how they add up (for the refusal's message)."""
+        if isinstance(command, Dispatch):
+            compiled = self.compiled.get(command.dispatchable)
+            if compiled is None or not compiled.operator.implemented:
+                return 0, ""
+            work = compiled.operator.work(compiled.validated)
+            executions = self.iterations if self.timing_run and self.milliseconds is None else command.repeat
+            increments = sum(2 * BYTE_UNITS * self.model.resources[name].size_in_bytes + 10 * HOST_STEP
+                             for name, _ in command.increments)
+            once = (work.operations + BYTE_UNITS * work.bytes + HOST_STEP * work.host_steps + EXECUTION_OVERHEAD
+                    + increments)
+            how = (f"this dispatch: {describe_work(work.operations)} operations, {describe_work(work.bytes)} bytes "
+                   f"({BYTE_UNITS} units each), {describe_work(work.host_steps)} reference-device steps ({HOST_STEP} "
+                   "each)"
+                   f"{f', {executions:,} times' if executions > 1 else ''}")
+            return executions * once, how
+        resource = self.model.resources.get(getattr(command, "resource", ""))
+        if resource is None:
+            return 0, ""
+        size = resource.size_in_bytes
+        units = {Print: HOST_STEP * resource.values.size, Expect: 4 * BYTE_UNITS * size, Add: 2 * BYTE_UNITS * size,
+                 WriteFile: 2 * BYTE_UNITS * size}.get(type(command), 0) + 10 * HOST_STEP
+        return units, f"this command: {describe_work(units)} units for the {size} bytes of resource '{resource.name}'"
 
     def _allocate(self) -> Outcome | None:
         """Create the resources' buffers (sizes only when not executing); the outcome of one that cannot be."""
