@@ -27,6 +27,7 @@ def test_200_mutants_end_in_a_located_answer(tmp_path):
     assert not stats.failures, "\n\n".join(f"{name}: {why}" for name, why, _ in stats.failures[:5])
     # the mutants reach past the parser: some stay valid, most are refused with a location
     assert stats.exits[0] > 10 and stats.exits[2] > 100
+    assert sum(n for kind, n in stats.kinds.items() if kind.startswith("desc-")) > 20  # desc-aware mutations too
 
 
 def test_the_property_check_catches_each_kind_of_bad_answer():

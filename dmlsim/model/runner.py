@@ -19,6 +19,11 @@ which is what ``dmlsim run`` prints and what each pytest item reports. Statuses:
 ``expect reference: true`` compares with a snapshot taken when the same model runs on the reference
 device (:func:`reference_snapshots`); on the reference device itself it is ``skipped`` (the snapshot
 is still taken), since comparing the device with itself proves nothing.
+
+Limits (dmlsim.model.limits): the persistent and temporary resources a run makes are charged to the memory
+budget before they are made; once the dispatchables are created and before any command executes, the
+commands' estimated work is added up (:meth:`Runner._over_compute_budget`) and a model over the compute
+budget is refused at the command that passes it. ``execute=False`` (validate) makes the same checks.
 """
 
 from __future__ import annotations
