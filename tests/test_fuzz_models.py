@@ -46,6 +46,7 @@ def test_a_drawn_model_of_every_implemented_operator_seeds_the_fuzzer(tmp_path):
 
     fuzzer = _fuzzer()
     drawn = fuzzer.drawn_seeds()
+    assert {name for name, _, _ in drawn} <= {name for name, _, _ in fuzzer.seeds()}  # what the mutants start from
     names = {tree["dispatchables"]["op"]["type"] for _, _, tree in drawn}
     assert names == {op.name for op in implemented_operators()}
     graphs = sum(tree["dispatchables"]["op"].get("dmlCompileType") == "DmlCompileGraph" for _, _, tree in drawn)
