@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import copy
+import enum
 import io
 import json
 import multiprocessing
@@ -80,13 +81,78 @@ class Stats:
 
 
 def seeds() -> list[tuple[str, str, Any]]:
-    """(file name, text, parsed tree) of every committed model file."""
+    """(file name, text, parsed tree) of every committed model file, then of a drawn model per implemented
+    operator (:func:`drawn_seeds`)."""
     found = []
     for path in sorted(DESCRIPTORS.iterdir()):
         if path.suffix in (".yaml", ".yml", ".json") and not path.name.startswith("_"):
             text = path.read_text(encoding="utf-8")
             found.append((path.name, text, _plain(load_tree(path, text))))
+    return found + drawn_seeds()
+
+
+DRAW_SEED = 26  # the drawn seed models are the same in every run (and every process of a run)
+
+
+def drawn_seeds() -> list[tuple[str, str, Any]]:
+    """A model of one dispatch per implemented operator, its desc drawn by the differential harness
+    (dmlsim.operators.harness: a valid desc, broadcast and padded layouts, fused activations, tensor arrays,
+    OWNED_BY_DML inputs bound to the initializer), written as DxDispatch JSON (dmlsim.model.dxjson), with a
+    resource per tensor; one in three compiled as a graph (``dmlCompileType: DmlCompileGraph``). The committed
+    files cover a few descs per operator; these cover every operator the desc mutations then distort."""
+    import numpy as np
+
+    from dmlsim.api.schema import INPUT, OUTPUT
+    from dmlsim.api.structs import DML_OPERATOR_DESC
+    from dmlsim.model.dxjson import operator_desc
+    from dmlsim.operators.harness import DrawError, drawer, implemented_operators
+
+    rng = np.random.default_rng(DRAW_SEED)
+    found = []
+    for index, op in enumerate(implemented_operators()):
+        try:
+            case = drawer(op)(op, rng)
+        except DrawError:
+            continue
+        resources: dict[str, Any] = {}
+        dispatch: dict[str, Any] = {}
+        owned: dict[str, Any] = {}
+        for row in op.fields():
+            value = getattr(case.desc, row.name)
+            if row.spec.role not in (INPUT, OUTPUT) or value is None:
+                continue
+            names = [_resource(resources, t) for t in value] if isinstance(value, list) else _resource(resources, value)
+            is_owned = not isinstance(value, list) and value.Desc.Flags & 1
+            (owned if is_owned else dispatch)[row.name] = names
+        dispatchable: dict[str, Any] = {"type": op.name, "desc": operator_desc(DML_OPERATOR_DESC(op.type, case.desc))}
+        if owned:
+            dispatchable["bindings"] = owned
+        if index % 3 == 0:
+            dispatchable["dmlCompileType"] = "DmlCompileGraph"
+        tree = {"resources": resources, "dispatchables": {"op": dispatchable},
+                "commands": [{"type": "dispatch", "dispatchable": "op", "bindings": dispatch},
+                             {"type": "print", "resource": next(iter(resources))}]}
+        name = f"drawn-{op.name.removeprefix('DML_OPERATOR_').lower()}.json"
+        found.append((name, json.dumps(tree, indent=1), tree))
     return found
+
+
+def _resource(resources: dict[str, Any], tensor: Any) -> str:
+    """A resource for a drawn tensor desc (its TotalTensorSizeInBytes, seeded random values of its type)."""
+    from dmlsim.api.tensor import data_type_name
+
+    body = tensor.Desc
+    name = f"r{len(resources)}"
+    kind = data_type_name(body.DataType)
+    size = int(body.TotalTensorSizeInBytes)
+    resources[name] = {"initialValuesDataType": kind, "sizeInBytes": size, "initialValues": {
+        "valueCount": max(1, size // int(_NUMPY[kind][1])), "seed": len(resources),
+        "min": 0 if kind.startswith("UINT") else -2, "max": 2}}
+    return name
+
+
+_NUMPY = {"FLOAT16": "f2", "FLOAT32": "f4", "FLOAT64": "f8", "UINT8": "u1", "UINT16": "u2", "UINT32": "u4",
+          "UINT64": "u8", "INT8": "i1", "INT16": "i2", "INT32": "i4", "INT64": "i8"}
 
 
 def _plain(tree: Any) -> Any:
@@ -154,11 +220,95 @@ def _hostile(rng: random.Random, old: Any, tree: Any) -> Any:
     return [old]
 
 
+def _operator_names() -> list[str]:
+    from dmlsim.operators.harness import implemented_operators
+
+    return [op.name for op in implemented_operators()]
+
+
+def _enum_names() -> list[str]:
+    import dmlsim.api.directml_schema as schema
+    from dmlsim.api.enums import ALL_ENUMS
+
+    enums = [*ALL_ENUMS, *(v for v in vars(schema).values() if isinstance(v, type) and issubclass(v, enum.IntEnum))]
+    return sorted({name for e in enums for name in e.__members__})
+
+
+def _tensor_descs(tree: Any) -> list[dict]:
+    """Every ``{DataType, Sizes, ...}`` object of the tree."""
+    return [container[key] for container, key in _paths(tree)
+            if isinstance(container[key], dict) and "DataType" in container[key] and "Sizes" in container[key]]
+
+
+def mutate_desc(rng: random.Random, tree: Any) -> str | None:
+    """One mutation that knows what a model's descs are (in place); its kind, or None when the tree has no
+    dispatchable: an operator type swapped for another's, an enum value for another enum's, a count field made
+    huge or wrong, an axis list repeated thousands of times, a tensor array multiplied with a wrong data type,
+    a tensor broadcast to billions of elements (the compute budget) or made a huge OWNED_BY_DML input (the
+    memory budget), a dispatch repeated a billion times, a dispatchable compiled as a graph or not."""
+    dispatchables = tree.get("dispatchables") if isinstance(tree, dict) else None
+    if not isinstance(dispatchables, dict) or not dispatchables:
+        return None
+    name = rng.choice(list(dispatchables))
+    spec = dispatchables[name]
+    if not isinstance(spec, dict):
+        return None
+    desc = spec.get("desc") if isinstance(spec.get("desc"), dict) else spec
+    kind = rng.choice(["type", "enum", "count", "axes", "array", "broadcast", "owned", "repeat", "graph"])
+    if kind == "type":
+        spec["type"] = rng.choice(_operator_names())
+    elif kind == "enum":
+        keys = [k for k, v in desc.items() if isinstance(v, str)]
+        if not keys:
+            return None
+        desc[rng.choice(keys)] = rng.choice(_enum_names()) if rng.random() < 0.7 else rng.choice(_enum_names())[4:]
+    elif kind == "count":
+        keys = [k for k in desc if k.endswith("Count")] or ["AxisCount", "InputCount", "DimensionCount"]
+        desc[rng.choice(keys)] = rng.choice([0, 1, 2**32 - 1, 2**31, 10**6, 16_000, -1, 1.5])
+    elif kind == "axes":
+        keys = [k for k, v in desc.items() if isinstance(v, list) and v and all(isinstance(x, int) for x in v)]
+        key = rng.choice(keys) if keys else "Axes"
+        desc[key] = [rng.choice([0, 1, 0, 2**32 - 1])] * rng.choice([64, 1000, 5000])
+    elif kind == "array":
+        keys = [k for k, v in desc.items() if isinstance(v, list) and v and isinstance(v[0], dict)]
+        if not keys:
+            return None
+        key = rng.choice(keys)
+        wrong = dict(desc[key][0], DataType=rng.choice(["UINT8", "INT64", "FLOAT16", "BOGUS"]))
+        desc[key] = [wrong] * rng.choice([100, 1000, 5000])
+    elif kind in ("broadcast", "owned"):
+        tensors = _tensor_descs(desc)
+        if not tensors:
+            return None
+        tensor = rng.choice(tensors)
+        sizes = tensor["Sizes"] if isinstance(tensor["Sizes"], list) else [1]
+        tensor["Sizes"] = [rng.choice([1, 7, 4096, 65536, 2**20, 2**31]) for _ in sizes] or [2**31]
+        if kind == "broadcast":
+            tensor["Strides"] = [0] * len(tensor["Sizes"])
+        else:
+            tensor["Flags"] = "OWNED_BY_DML"
+            tensor.pop("Strides", None)
+            spec.setdefault("bindings", {})
+    elif kind == "repeat":
+        commands = [c for c in tree.get("commands", []) if isinstance(c, dict) and c.get("type") == "dispatch"]
+        if not commands:
+            return None
+        rng.choice(commands)["repeat"] = rng.choice([10**3, 10**6, 10**9, 2**63])
+    else:
+        spec["dmlCompileType"] = "DmlCompileOp" if spec.get("dmlCompileType") == "DmlCompileGraph" else \
+            "DmlCompileGraph"
+    return f"desc-{kind}"
+
+
 def mutate_tree(rng: random.Random, tree: Any) -> tuple[Any, str]:
-    """One to three structural mutations of a copy of ``tree``; the mutation kinds, for the statistics."""
+    """One to three structural mutations of a copy of ``tree`` (one in four a desc mutation, :func:`mutate_desc`);
+    the mutation kinds, for the statistics."""
     tree = copy.deepcopy(tree)
     kinds = []
     for _ in range(rng.choice([1, 1, 2, 3])):
+        if rng.random() < 0.25 and (kind := mutate_desc(rng, tree)) is not None:
+            kinds.append(kind)
+            continue
         paths = _paths(tree)
         if not paths:
             break

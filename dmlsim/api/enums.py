@@ -7,6 +7,7 @@ DirectML use the ``DMLSIM_`` prefix and values from 0x10000 up, far above the he
 
 from __future__ import annotations
 
+import functools
 from enum import IntEnum, IntFlag
 
 from dmlsim.api.operator_types import DML_OPERATOR_TYPE_ALIASES, DML_OPERATOR_TYPE_NAMES
@@ -140,11 +141,21 @@ def enum_member(enum_cls: type[IntEnum], value: object, *, prefix: str | None = 
     members = enum_cls.__members__
     if value in members:
         return members[value]
+    return _short_names(enum_cls, prefix)[value]
+
+
+@functools.cache
+def _short_names(enum_cls: type[IntEnum], prefix: str | None) -> dict[str, IntEnum]:
+    """Each member's name without each known prefix → the first member (in definition order) it names; made
+    once per enum, so a model file of ten thousand operators looks each type up in constant time."""
+    members = enum_cls.__members__
     prefixes = [p for p in (prefix, _common_prefix(members), "DML_OPERATOR_", "DMLSIM_OPERATOR_") if p]
+    table: dict[str, IntEnum] = {}
     for name, member in members.items():
-        if any(name.startswith(p) and name[len(p):] == value for p in prefixes):
-            return member
-    raise KeyError(value)
+        for p in prefixes:
+            if name.startswith(p):
+                table.setdefault(name[len(p):], member)
+    return table
 
 
 def _common_prefix(names: object) -> str:

@@ -60,10 +60,12 @@ class Problems:
 
     def __init__(self) -> None:
         self.items: list[str] = []
+        self._seen: set[str] = set()  # linear in the number of problems (a desc may have thousands)
 
     def add(self, message: str) -> None:
         """Record a violation; the same message twice (one count field shared by several arrays) is one problem."""
-        if message not in self.items:
+        if message not in self._seen:
+            self._seen.add(message)
             self.items.append(message)
 
     def __bool__(self) -> bool:

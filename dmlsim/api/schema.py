@@ -112,13 +112,16 @@ class DescField:
 
 
 def desc_fields(desc_cls: type) -> list[DescField]:
-    """The schema of an operator desc class, in struct field order (count fields excluded)."""
-    rows = []
-    for f in dataclasses.fields(desc_cls):
-        spec = f.metadata.get("dml")
-        if spec is not None:
-            rows.append(DescField(f.name, spec))
-    return rows
+    """The schema of an operator desc class, in struct field order (count fields excluded); read once per
+    class (a model file may create ten thousand operators), a new list each call."""
+    rows = _DESC_FIELDS.get(desc_cls)
+    if rows is None:
+        rows = _DESC_FIELDS[desc_cls] = tuple(DescField(f.name, f.metadata["dml"]) for f in dataclasses.fields(desc_cls)
+                                              if f.metadata.get("dml") is not None)
+    return list(rows)
+
+
+_DESC_FIELDS: dict[type, tuple[DescField, ...]] = {}
 
 
 def count_fields(desc_cls: type) -> set[str]:

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
+import re
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from dmlsim.model.limits import Limits
+
+if TYPE_CHECKING:
+    from dmlsim.model.runner import Outcome
 
 NAME = "run"
 HELP = "run a model file (DxDispatch JSON or YAML) and check its expectations"
@@ -55,8 +63,25 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
                         help="let sourcePath read any regular file, not only inside the model's and --input_path "
                              "folders")
     parser.add_argument("--memory-budget", metavar="SIZE",
-                        help="bytes of buffers and values a model may make dmlsim hold, e.g. 4G "
+                        help="bytes of buffers, resources and values a model may make dmlsim hold, e.g. 4G "
                              "(default: $DMLSIM_MEMORY_BUDGET, else 256M)")
+    parser.add_argument("--compute-budget", metavar="WORK",
+                        help="work units a model's commands may take, estimated from its descs before anything "
+                             "runs (about a nanosecond each on a 2-core CPU), e.g. 64G (default: "
+                             "$DMLSIM_COMPUTE_BUDGET, else 8G)")
+
+
+@contextlib.contextmanager
+def fewer_collections() -> Iterator[None]:
+    """Collect garbage less often while one model is loaded and checked: a file of ten thousand operators
+    makes a million long-lived objects, and the collector's default rhythm spends a third of the time
+    walking them again and again. The previous thresholds come back afterwards."""
+    before = gc.get_threshold()
+    gc.set_threshold(max(before[0], 50_000), *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 def limits_from(args: argparse.Namespace) -> Limits:
@@ -64,10 +89,44 @@ def limits_from(args: argparse.Namespace) -> Limits:
     for folder in args.input_path:
         if not Path(folder).is_dir():
             raise ValueError(f"--input_path {folder!r} is not a folder")
-    return Limits.from_env(args.memory_budget, args.input_path, args.allow_any_path)
+    return Limits.from_env(args.memory_budget, args.input_path, args.allow_any_path, args.compute_budget)
 
 
 STATUS_WORDS = {0: "ok", 1: "failed", 2: "invalid", 3: "not implemented"}
+_LOCATED_LINE = re.compile(r"^\S.*:\d+:\d+: ")
+_LEFT_OUT = re.compile(r"^\.\.\. (\d+) more problems? \(")
+
+
+def print_problems(outcomes: Iterable[Outcome], file: TextIO) -> None:
+    """Print the outcomes, listing at most MAX_DIAGNOSTICS problems of the file in all, then how many more
+    there are (the README's promise: ten thousand broken dispatchables are not ten thousand lines). A located
+    line of an outcome's message is one problem; an outcome whose message has none is one."""
+    from dmlsim.model.errors import MAX_DIAGNOSTICS
+    from dmlsim.model.runner import more_problems
+
+    allowance, hidden = MAX_DIAGNOSTICS, 0
+    for outcome in outcomes:
+        head, *rest = outcome.describe().split("\n")
+        located = [_LOCATED_LINE.match(line) is not None for line in rest]
+        left_out = sum(int(m.group(1)) for line in rest if (m := _LEFT_OUT.match(line)))
+        if allowance <= 0:
+            hidden += max(1, sum(located)) + left_out
+            continue
+        lines = [head]
+        allowance -= not any(located)
+        for line, is_located in zip(rest, located, strict=True):
+            if _LEFT_OUT.match(line):
+                continue
+            if is_located:
+                if allowance <= 0:
+                    hidden += 1
+                    continue
+                allowance -= 1
+            lines.append(line)
+        hidden += left_out
+        print("\n".join(lines), file=file)
+    if hidden:
+        print(more_problems(hidden), file=file)
 
 
 def summary_line(statuses: list[int]) -> str:
@@ -121,7 +180,10 @@ def run(args: argparse.Namespace) -> int:
     if not files:
         print(f"dmlsim run: {no_models(paths)}", file=sys.stderr)
         return 2
-    statuses = [run_one(args, path, limits) for path in files]
+    statuses = []
+    for path in files:
+        with fewer_collections():
+            statuses.append(run_one(args, path, limits))
     if several(args, paths):
         print(summary_line(statuses))
     return worst_exit_status(*statuses)
@@ -144,9 +206,11 @@ def run_one(args: argparse.Namespace, path: Path, limits: Limits) -> int:
                        milliseconds=args.milliseconds, timing_verbosity=args.timing_verbosity,
                        output_dir=args.output_dir or Path.cwd(), echo=print)
     bad = (FAILED, INVALID, NOT_IMPLEMENTED)
-    shown = [o for o in result.outcomes.values() if args.verbose or o.status in bad]
-    for outcome in shown:
-        print(outcome.describe(), file=sys.stderr if outcome.status in bad else sys.stdout)
+    if args.verbose:
+        for outcome in result.outcomes.values():
+            if outcome.status not in bad:
+                print(outcome.describe())
+    print_problems((o for o in result.outcomes.values() if o.status in bad), sys.stderr)
     if not args.verbose:  # --verbose prints every outcome already; else one line says why some were not checked
         for status in (SKIPPED, NOT_CHECKED):
             message = next((o.message for o in result.outcomes.values() if o.status == status), None)

@@ -14,7 +14,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from dmlsim.cli.run import add_limit_arguments, limits_from, no_models, several, summary_line
+from dmlsim.cli.run import (
+    add_limit_arguments,
+    fewer_collections,
+    limits_from,
+    no_models,
+    print_problems,
+    several,
+    summary_line,
+)
 
 NAME = "validate"
 HELP = "check model files (syntax, descs, bindings) without executing them"
@@ -42,18 +50,18 @@ def run(args: argparse.Namespace) -> int:
         return 2
     statuses = []
     for path in files:
-        try:
-            model = load_model(path, limits=limits)
-        except ModelError as exc:
-            print(exc, file=sys.stderr)
-            statuses.append(2)
-            continue
-        device = dml.DMLCreateDevice(model.device_flags, adapter="reference")
-        result = Runner(model, device, execute=False).run()
+        with fewer_collections():
+            try:
+                model = load_model(path, limits=limits)
+            except ModelError as exc:
+                print(exc, file=sys.stderr)
+                statuses.append(2)
+                continue
+            device = dml.DMLCreateDevice(model.device_flags, adapter="reference")
+            result = Runner(model, device, execute=False).run()
         problems = [o for o in result.outcomes.values() if o.status in (FAILED, INVALID)]
         missing = [o for o in result.outcomes.values() if o.status == NOT_IMPLEMENTED and o.key in model.dispatchables]
-        for outcome in problems + missing:
-            print(outcome.describe(), file=sys.stderr)
+        print_problems(problems + missing, sys.stderr)
         if not problems and missing:
             names = ", ".join(sorted({model.dispatchables[o.key].op.name for o in missing}))  # type: ignore[union-attr]
             print(f"{path}: descs, bindings and flags valid; not implemented by dmlsim: {names}")

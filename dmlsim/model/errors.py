@@ -68,6 +68,11 @@ class Diagnostics:
             self.items.append(Diagnostic(location, f"... more problems (only the first {MAX_DIAGNOSTICS} "
                                                    "are listed)"))
 
+    @property
+    def full(self) -> bool:
+        """Whether more problems than are listed were found: a loop over a file's values may stop looking."""
+        return self.count > MAX_DIAGNOSTICS
+
     def __bool__(self) -> bool:
         return bool(self.items)
 

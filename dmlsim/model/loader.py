@@ -15,7 +15,10 @@ YAML merge keys (``<<: *anchor``) may be overridden.
 
 from __future__ import annotations
 
+import functools
+import json
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -77,9 +80,20 @@ class _LocatedLoader(_SafeLoader):  # type: ignore[misc, valid-type]
         except yaml.YAMLError:
             raise
         except (ValueError, TypeError, AttributeError, OverflowError, KeyError, IndexError) as exc:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"cannot read {node.tag.rsplit(':', 1)[-1]} value {show(getattr(node, 'value', ''))}"
-                f" ({type(exc).__name__})", node.start_mark) from None
+            raise _unreadable(node, exc) from None
+
+    def construct_item(self, node: yaml.Node) -> Any:
+        """An item of a sequence: a plain number, string, bool or null is built by its constructor directly
+        (construct_object's bookkeeping serves collections and anchors, and a scalar built twice is the same
+        value), so a list of a million numbers is read in a third less time; anything else as usual."""
+        if type(node) is not yaml.ScalarNode or node.tag not in _DIRECT_SCALARS:
+            return self.construct_object(node, deep=True)
+        try:
+            return self.yaml_constructors[node.tag](self, node)
+        except yaml.YAMLError:
+            raise
+        except (ValueError, TypeError, AttributeError, OverflowError, KeyError, IndexError) as exc:
+            raise _unreadable(node, exc) from None
 
     def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
         """An integer; one too long for Python's int conversion is a located error, not a ValueError."""
@@ -90,10 +104,39 @@ class _LocatedLoader(_SafeLoader):  # type: ignore[misc, valid-type]
                 None, None, f"an integer of {len(node.value)} characters is too long", node.start_mark) from None
 
     def construct_located_sequence(self, node: yaml.SequenceNode) -> LocatedList:
-        result = LocatedList(self.construct_object(child, deep=True) for child in node.value)
+        result = LocatedList(map(self.construct_item, node.value))
         result.mark = node.start_mark
         result.item_marks = [child.start_mark for child in node.value]
         return result
+
+    def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
+        """The tag of a plain scalar as PyYAML's resolver gives it (the same implicit resolvers, in the same
+        order), with the per-character lists joined once: the composer asks this once per value."""
+        if kind is yaml.ScalarNode and implicit[0]:
+            table = _implicit_resolvers(type(self))
+            for tag, regexp in table.get(value[:1], table[None]):
+                if regexp.match(value):
+                    return tag
+            return self.DEFAULT_SCALAR_TAG
+        return super().resolve(kind, value, implicit)
+
+
+def _unreadable(node: yaml.Node, exc: Exception) -> yaml.constructor.ConstructorError:
+    return yaml.constructor.ConstructorError(
+        None, None, f"cannot read {node.tag.rsplit(':', 1)[-1]} value {show(getattr(node, 'value', ''))}"
+        f" ({type(exc).__name__})", node.start_mark)
+
+_DIRECT_SCALARS = {"tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:str",
+                   "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null"}
+
+
+@functools.cache
+def _implicit_resolvers(loader: type) -> dict[str, tuple]:
+    """First character (``""`` for the empty value) → the implicit resolvers PyYAML tries, in its order."""
+    table = loader.yaml_implicit_resolvers
+    wildcard = table.get(None, [])
+    first = {key for key in table if key is not None} | {""}
+    return {key: tuple(table.get(key, []) + wildcard) for key in first} | {None: tuple(wildcard)}
 
 
 _LocatedLoader.add_constructor("tag:yaml.org,2002:map", _LocatedLoader.construct_located_mapping)
@@ -104,68 +147,63 @@ _LocatedLoader.add_implicit_resolver(
     list("-+0123456789."))
 
 
+# a JSON string (as RapidJSON scans it: up to the next unescaped quote, or to the end of the text), a // or
+# /* */ comment (an unclosed one runs to the end), or a tab
+_JSON_SPAN = re.compile(r'"(?:[^"\\]|\\[\s\S]?)*"?|//[^\n]*|/\*[\s\S]*?(?:\*/|\Z)|\t')
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
+def _blank(match: re.Match) -> str:
+    span = match.group()
+    return span if span[0] == '"' else _NOT_NEWLINE.sub(" ", span)
+
+
 def blank_json_comments(text: str) -> str:
-    """Replace ``//`` and ``/* */`` comments and tabs outside strings by spaces (positions are kept)."""
-    out = list(text)
-    i, n = 0, len(text)
-    in_string = False
-    while i < n:
-        c = text[i]
-        if in_string:
-            if c == "\\":
-                i += 2
-                continue
-            if c == '"':
-                in_string = False
-        elif c == '"':
-            in_string = True
-        elif c == "\t":
-            out[i] = " "
-        elif text.startswith("//", i):
-            while i < n and text[i] != "\n":
-                out[i] = " "
-                i += 1
-            continue
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            end = n if end < 0 else end + 2
-            for j in range(i, end):
-                if text[j] != "\n":
-                    out[j] = " "
-            i = end
-            continue
-        i += 1
-    return "".join(out)
+    """Replace ``//`` and ``/* */`` comments and tabs outside strings by spaces (positions are kept).
+
+    One regular-expression pass (linear, in C): a file of millions of values is read in well under a second."""
+    if "/" not in text and "\t" not in text:
+        return text
+    return _JSON_SPAN.sub(_blank, text)
+
+
+_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\[\s\S])*"?|[\[\]{}]')
+_COLON_ON_A_LATER_LINE = re.compile(r"\s*\n\s*:")  # \s is str.isspace's set
 
 
 def rapidjson_leniency(text: str) -> str:
     """``text`` (comments already blanked) with anything after the root value blanked, and each colon that
     follows its key on a later line moved up behind the key. Line numbers stay; only the moved colon's
-    line changes, and it holds nothing else."""
-    out = list(text)
-    i, n, depth = 0, len(text), 0
-    key_end: int | None = None  # index of the closing quote of the last string, while only spaces follow
-    while i < n:
-        c = text[i]
-        if c == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            key_end, i = j, j + 1
+    line changes, and it holds nothing else. One pass over the strings and brackets (linear, in C)."""
+    moves: list[tuple[int, int]] = []  # (closing quote of a key, its colon on a later line)
+    depth, end = 0, None
+    for match in _STRING_OR_BRACKET.finditer(text):
+        span = match.group()
+        if span[0] == '"':
+            if _closed(span) and (colon := _COLON_ON_A_LATER_LINE.match(text, match.end())) is not None:
+                moves.append((match.end() - 1, colon.end() - 1))
             continue
-        if c == ":" and key_end is not None and "\n" in text[key_end:i]:
-            out[key_end], out[i] = '":', " "
-        if c in "{[":
-            depth += 1
-        elif c in "}]":
-            depth -= 1
-            if depth == 0:
-                out[i + 1:] = [ch if ch == "\n" else " " for ch in text[i + 1:]]
-                break
-        if not c.isspace():
-            key_end = None
-        i += 1
-    return "".join(out)
+        opening = span in "[{"
+        depth += 1 if opening else -1
+        if depth == 0 and not opening:
+            end = match.end()
+            break
+    if not moves and end is None:
+        return text
+    pieces, last = [], 0
+    for key_end, colon in moves:  # in order, and each colon before the next key
+        pieces += [text[last:key_end], '":', text[key_end + 1:colon], " "]
+        last = colon + 1
+    pieces.append(text[last:end])
+    return "".join(pieces) + ("" if end is None else _NOT_NEWLINE.sub(" ", text[end:]))
+
+
+def _closed(span: str) -> bool:
+    """Whether a scanned string ends with its closing quote (not with an escaped quote at the end of the
+    text, nor with the opening quote alone)."""
+    if len(span) < 2 or span[-1] != '"':
+        return False
+    return (len(span) - 1 - len(span[:-1].rstrip("\\"))) % 2 == 0
 
 
 def _located(name: str, mark: Any, message: str) -> ModelError:
@@ -173,17 +211,26 @@ def _located(name: str, mark: Any, message: str) -> ModelError:
     return ModelError([Diagnostic(Location(name, line, column), message)])
 
 
-def _check_depth(text: str, name: str, max_depth: int) -> None:
+def _check_depth(text: str, name: str, max_depth: int) -> tuple[int, bool]:
     """Refuse nesting deeper than ``max_depth`` from the event stream (iterative), before the composer,
-    which recurses, meets it."""
-    depth = 0
+    which recurses, meets it. Returns the number of nodes and whether any is an alias (without aliases the
+    tree has as many values as nodes, and :func:`_check_expansion` has nothing to add)."""
+    depth = nodes = 0
+    aliases = False
     for event in yaml.parse(text, Loader=_LocatedLoader):
-        if isinstance(event, yaml.CollectionStartEvent):
+        kind = type(event)
+        if kind is yaml.ScalarEvent:
+            nodes += 1
+        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+            nodes += 1
             depth += 1
             if depth > max_depth:
                 raise _located(name, event.start_mark, f"nested deeper than {max_depth} levels")
-        elif isinstance(event, yaml.CollectionEndEvent):
+        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
             depth -= 1
+        elif kind is yaml.AliasEvent:
+            aliases = True
+    return nodes, aliases
 
 
 def _check_expansion(root: yaml.Node, name: str, max_nodes: int) -> None:
@@ -208,6 +255,179 @@ def _check_expansion(root: yaml.Node, name: str, max_nodes: int) -> None:
         sizes[id(node)] = size
 
 
+class _Source:
+    """A JSON model's text, and where its lines start (found once, when a first position is asked for)."""
+
+    LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")  # the line breaks libyaml counts
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._line_starts: list[int] | None = None
+
+    def line_and_column(self, offset: int) -> tuple[int, int]:
+        if self._line_starts is None:
+            self._line_starts = [0, *(m.end() for m in self.LINE_BREAK.finditer(self.text))]
+        line = bisect_right(self._line_starts, offset) - 1
+        return line, offset - self._line_starts[line]
+
+
+class _Mark:
+    """A position in a JSON text, 0-based ``line`` and ``column`` as PyYAML's marks give them, found only when
+    asked for: a file of a million values is parsed by the json module (in C), which reports no positions, and
+    only the few values an error message names are ever located (by one scan of their container)."""
+
+    __slots__ = ("_offset", "container", "key", "source")
+
+    def __init__(self, source: _Source, offset: int | None = None, container: Any = None, key: Any = None) -> None:
+        self.source, self._offset, self.container, self.key = source, offset, container, key
+
+    @property
+    def offset(self) -> int:
+        if self._offset is None:
+            self._offset = _child_offsets(self.container)[self.key]
+        return self._offset
+
+    @property
+    def line(self) -> int:
+        return self.source.line_and_column(self.offset)[0]
+
+    @property
+    def column(self) -> int:
+        return self.source.line_and_column(self.offset)[1]
+
+
+class _ChildMarks:
+    """``value_marks``/``item_marks`` of a container the json module read: a lazy :class:`_Mark` per child."""
+
+    __slots__ = ("container",)
+
+    def __init__(self, container: Any) -> None:
+        self.container = container
+
+    def __getitem__(self, key: Any) -> _Mark:
+        return _Mark(self.container.source, container=self.container, key=key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self[key] if key in self.container else default
+
+    def items(self) -> Iterator[tuple[Any, _Mark]]:
+        return ((key, self[key]) for key in self.container)
+
+
+class _JsonDict(LocatedDict):
+    """A mapping the json module read: its values' positions are found when asked for."""
+
+    source: _Source
+    offsets: dict[str, int] | None = None
+
+    @property  # type: ignore[override]
+    def value_marks(self) -> _ChildMarks:  # made on each access: stored, it would make a reference cycle
+        return _ChildMarks(self)
+
+
+class _JsonList(LocatedList):
+    """A sequence the json module read: its items' positions are found when asked for."""
+
+    source: _Source
+    offsets: list[int] | None = None
+
+    @property  # type: ignore[override]
+    def item_marks(self) -> _ChildMarks:
+        return _ChildMarks(self)
+
+
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+_NOT_STRICT = object()  # _strict_json's answer for a text the YAML loader must read
+
+
+class _NotStrictError(Exception):
+    """The text is not strict JSON (a duplicate key, NaN, an integer too long...): the YAML path reads it."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NotStrictError(name)
+
+
+def _json_object(pairs: list[tuple[str, Any]]) -> _JsonDict:
+    result = _JsonDict(pairs)
+    if len(result) != len(pairs):
+        raise _NotStrictError("duplicate key")  # the YAML path reports it, located
+    return result
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_json_object, parse_constant=_refuse_constant)
+
+
+def _child_offsets(container: Any) -> Any:
+    """The text offset of each child of a container the json module read (a dict by key, a list by index),
+    from one scan of its text: its children are skipped by the json module's scanner (in C)."""
+    offsets = container.offsets
+    if offsets is not None:
+        return offsets
+    text, scan = container.source.text, _DECODER.scan_once
+    pos = _JSON_SPACE.match(text, container.mark.offset + 1).end()
+    if isinstance(container, dict):
+        offsets = {}
+        while text[pos] == '"':
+            key, pos = json.decoder.scanstring(text, pos + 1)
+            pos = _JSON_SPACE.match(text, _JSON_SPACE.match(text, pos).end() + 1).end()  # past the colon
+            offsets[key] = pos
+            pos = _JSON_SPACE.match(text, scan(text, pos)[1]).end()
+            if text[pos] == ",":
+                pos = _JSON_SPACE.match(text, pos + 1).end()
+    else:
+        offsets = []
+        while text[pos] != "]":
+            offsets.append(pos)
+            pos = _JSON_SPACE.match(text, scan(text, pos)[1]).end()
+            if text[pos] == ",":
+                pos = _JSON_SPACE.match(text, pos + 1).end()
+    container.offsets = offsets
+    return offsets
+
+
+def _strict_json(text: str, name: str, limits: Limits) -> Any:
+    """The tree of a model whose root is a strict-JSON object or array, read by the json module (C: a million
+    values in a fraction of a second, where the YAML loader takes tens of seconds), positions found only when
+    an error names them; ``_NOT_STRICT`` when the YAML path must read it (anything the json module refuses,
+    duplicate keys, NaN/Infinity, nesting deeper than ``limits.max_depth``: that path reports each, located, and
+    reads DxDispatch's leniencies). The same tree as the YAML path gives for such a text: strict JSON means
+    the same in both. Content after the root value is ignored, as RapidJSON's kParseStopWhenDoneFlag does."""
+    start = _JSON_SPACE.match(text).end()
+    if text[start:start + 1] not in ("{", "["):
+        return _NOT_STRICT
+    try:
+        root = _DECODER.raw_decode(text, start)[0]
+    except (ValueError, _NotStrictError, RecursionError):
+        return _NOT_STRICT
+    source = _Source(text)
+    root = _JsonList(root) if isinstance(root, list) else root
+    root.mark = _Mark(source, start)
+    order: list[tuple[Any, int, int]] = []  # (container, depth, parent's index in order), parents first
+    stack = [(root, 1, -1)]
+    while stack:
+        container, depth, parent = stack.pop()
+        if depth > limits.max_depth:
+            return _NOT_STRICT
+        index = len(order)
+        order.append((container, depth, parent))
+        container.source = source
+        for key, child in container.items() if isinstance(container, dict) else enumerate(container):
+            if isinstance(child, list):
+                child = container[key] = _JsonList(child)
+            elif not isinstance(child, dict):
+                continue
+            child.mark = _Mark(source, container=container, key=key)
+            stack.append((child, depth + 1, index))
+    sizes = [1 + len(c) * (2 if isinstance(c, dict) else 1) for c, _, _ in order]  # containers count as leaves
+    for i in range(len(order) - 1, 0, -1):  # children after their parents: add each subtree to its parent
+        sizes[order[i][2]] += sizes[i] - 1
+    if sizes[0] > limits.max_nodes:
+        smallest = min((i for i, size in enumerate(sizes) if size > limits.max_nodes), key=sizes.__getitem__)
+        raise _located(name, order[smallest][0].mark, f"this value holds more than {limits.max_nodes:,} values")
+    return root
+
+
 def load_tree(path: str | Path, text: str | None = None, limits: Limits | None = None) -> Any:
     """Parse a .json/.yaml/.yml model file into LocatedDict/LocatedList/scalars; ModelError if unreadable,
     nested deeper or expanding (aliases) to more values than ``limits`` allow."""
@@ -227,15 +447,20 @@ def load_tree(path: str | Path, text: str | None = None, limits: Limits | None =
         except OSError as exc:
             raise ModelError([Diagnostic(Location(name, 1, 1), f"cannot read the file: {exc}")]) from None
     if path.suffix.lower() == ".json":
-        text = rapidjson_leniency(blank_json_comments(text))
+        text = blank_json_comments(text)
+        tree = _strict_json(text, name, limits)
+        if tree is not _NOT_STRICT:
+            return tree
+        text = rapidjson_leniency(text)
     try:
-        _check_depth(text, name, limits.max_depth)
+        nodes, aliases = _check_depth(text, name, limits.max_depth)
         loader = _LocatedLoader(text)
         try:
             node = loader.get_single_node()
             if node is None:
                 return None
-            _check_expansion(node, name, limits.max_nodes)
+            if aliases or nodes > limits.max_nodes:
+                _check_expansion(node, name, limits.max_nodes)
             return loader.construct_document(node)
         finally:
             loader.dispose()
@@ -303,15 +528,20 @@ class Node:
             mark = marks[i] if marks is not None else self.mark
             yield Node(item, self.file, mark, self.child_path(i))
 
+    def element(self, index: int) -> Node:
+        """Item ``index`` of this list (in constant time: error locations must not scan the list)."""
+        marks = getattr(self.value, "item_marks", None)
+        mark = marks[index] if marks is not None else self.mark
+        return Node(self.value[index], self.file, mark, self.child_path(index))
+
     def find(self, dotted: list[str]) -> Node:
         """The deepest existing node along ``dotted`` (for pointing at a problem the device reported)."""
         node = self
         for part in dotted:
             if node.is_list and part.isdigit():
-                items = list(node.elements())
-                if int(part) >= len(items):
+                if int(part) >= len(node.value):
                     break
-                node = items[int(part)]
+                node = node.element(int(part))
                 continue
             child = node.get(part)
             if child is None:

@@ -499,6 +499,14 @@ def _parse_expect(index: int, node: Node, resource: Resource, expect_error: Expe
                 problems.add(child.location, f"{key} must be a non-negative number, got {show(child.value)}")
             elif value is not None:
                 tolerances[key] = value
+    # the run keeps the resource's values as this command saw them (a snapshot: on the reference device too
+    # when it compares with it): charged like the resources, so a thousand expectations of a large resource
+    # cannot hold a thousand copies
+    snapshots, kept = (2, "two snapshots") if reference else (1, "a snapshot")
+    if model.budget is not None and (refusal := model.budget.refusal(
+            snapshots * resource.values.nbytes, f"command {index} (keeping {kept} of resource '{resource.name}')")):
+        problems.add(node.location, refusal)
+        return None
     values = None
     if values_node is not None:
         # expected float values stay float64: rounding them to the resource's type would blur the check

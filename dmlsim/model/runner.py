@@ -19,6 +19,11 @@ which is what ``dmlsim run`` prints and what each pytest item reports. Statuses:
 ``expect reference: true`` compares with a snapshot taken when the same model runs on the reference
 device (:func:`reference_snapshots`); on the reference device itself it is ``skipped`` (the snapshot
 is still taken), since comparing the device with itself proves nothing.
+
+Limits (dmlsim.model.limits): the persistent and temporary resources a run makes are charged to the memory
+budget before they are made; once the dispatchables are created and before any command executes, the
+commands' estimated work is added up (:meth:`Runner._over_compute_budget`) and a model over the compute
+budget is refused at the command that passes it. ``execute=False`` (validate) makes the same checks.
 """
 
 from __future__ import annotations
@@ -47,8 +52,8 @@ from dmlsim.api.structs import (
     buffer_binding,
 )
 from dmlsim.model.compare import Tolerance, compare_values, format_value
-from dmlsim.model.errors import Location, show
-from dmlsim.model.limits import describe_bytes
+from dmlsim.model.errors import MAX_DIAGNOSTICS, Location, show
+from dmlsim.model.limits import COMPUTE_ENV, Budget, describe_bytes, describe_work
 from dmlsim.model.loader import Node
 from dmlsim.model.model import (
     Add,
@@ -68,19 +73,46 @@ from dmlsim.runtime.buffer import Buffer
 from dmlsim.runtime.device import Device
 
 PASSED, FAILED, INVALID, NOT_RUN, SKIPPED = "passed", "failed", "invalid", "not run", "skipped"
+# The compute budget's units, about a nanosecond each of the slowest device (measured on 2 cores: PoCL 3.0 and
+# 3.1, Intel's CPU runtime, the reference device; README "Untrusted files"), from a dispatch's estimate
+# (dmlsim.operators.base.Work): an operation counts one (GEMM on PoCL: 0.8 ns per FLOP); a byte touched
+# BYTE_UNITS (the reference device's float64 copies: 14 ns per byte of an element-wise add, first run); a Python
+# step of the reference device HOST_STEP (about a microsecond); each execution of a dispatch EXECUTION_OVERHEAD
+# more (binding, the enqueue and the wait: 25-130 us).
+BYTE_UNITS = 16
+HOST_STEP = 1000
+EXECUTION_OVERHEAD = 100_000
 NOT_IMPLEMENTED = "not implemented"
 NOT_CHECKED = "not checked"
 # why an ``expect reference: true`` is skipped on the reference device: it would pass vacuously
 REFERENCE_ITSELF = "skipped: reference: true compares with the reference device itself"
 
 
-@dataclass
 class Outcome:
-    key: str  # dispatchable name or "command-N"
-    title: str
-    location: Location
-    status: str = PASSED
-    message: str = ""
+    """What happened to one dispatchable or command. ``location`` may be given as the file's Node, whose
+    position is then found only if it is asked for (in a JSON file that takes a scan of its container:
+    ten thousand commands that pass should not each pay for it)."""
+
+    def __init__(self, key: str, title: str, location: Location | Node, status: str = PASSED,
+                 message: str = "") -> None:
+        self.key = key  # dispatchable name or "command-N"
+        self.title = title
+        self._location = location
+        self.status = status
+        self.message = message
+
+    @property
+    def location(self) -> Location:
+        if isinstance(self._location, Node):
+            self._location = self._location.location
+        return self._location
+
+    @location.setter
+    def location(self, value: Location | Node) -> None:
+        self._location = value
+
+    def __repr__(self) -> str:
+        return f"Outcome({self.key!r}, {self.status!r}, {self.message[:60]!r})"
 
     def describe(self) -> str:
         head = f"{self.location.file}:{self.location.line}:{self.location.column}: {self.title}: {self.status}"
@@ -157,6 +189,9 @@ class Runner:
         self.buffers: dict[str, Any] = {}
         self.compiled: dict[str, Any] = {}
         self.persistent: dict[str, Any] = {}  # dispatchable → its persistent resource (OWNED_BY_DML inputs)
+        self.temporary: Buffer | None = None  # one temporary resource, grown to the largest a dispatch needs
+        # what this run may still hold: the budget less what the parse charged (resources, expected values)
+        self.budget = Budget(model.limits, model.budget.used if model.budget is not None else 0)
         self.queue = device.CreateCommandQueue()
 
     # --- driver ---------------------------------------------------------------------------------
@@ -167,9 +202,9 @@ class Runner:
                       "(CheckFeatureSupport), which the model's requiredDataTypes lists")
             for spec in self.model.dispatchables.values():
                 self.result.outcomes[spec.name] = Outcome(spec.name, f"dispatchable '{spec.name}'",
-                                                          spec.node.location, SKIPPED, reason)
+                                                          spec.node, SKIPPED, reason)
             for command in self.model.commands:
-                self.result.outcomes[command.key] = Outcome(command.key, _title(command), command.node.location,
+                self.result.outcomes[command.key] = Outcome(command.key, _title(command), command.node,
                                                             SKIPPED, reason)
             return self.result
         refused = self._allocate()
@@ -177,16 +212,25 @@ class Runner:
             self.result.outcomes[refused.key] = refused
             for spec in self.model.dispatchables.values():
                 self.result.outcomes[spec.name] = Outcome(spec.name, f"dispatchable '{spec.name}'",
-                                                          spec.node.location, NOT_RUN, f"not run: {refused.title}")
+                                                          spec.node, NOT_RUN, f"not run: {refused.title}")
             for command in self.model.commands:
-                self.result.outcomes[command.key] = Outcome(command.key, _title(command), command.node.location,
+                self.result.outcomes[command.key] = Outcome(command.key, _title(command), command.node,
                                                             NOT_RUN, f"not run: {refused.title}")
             return self.result
         for spec in self.model.dispatchables.values():
             self._create(spec)
+        over = self._over_compute_budget()
+        if over is not None:
+            crossing, message = over
+            for command in self.model.commands:
+                self.result.outcomes[command.key] = (
+                    Outcome(command.key, _title(command), command.node, INVALID, message) if command is crossing
+                    else Outcome(command.key, _title(command), command.node, NOT_RUN,
+                                 f"not run: the model is over the compute budget at command {crossing.index}"))
+            return self.result
         stopped: _StopError | None = None
         for command in self.model.commands:
-            outcome = Outcome(command.key, _title(command), command.node.location)
+            outcome = Outcome(command.key, _title(command), command.node)
             self.result.outcomes[command.key] = outcome
             if stopped is not None:
                 outcome.status, outcome.message = stopped.status, f"not run: {stopped.reason}"
@@ -198,11 +242,56 @@ class Runner:
                 stopped = stop
         return self.result
 
+    # --- the compute budget ---------------------------------------------------------------------
+    def _over_compute_budget(self) -> tuple[Command, str] | None:
+        """Add up what the commands will cost (estimated from the compiled descs, dmlsim.operators.base.Work)
+        before anything executes; the command at which the total passes ``limits.compute`` and why. validate
+        makes the same estimate, so it refuses what run would. With ``expect reference: true`` (and no
+        timing run) the model also runs on the reference device first: its work counts twice."""
+        limit = self.model.limits.compute
+        twice = self.model.needs_reference and not self.timing_run
+        total = 0
+        for command in self.model.commands:
+            units, how = self._command_cost(command)
+            total += units * (2 if twice else 1)
+            if total > limit:
+                what = f"dispatch '{command.dispatchable}'" if isinstance(command, Dispatch) else _title(command)
+                return command, (f"{what} would bring the model's estimated work to {describe_work(total)} units"
+                                 f"{' (run twice: reference: true)' if twice else ''}, over the compute budget of "
+                                 f"{describe_work(limit)} ({how}); raise it with --compute-budget or "
+                                 f"${COMPUTE_ENV}")
+        return None
+
+    def _command_cost(self, command: Command) -> tuple[int, str]:
+        """The work units of one command, and how they add up (for the refusal's message)."""
+        if isinstance(command, Dispatch):
+            compiled = self.compiled.get(command.dispatchable)
+            if compiled is None or not compiled.operator.implemented:
+                return 0, ""
+            work = compiled.operator.work(compiled.validated)
+            executions = self.iterations if self.timing_run and self.milliseconds is None else command.repeat
+            increments = sum(2 * BYTE_UNITS * self.model.resources[name].size_in_bytes + 10 * HOST_STEP
+                             for name, _ in command.increments)
+            once = (work.operations + BYTE_UNITS * work.bytes + HOST_STEP * work.host_steps + EXECUTION_OVERHEAD
+                    + increments)
+            how = (f"this dispatch: {describe_work(work.operations)} operations, {describe_work(work.bytes)} bytes "
+                   f"({BYTE_UNITS} units each), {describe_work(work.host_steps)} reference-device steps ({HOST_STEP} "
+                   "each)"
+                   f"{f', {executions:,} times' if executions > 1 else ''}")
+            return executions * once, how
+        resource = self.model.resources.get(getattr(command, "resource", ""))
+        if resource is None:
+            return 0, ""
+        size = resource.size_in_bytes
+        units = {Print: HOST_STEP * resource.values.size, Expect: 4 * BYTE_UNITS * size, Add: 2 * BYTE_UNITS * size,
+                 WriteFile: 2 * BYTE_UNITS * size}.get(type(command), 0) + 10 * HOST_STEP
+        return units, f"this command: {describe_work(units)} units for the {size} bytes of resource '{resource.name}'"
+
     def _allocate(self) -> Outcome | None:
         """Create the resources' buffers (sizes only when not executing); the outcome of one that cannot be."""
         limit = max_allocation(self.device)
         for name, resource in self.model.resources.items():
-            outcome = Outcome(f"resource-{name}", f"resource '{name}' was not created", resource.node.location,
+            outcome = Outcome(f"resource-{name}", f"resource '{name}' was not created", resource.node,
                               INVALID)
             if limit is not None and resource.size_in_bytes > limit:
                 outcome.message = (f"its {describe_bytes(resource.size_in_bytes)} exceed the largest buffer "
@@ -220,9 +309,32 @@ class Runner:
             self.buffers[name] = buffer
         return None
 
-    def _buffer(self, size: int) -> Buffer:
-        """A device buffer when executing; a size-only stand-in otherwise (validate allocates nothing)."""
-        return self.device.CreateBuffer(size) if self.execute else SizedBuffer(self.device, size)
+    def _buffer(self, size: int, what: str) -> Buffer:
+        """A device buffer when executing; a size-only stand-in otherwise (validate allocates nothing). Charged
+        to the memory budget and checked against the device's largest allocation first, in both cases:
+        validate refuses what run would (DMLError E_OUTOFMEMORY naming ``what``)."""
+        refusal = self.budget.refusal(size, what)
+        if refusal is not None:
+            raise DMLError(E_OUTOFMEMORY, refusal)
+        if not self.execute:
+            limit = self.device.backend.max_buffer_size
+            if size > limit:
+                raise DMLError(E_OUTOFMEMORY, f"{what}: {describe_bytes(size)} is more than the largest buffer "
+                                              f"{self.device.adapter.label} can allocate ({describe_bytes(limit)})")
+            return SizedBuffer(self.device, size)
+        return self.device.CreateBuffer(size)
+
+    def _temporary(self, size: int, dispatchable: str) -> Buffer:
+        """The temporary resource of a dispatch: one buffer for the whole run (dispatches execute one after
+        another), replaced by a larger one when a dispatch needs more; only the growth is charged."""
+        held = self.temporary.size if self.temporary is not None else 0
+        if size > held:
+            self.temporary = None  # the old one goes before the larger one is made
+            self.budget.used -= held
+            self.temporary = self._buffer(size, f"the temporary resource of dispatchable '{dispatchable}' "
+                                                f"({size} bytes)")
+        assert self.temporary is not None
+        return self.temporary
 
     @property
     def timing_run(self) -> bool:
@@ -235,7 +347,7 @@ class Runner:
 
     # --- create ---------------------------------------------------------------------------------
     def _create(self, spec: DispatchableSpec) -> None:
-        outcome = Outcome(spec.name, f"dispatchable '{spec.name}'", spec.node.location)
+        outcome = Outcome(spec.name, f"dispatchable '{spec.name}'", spec.node)
         self.result.outcomes[spec.name] = outcome
         error = None
         try:
@@ -251,7 +363,7 @@ class Runner:
                 outcome.message = f"refused as expected: {error}"
         elif error is not None and error.hresult == E_NOTIMPL and not spec.implemented:
             outcome.status = NOT_IMPLEMENTED
-            outcome.location = (spec.type_node or spec.node).location
+            outcome.location = spec.type_node or spec.node
             outcome.message = f"operator not implemented (the desc was checked and is valid): {error}"
             # compiled for checking only: its initializer and dispatch bindings are checked, then refused
             self.compiled[spec.name] = self.device.CompileOperator(self.device.check_operator(spec.desc),
@@ -271,14 +383,27 @@ class Runner:
             return
         node = spec.node.get("bindings") or spec.node
         try:
-            persistent = self._buffer(max(size, 4))
             initializer = self.device.CreateOperatorInitializer([compiled])
             table = self.device.CreateBindingTable(DML_BINDING_TABLE_DESC(
                 initializer, SizeInDescriptors=initializer.GetBindingProperties().RequiredDescriptorCount))
             sources = [self._buffer_binding(spec.initializer_bindings.get(row.name))
                        for row in compiled.operator.input_fields]
+            # the sources are checked before the persistent resource exists: a 12-byte resource bound to a
+            # 1 GiB OWNED_BY_DML input is refused without allocating (and zero-filling) the gigabyte first
             table.BindInputs([DML_BINDING_DESC(DML_BINDING_TYPE.DML_BINDING_TYPE_BUFFER_ARRAY,
                                                DML_BUFFER_ARRAY_BINDING(len(sources), sources))])
+        except DMLError as exc:
+            self._initializer_refused(spec, outcome, exc, node)
+            return
+        try:
+            persistent = self._buffer(max(size, 4), f"the persistent resource of dispatchable '{spec.name}' "
+                                                    f"({_owned_fields(compiled)})")
+        except DMLError as exc:
+            del self.compiled[spec.name]
+            where = _largest_owned(spec, compiled)
+            outcome.status, outcome.location, outcome.message = INVALID, where, f"{where.location}: {exc}"
+            return
+        try:
             table.BindOutputs([buffer_binding(persistent, 0, size) if size else NO_BINDING])
             cmd = self.device.CreateCommandList()
             self.device.CreateCommandRecorder().RecordDispatch(cmd, initializer, table)
@@ -287,12 +412,15 @@ class Runner:
                 self.queue.ExecuteCommandLists([cmd])
                 self.queue.WaitForIdle()
         except DMLError as exc:
-            del self.compiled[spec.name]
-            outcome.status = INVALID
-            outcome.message = "the operator initializer (dispatchable-level bindings) was refused:\n" + _locate(
-                exc, node, None)
+            self._initializer_refused(spec, outcome, exc, node)
             return
         self.persistent[spec.name] = persistent
+
+    def _initializer_refused(self, spec: DispatchableSpec, outcome: Outcome, error: DMLError, node: Node) -> None:
+        del self.compiled[spec.name]
+        outcome.status = INVALID
+        outcome.message = "the operator initializer (dispatchable-level bindings) was refused:\n" + _locate(
+            error, node, None)
 
     def _buffer_binding(self, ref: BindingRef | list[BindingRef] | None) -> DML_BUFFER_BINDING:
         """One initializer source: the bound range, or a null buffer for inputs that are not owned."""
@@ -458,7 +586,8 @@ class Runner:
         table.BindInputs([self._binding(command.bindings.get(row.name)) for row in op.input_fields])
         table.BindOutputs([self._binding(command.bindings.get(row.name)) for row in op.output_fields])
         if props.TemporaryResourceSize:
-            table.BindTemporaryResource(buffer_binding(self._buffer(props.TemporaryResourceSize)))
+            table.BindTemporaryResource(buffer_binding(self._temporary(props.TemporaryResourceSize,
+                                                                       command.dispatchable)))
         if command.dispatchable in self.persistent:
             table.BindPersistentResource(buffer_binding(self.persistent[command.dispatchable], 0,
                                                         props.PersistentResourceSize))
@@ -535,6 +664,20 @@ def unsupported_data_types(model: Model, device: Device) -> list[str]:
                                               DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT(t)).IsSupported]
 
 
+def _owned_fields(compiled: Any) -> str:
+    """``OWNED_BY_DML: Filter`` (or "no OWNED_BY_DML input"): what a persistent resource holds."""
+    return f"OWNED_BY_DML: {', '.join(compiled.owned)}" if compiled.owned else "no OWNED_BY_DML input"
+
+
+def _largest_owned(spec: DispatchableSpec, compiled: Any) -> Node:
+    """The desc field of the largest OWNED_BY_DML input (what makes a persistent resource large), else the
+    dispatchable."""
+    if not compiled.owned:
+        return spec.node
+    largest = max(compiled.owned, key=lambda name: compiled.validated.layout(name).total_bytes)
+    return spec.desc_node.get(largest) or spec.node
+
+
 def _title(command: Command) -> str:
     what = {Dispatch: lambda c: f"dispatch '{c.dispatchable}'", Print: lambda c: f"print '{c.resource}'",
             WriteFile: lambda c: f"writeFile '{c.resource}'", Expect: lambda c: f"expect '{c.resource}'",
@@ -552,7 +695,7 @@ def _locate(error: DMLError, node: Node, struct: str | None) -> str:
     Desc problems name ``STRUCT.Field.Member``; binding problems name the bind point (``GradientTensor``).
     """
     lines = [str(error).splitlines()[0]] if len(error.problems) > 1 else []
-    for problem in error.problems:
+    for problem in error.problems[:MAX_DIAGNOSTICS]:  # each located in constant time (Node.find indexes)
         target = node
         if struct and (m := re.search(re.escape(struct) + r"\.([\w.\[\]]+)", problem)):
             parts = [p for p in re.split(r"[.\[\]]+", m.group(1)) if p]
@@ -563,7 +706,14 @@ def _locate(error: DMLError, node: Node, struct: str | None) -> str:
                 target = node.get(named[0])  # type: ignore[assignment]
         text = problem if len(error.problems) > 1 else str(error)
         lines.append(f"{target.location}: {text}")
+    if len(error.problems) > MAX_DIAGNOSTICS:
+        lines.append(more_problems(len(error.problems) - MAX_DIAGNOSTICS))
     return "\n".join(lines)
+
+
+def more_problems(count: int) -> str:
+    """The line that stands for ``count`` problems left out of a listing (:data:`MAX_DIAGNOSTICS` are listed)."""
+    return f"... {count} more problem{'s' * (count != 1)} (only the first {MAX_DIAGNOSTICS} are listed)"
 
 
 def reference_snapshots(model: Model, flags: int) -> RunResult:

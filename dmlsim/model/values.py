@@ -207,6 +207,52 @@ def sequence_values(count: int, start: float | int, delta: float | int, data_typ
     return out
 
 
+def _plain_number(value: Any, data_type: int) -> float | int | None:
+    """``value`` as :func:`scalar` reads it when it is a plain number the type holds (or a special float
+    string); None when :func:`scalar` must look at it (and report it)."""
+    kind = type(value)
+    if data_type in FLOAT_TYPES:
+        if kind is float:
+            return value
+        if kind is int and -_DOUBLE_MAX <= value <= _DOUBLE_MAX:
+            return float(value)
+        return SPECIAL_FLOATS.get(value.strip().lower()) if kind is str else None
+    if kind is int:
+        info = _INT_RANGES[data_type]
+        return value if info[0] <= value <= info[1] else None
+    return None
+
+
+_DOUBLE_MAX = int(np.finfo(np.float64).max)
+_INT_RANGES = {t: (int(np.iinfo(d).min), int(np.iinfo(d).max)) for t, d in NUMPY_DTYPE.items() if d.kind in "iu"}
+
+
+def list_values(node: Node, data_type: int, problems: Diagnostics) -> np.ndarray | None:
+    """A list of values of ``data_type`` (as :func:`scalar` reads each), in linear time: plain numbers are
+    converted by numpy in one call, and only an element that is not one gets a located Node and a problem.
+    Stops looking once the file has more problems than are listed (a million wrong values are one mistake)."""
+    values = node.value
+    floats = data_type in FLOAT_TYPES
+    if floats and all(type(v) is float for v in values):
+        return _cast(values, data_type)
+    items: list[Any] = []
+    wrong = False
+    for i, value in enumerate(values):
+        item = _plain_number(value, data_type)
+        if item is None:
+            item = scalar(node.element(i), data_type, problems)
+            if item is None:
+                wrong = True
+                if problems.full:
+                    break
+        items.append(item)
+    if wrong:
+        return None
+    if floats:
+        return _cast(items, data_type)
+    return np.array(items, dtype=NUMPY_DTYPE[data_type])
+
+
 def _no_reserve(size: int, node: Node) -> bool:
     return True
 
@@ -225,10 +271,7 @@ def parse_values(node: Node, data_type: int | None, sources: Sources, problems: 
             return None, data_type
         if not reserve(len(node.value) * NUMPY_DTYPE[data_type].itemsize, node):
             return None, data_type
-        items = [scalar(child, data_type, problems) for child in node.elements()]
-        if any(item is None for item in items):
-            return None, data_type
-        return _cast(items, data_type), data_type
+        return list_values(node, data_type, problems), data_type
     if isinstance(node.value, str) and node.value == "deferred":
         problems.add(node.location, "deferred resources (for ONNX dispatchables) are not supported")
         return None, data_type

@@ -89,14 +89,16 @@ def check_axis(v: ValidatedDesc, problems: Problems, field: str, axis: int, rank
 def check_axes(v: ValidatedDesc, problems: Problems, field: str, axes: Sequence[int], rank: int, of: str) -> bool:
     """Add a problem for each axis outside ``[0, rank - 1]`` and for a repeated axis; True when all are fine."""
     fine = True
+    seen: set[int] = set()  # linear: a model file may give thousands of axes
     for i, axis in enumerate(axes):
         if not 0 <= axis < rank:
             problems.add(f"{v.struct_name}.{field}[{i}] {axis} must be in [0, {rank - 1}] "
                          f"({of}.DimensionCount is {rank})")
             fine = False
-        elif axis in axes[:i]:
+        elif axis in seen:
             problems.add(f"{v.struct_name}.{field}[{i}] {axis} repeats an axis (each axis may be given once)")
             fine = False
+        seen.add(axis)
     return fine
 
 

@@ -38,7 +38,7 @@ from dmlsim.operators.activation.reference import (
     shrink_integer,
     shrink_integer_constants,
 )
-from dmlsim.operators.base import Operator, ValidatedDesc, add_operator, require_same
+from dmlsim.operators.base import Operator, ValidatedDesc, Work, add_operator, elementwise_work, require_same
 from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, TensorArg, Vector
 
 _T = DML_TENSOR_DATA_TYPE
@@ -121,6 +121,13 @@ class ElementWiseActivation(Activation):
         if self.member == "SOFTPLUS" and steepness is not None and not steepness >= 1:
             problems.add(f"{where}.Steepness {float(steepness)!r} must not be less than 1 "
                          "(DML_ACTIVATION_SOFTPLUS_OPERATOR_DESC)")
+
+    def work(self, v: ValidatedDesc) -> Work:
+        """The default, plus the reference's Python steps where it goes element by element: GELU (np.vectorize
+        of math.erfc) and SHRINK of integers (exact fractions, six steps an element)."""
+        steps = 1 if self.member == "GELU" else 6 if self.member == "SHRINK" and v.layout(IN).data_type not in FLOATS \
+            else 0
+        return elementwise_work(v, host_steps_per_element=steps)
 
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
         x = np.asarray(inputs[IN])

@@ -22,7 +22,15 @@ from dmlsim.api.schema import FLOAT_TYPES_WITH_64, attribute, tensor_input, tens
 from dmlsim.api.structs import DML_TENSOR_DESC
 from dmlsim.api.tensor import TensorLayout
 from dmlsim.operators.adagrad_decay.reference import adagrad_decay
-from dmlsim.operators.base import Operator, ValidatedDesc, register, require_same, require_scalar
+from dmlsim.operators.base import (
+    Operator,
+    ValidatedDesc,
+    Work,
+    elementwise_work,
+    register,
+    require_same,
+    require_scalar,
+)
 from dmlsim.operators.plan import Groups, Items, KernelLaunch, LaunchTarget, Scalar, Stream, TemporaryArg, TensorArg
 
 _T = DML_TENSOR_DATA_TYPE
@@ -104,6 +112,13 @@ class AdagradDecay(Operator):
         baseline = a["AccumulatorBaseline"]
         if baseline is not None and not baseline > 0.0:
             problems.add(f"{s}.AccumulatorBaseline must be > 0, got {np.float32(baseline)!s} (as FLOAT)")
+
+    def work(self, v: ValidatedDesc) -> Work:
+        """The default, plus, sparse, the reference's Python steps: one per index (their gradients summed per
+        row in a dict) and a few per row it touches."""
+        if v.tensors.get(IDX) is None:
+            return elementwise_work(v)
+        return elementwise_work(v) + Work(0, 0, 4 * v.layout(IDX).element_count)
 
     def temporary_size(self, v: ValidatedDesc) -> int:
         """Sparse: one uint per row (list heads) + one per index position (list links); dense: none."""

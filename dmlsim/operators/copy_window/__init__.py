@@ -28,7 +28,15 @@ from dmlsim.api.directml_schema import (
 from dmlsim.api.enums import DML_OPERATOR_TYPE
 from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import TensorLayout
-from dmlsim.operators.base import REFERENCE_BYTES_PER_ELEMENT, Operator, ValidatedDesc, register, require_same
+from dmlsim.operators.base import (
+    REFERENCE_BYTES_PER_ELEMENT,
+    Operator,
+    ValidatedDesc,
+    Work,
+    elementwise_work,
+    register,
+    require_same,
+)
 from dmlsim.operators.copy_window.reference import cast, join, slice1_window, slice_window, split
 from dmlsim.operators.plan import Items, KernelLaunch, Scalar, TensorArg
 from dmlsim.operators.typed import (
@@ -243,6 +251,11 @@ class Slice1(Slice):
         return [(o + n - 1 if s < 0 else o, s) for o, n, s in
                 zip(a["InputWindowOffsets"], a["InputWindowSizes"], a["InputWindowStrides"], strict=True)]
 
+    def work(self, v: ValidatedDesc) -> Work:
+        """The default, plus the reference's Python steps: it lists each dimension's source indices in Python
+        (a third of a microsecond each, so a step per output size of every dimension)."""
+        return elementwise_work(v) + Work(0, 0, sum(v.layout(OUT).sizes))
+
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
         a = v.attrs
         return {OUT: slice1_window(inputs[IN], a["InputWindowOffsets"], v.layout(OUT).sizes,
@@ -258,6 +271,13 @@ class Cast(Operator):
 
     def check(self, v: ValidatedDesc, problems: Problems) -> None:
         require_same(v, problems, IN, (OUT,), ("DimensionCount", "Sizes"))
+
+    def work(self, v: ValidatedDesc) -> Work:
+        """The default, plus the reference's Python steps for an integer output, which it converts element by
+        element through Python integers, exactly: four from a float (truncated, saturated), one from an integer."""
+        if v.layout(OUT).dtype.kind not in "iu":
+            return elementwise_work(v)
+        return elementwise_work(v, host_steps_per_element=4 if v.layout(IN).dtype.kind == "f" else 1)
 
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
         return {OUT: cast(inputs[IN], v.layout(OUT).dtype)}

@@ -30,7 +30,7 @@ from dmlsim.api.enums import DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE
 from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import NUMPY_DTYPE, data_type_name
 from dmlsim.operators.activation.fused import apply_fused, fused_defines
-from dmlsim.operators.base import Operator, ValidatedDesc, add_operator, require_same
+from dmlsim.operators.base import Operator, ValidatedDesc, Work, add_operator, elementwise_work, require_same
 from dmlsim.operators.element_wise.reference import FORMULAS, apply_scale_bias, integer_bounds
 from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, Stream, TensorArg, Vector
 from dmlsim.operators.typed import (
@@ -138,6 +138,11 @@ MEMBERS = (
 )
 
 
+# reference-device steps per output element (dmlsim.operators.base.Work) of the members whose reference loops
+# in Python (POW: for integer bases only)
+PYTHON_STEPS = {"ERF": 1, "BIT_COUNT": 1, "POW": 4}
+
+
 class ElementWise(Operator):
     """The template of every member: OutputTensor = f(inputs), element by element."""
 
@@ -180,6 +185,14 @@ class ElementWise(Operator):
                          f"{self.name} (supported: {', '.join(data_type_name(t) for t in allowed)})")
 
     # --- execution ----------------------------------------------------------------------------------
+    def work(self, v: ValidatedDesc) -> Work:
+        """The default, plus the reference's Python steps where it goes element by element: ERF and BIT_COUNT
+        (np.vectorize), POW of integers (exact powers, four steps an element)."""
+        steps = PYTHON_STEPS.get(self.member.name, 0)
+        if self.member.name == "POW" and v.layout(self.data_inputs[0]).data_type in FLOATS:
+            steps = 0
+        return elementwise_work(v, host_steps_per_element=steps)
+
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
         data = [np.asarray(inputs[name]) for name in self.data_inputs]
         stored = data[0].dtype

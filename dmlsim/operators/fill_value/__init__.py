@@ -16,7 +16,7 @@ from dmlsim.api.directml_schema import DML_FILL_VALUE_CONSTANT_OPERATOR_DESC, DM
 from dmlsim.api.enums import DML_OPERATOR_TYPE
 from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import data_type_name
-from dmlsim.operators.base import Operator, ValidatedDesc, register
+from dmlsim.operators.base import Operator, ValidatedDesc, Work, elementwise_work, register
 from dmlsim.operators.fill_value.reference import fill_constant, fill_sequence
 from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, TensorArg
 from dmlsim.operators.typed import (
@@ -81,6 +81,10 @@ class FillValueSequence(FillValue):
 
     def start_delta(self, v: ValidatedDesc) -> tuple[np.generic, np.generic]:
         return v.attrs["ValueStart"], v.attrs["ValueDelta"]
+
+    def work(self, v: ValidatedDesc) -> Work:
+        """The default, plus a reference-device step per element of an integer sequence (exact Python integers)."""
+        return elementwise_work(v, host_steps_per_element=int(v.layout(OUT).dtype.kind in "iu"))
 
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
         y = v.layout(OUT)

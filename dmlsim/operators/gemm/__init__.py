@@ -17,7 +17,7 @@ from dmlsim.api.directml_schema import DML_GEMM_OPERATOR_DESC, DML_MATRIX_TRANSF
 from dmlsim.api.enums import DML_OPERATOR_TYPE
 from dmlsim.api.errors import Problems
 from dmlsim.operators.activation.fused import apply_fused, fused_defines
-from dmlsim.operators.base import Operator, ValidatedDesc, register, require_same
+from dmlsim.operators.base import Operator, ValidatedDesc, Work, elementwise_work, register, require_same
 from dmlsim.operators.float_rules import require_float_tensors, storage_defines
 from dmlsim.operators.gemm.reference import gemm, working_elements
 from dmlsim.operators.plan import Groups, Items, KernelLaunch, LaunchTarget, Scalar, TensorArg, Vector
@@ -75,6 +75,11 @@ class Gemm(Operator):
         if k != k_b:
             problems.add(f"{where}.BTensor.Sizes {list(b)} is {shape_b} with K = {k_b}, but ATensor.Sizes "
                          f"{list(a)} is {shape_a} with K = {k}")
+
+    def work(self, v: ValidatedDesc) -> Work:
+        """Two operations per multiply-add, K of them per output element, and the tensors' bytes."""
+        _, k = matrix_dims(v.layout(A).sizes, v.attrs["TransA"] == TRANSPOSE)
+        return elementwise_work(v) + Work(2 * k * v.layout(OUT).element_count, 0)
 
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
         result = gemm(inputs[A], inputs[B], inputs.get(C), v.attrs["TransA"] == TRANSPOSE,

@@ -26,7 +26,7 @@ from dmlsim.api.enums import DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE
 from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import TensorLayout, data_type_name
 from dmlsim.operators.activation.fused import apply_fused, fused_defines
-from dmlsim.operators.base import Operator, ValidatedDesc, register
+from dmlsim.operators.base import Operator, ValidatedDesc, Work, elementwise_work, register
 from dmlsim.operators.plan import Groups, KernelLaunch, LaunchTarget, Scalar, TemporaryArg, TensorArg
 from dmlsim.operators.rnn.reference import rnn
 
@@ -40,6 +40,10 @@ FLOAT_TENSORS = (X, W, R, B, H0, Y_SEQUENCE, Y_SINGLE)
 TENSORS = (X, W, R, B, H0, LENGTHS, Y_SEQUENCE, Y_SINGLE)  # in the kernel's parameter order
 # Each tensor field's parameter in the kernel (kernel.cl): TENSOR_IN(x), ...
 KERNEL_PARAMS = {X: "x", W: "w", R: "r", B: "bias", H0: "h0", LENGTHS: "len", Y_SEQUENCE: "ys", Y_SINGLE: "y1"}
+# reference-device steps (dmlsim.operators.base.Work) of one timestep of one batch entry: two small matrix
+# products, the bias, the activation, each a numpy call
+STEP_HOST_STEPS = 20
+KERNEL_STEP_HOST_STEPS = 500
 # The kernel's build define for each optional tensor that is given.
 OPTIONAL = {B: "HAS_BIAS", H0: "HAS_HIDDEN_INIT", LENGTHS: "HAS_SEQUENCE_LENGTHS", Y_SEQUENCE: "HAS_OUTPUT_SEQUENCE",
             Y_SINGLE: "HAS_OUTPUT_SINGLE"}
@@ -109,6 +113,17 @@ class Rnn(Operator):
                 problems.add(f"{v.struct_name}.{name}.Sizes {list(layout.sizes)} must be {list(expected[name])} "
                              f"({meaning[name]}; num_directions {count} from Direction, seq_length, batch_size "
                              f"and input_size from {X}, hidden_size from {W})")
+
+    def work(self, v: ValidatedDesc) -> Work:
+        """Each timestep of each direction and batch entry: hidden x (input + hidden) multiply-adds (the two
+        products) and the activation; the reference takes each such step in Python (``STEP_HOST_STEPS``)."""
+        _, seq, batch, inputs = v.layout(X).sizes
+        _, count, hidden, _ = v.layout(W).sizes
+        steps = count * seq * batch
+        # the kernel runs the batch in parallel but the timesteps in order, a barrier apart (70 us each on Intel's
+        # CPU runtime, 400 us on PoCL, 2 cores): charged like reference steps
+        return elementwise_work(v) + Work(steps * hidden * (2 * (inputs + hidden) + 4), 0,
+                                          STEP_HOST_STEPS * steps + KERNEL_STEP_HOST_STEPS * count * seq)
 
     def temporary_size(self, v: ValidatedDesc) -> int:
         """H in float32, two slots per direction and batch entry."""
