@@ -22,6 +22,10 @@ from dmlsim.operators.gemm import reference as gemm_reference
 from dmlsim.operators.reduce.reference import arg_reduce, reduce
 from dmlsim.quick import prepare_operator, run_operator
 
+# The model's GEMM sums 2^32 - 1 broadcast products: the reference device does it in one step, but the compute
+# budget (counting every multiply-add, as a kernel would do them) refuses it; these tests are about memory.
+NO_COMPUTE_LIMIT = str(10**16)
+
 F32 = dml.DML_TENSOR_DATA_TYPE_FLOAT32
 K_MAX = 2**32 - 1
 
@@ -284,14 +288,16 @@ def test_dmlsim_run_on_the_reference_device_charges_the_models_budget(tmp_path, 
     4 MiB budget leaves after the 1 MiB of resources: refused where the dispatch is, exit 2, no traceback."""
     model = tmp_path / "broadcast.yaml"
     model.write_text(MODEL)
-    assert main(["run", "-a", "reference", "--memory-budget", "4M", str(model)]) == 2
+    assert main(["run", "-a", "reference", "--memory-budget", "4M", "--compute-budget", NO_COMPUTE_LIMIT,
+                 str(model)]) == 2
     captured = capsys.readouterr()
     text = captured.out + captured.err
     assert "Traceback" not in text and "MemoryError" not in text
     assert f"{model}:19:5: command 2 (dispatch 'cast'): invalid" in text
     assert "E_OUTOFMEMORY" in text and "DML_OPERATOR_CAST" in text and "--memory-budget" in text
     assert "Expect 'Out' (command 1): ok" in text
-    assert main(["run", "-a", "reference", "--memory-budget", "20M", str(model)]) == 0  # 16 MiB fit now
+    assert main(["run", "-a", "reference", "--memory-budget", "20M", "--compute-budget", NO_COMPUTE_LIMIT,
+                 str(model)]) == 0  # 16 MiB fit now
 
 
 def test_a_model_runs_charge_leaves_the_device_as_it_was(tmp_path):
@@ -304,7 +310,7 @@ def test_a_model_runs_charge_leaves_the_device_as_it_was(tmp_path):
     model.write_text(MODEL)
     device = dml.DMLCreateDevice(dml.DML_CREATE_DEVICE_FLAG_NONE, adapter="reference")
     limit = device.backend.working_limit
-    loaded = load_model(model, limits=Limits(budget=4 << 20))
+    loaded = load_model(model, limits=Limits(budget=4 << 20, compute=int(NO_COMPUTE_LIMIT)))
     resources = loaded.budget.used
     result = Runner(loaded, device).run()
     assert result.outcomes["command-2"].status == "invalid" and "E_OUTOFMEMORY" in result.outcomes["command-2"].message
