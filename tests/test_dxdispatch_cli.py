@@ -255,3 +255,13 @@ def test_a_folder_without_models_is_refused(tmp_path, capsys, command):
     (tmp_path / "empty").mkdir()
     status, out = run(capsys, command, str(tmp_path / "empty"))
     assert status == 2 and "no .json, .yaml or .yml model file in" in out, out
+
+
+def test_rapidjson_leniency_moves_late_colons_up_and_blanks_what_follows_the_root():
+    """The lenient path (JSON that Python's json module refuses, read as YAML): a key's colon on a later line
+    moves up behind the key (its old place becomes a space), and everything after the root value is blanked,
+    newlines kept, so every line number stays."""
+    from dmlsim.model.loader import rapidjson_leniency
+
+    text = '{"a"\n: 1, "b"\n  :2}\n} junk [\nmore'
+    assert rapidjson_leniency(text) == '{"a":\n  1, "b":\n   2}\n        \n    '
