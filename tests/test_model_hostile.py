@@ -931,24 +931,25 @@ def owned_model(path: Path, nbytes: int) -> Path:
 
 
 def test_the_persistent_resource_is_charged_to_the_memory_budget(device, monkeypatch, tmp_path):
-    """A 768 KiB OWNED_BY_DML input and its 768 KiB source under a 1 MiB budget: the source fits, its copy in
-    the persistent resource does not, and is refused before it is made (validate refuses it too)."""
-    model = load_model(owned_model(tmp_path / "m.yaml", 768 << 10), limits=Limits(budget=1 << 20))
+    """A 12 KiB OWNED_BY_DML input and its 12 KiB source under a 16 KiB budget (small enough for Oclgrind): the
+    source fits, its copy in the persistent resource does not, and is refused before it is made (validate
+    refuses it too); under 32 KiB both fit."""
+    model = load_model(owned_model(tmp_path / "m.yaml", 12 << 10), limits=Limits(budget=16 << 10))
     spy = BufferSpy(monkeypatch, device)
     result = Runner(model, device).run()
     outcome = result.outcomes["sum"]
     assert outcome.status == "invalid"
     assert (outcome.location.line, outcome.location.path) == (10, "dispatchables.sum.desc.InputTensor")
-    assert ("the persistent resource of dispatchable 'sum' (OWNED_BY_DML: InputTensor) needs 768 KiB, over the "
-            "memory budget of 1 MiB") in outcome.message
-    assert spy.sizes.count(768 << 10) == 1  # the source resource only
+    assert ("the persistent resource of dispatchable 'sum' (OWNED_BY_DML: InputTensor) needs 12 KiB, over the "
+            "memory budget of 16 KiB") in outcome.message
+    assert spy.sizes.count(12 << 10) == 1  # the source resource only
     assert result.outcomes["command-0"].status == "not run"
     checked = Runner(model, dml.DMLCreateDevice(0, "reference"), execute=False).run()
     assert checked.outcomes["sum"].status == "invalid"
-    assert "needs 768 KiB, over the memory budget" in checked.outcomes["sum"].message
+    assert "needs 12 KiB, over the memory budget" in checked.outcomes["sum"].message
     # the reference device also charges its working arrays (float64 copies) to what the budget leaves
-    roomy = (8 if device.adapter.kind == "reference" else 2) << 20
-    fits = Runner(load_model(owned_model(tmp_path / "m.yaml", 768 << 10), limits=Limits(budget=roomy)),
+    roomy = (256 if device.adapter.kind == "reference" else 32) << 10
+    fits = Runner(load_model(owned_model(tmp_path / "m.yaml", 12 << 10), limits=Limits(budget=roomy)),
                   device).run()
     assert fits.outcomes["sum"].status == "passed" and fits.outcomes["command-0"].status == "passed"
 
@@ -990,25 +991,26 @@ SPARSE_DISPATCH = """  - type: dispatch
 
 
 def test_temporary_resources_are_charged_to_the_memory_budget(device, monkeypatch, tmp_path):
-    """Sparse AdagradDecay's temporary holds 4 bytes per index: 262,144 broadcast indices (4 bytes of resource)
-    ask for 1 MiB + 256 bytes, over a 1 MiB budget: refused at the dispatch before it is made. Within the
-    budget, one temporary serves every dispatch (charged once: three dispatches fit where three would not)."""
-    (tmp_path / "m.yaml").write_text(SPARSE_ADAGRAD.replace("COUNT", "262144") + SPARSE_DISPATCH)
+    """Sparse AdagradDecay's temporary holds 4 bytes per index (and 256 for its row heads): 4,096 broadcast
+    indices (4 bytes of resource) ask for 16,640 bytes, over a 16 KiB budget: refused at the dispatch before it
+    is made. Within the budget, one temporary serves every dispatch: three dispatches of 1,536 indices (6,400
+    bytes each) fit, which three temporaries would not."""
+    (tmp_path / "m.yaml").write_text(SPARSE_ADAGRAD.replace("COUNT", "4096") + SPARSE_DISPATCH)
     spy = BufferSpy(monkeypatch, device)
-    result = Runner(load_model(tmp_path / "m.yaml", limits=Limits(budget=1 << 20)), device).run()
+    result = Runner(load_model(tmp_path / "m.yaml", limits=Limits(budget=16 << 10)), device).run()
     outcome = result.outcomes["command-0"]
     assert outcome.status == "invalid" and outcome.location.line == 28
-    assert "the temporary resource of dispatchable 'sparse' (1048832 bytes) needs 1 MiB, over the memory" in \
+    assert "the temporary resource of dispatchable 'sparse' (16640 bytes) needs 16.25 KiB, over the memory" in \
         outcome.message
     assert max(spy.sizes) == 4
-    (tmp_path / "m.yaml").write_text(SPARSE_ADAGRAD.replace("COUNT", "98304") + SPARSE_DISPATCH * 3)
+    (tmp_path / "m.yaml").write_text(SPARSE_ADAGRAD.replace("COUNT", "1536") + SPARSE_DISPATCH * 3)
     spy.sizes.clear()
     # the reference device also charges its working arrays (float64 copies) to what the budget leaves: there the
     # budget is larger, and the one temporary made is what shows that it was charged once
-    budget = (8 if device.adapter.kind == "reference" else 1) << 20
+    budget = (256 if device.adapter.kind == "reference" else 16) << 10
     result = Runner(load_model(tmp_path / "m.yaml", limits=Limits(budget=budget)), device).run()
     assert [o.status for o in result.outcomes.values()] == ["passed"] * 4
-    assert spy.sizes.count(98304 * 4 + 256) == 1
+    assert spy.sizes.count(1536 * 4 + 256) == 1
 
 
 def test_expectation_snapshots_are_charged_to_the_memory_budget(tmp_path):
@@ -1024,13 +1026,13 @@ def test_expectation_snapshots_are_charged_to_the_memory_budget(tmp_path):
 
 
 def test_validate_refuses_a_persistent_resource_larger_than_the_device_allocates(tmp_path, monkeypatch):
-    """validate makes no buffer but refuses what CreateBuffer would: here a device whose largest buffer is 64 KiB."""
+    """validate makes no buffer but refuses what CreateBuffer would: here a device whose largest buffer is 8 KiB."""
     device = dml.DMLCreateDevice(0, "reference")
-    monkeypatch.setattr(device.backend, "max_buffer_size", 64 << 10)
-    model = load_model(owned_model(tmp_path / "m.yaml", 768 << 10), limits=Limits(budget=4 << 20))
+    monkeypatch.setattr(device.backend, "max_buffer_size", 8 << 10)
+    model = load_model(owned_model(tmp_path / "m.yaml", 12 << 10), limits=Limits(budget=4 << 20))
     result = Runner(model, device, execute=False).run()
     assert result.outcomes["sum"].status == "invalid"
-    assert "768 KiB is more than the largest buffer reference" in result.outcomes["sum"].message
+    assert "12 KiB is more than the largest buffer reference" in result.outcomes["sum"].message
 
 
 # --- issue 26 item 5: a compute budget, estimated from the descs before anything runs ---------------------------

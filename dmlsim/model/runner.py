@@ -73,6 +73,10 @@ from dmlsim.runtime.buffer import Buffer
 from dmlsim.runtime.device import Device
 
 PASSED, FAILED, INVALID, NOT_RUN, SKIPPED = "passed", "failed", "invalid", "not run", "skipped"
+NOT_IMPLEMENTED = "not implemented"
+NOT_CHECKED = "not checked"
+# why an ``expect reference: true`` is skipped on the reference device: it would pass vacuously
+REFERENCE_ITSELF = "skipped: reference: true compares with the reference device itself"
 # The compute budget's units, about a nanosecond each of the slowest device (measured on 2 cores: PoCL 3.0 and
 # 3.1, Intel's CPU runtime, the reference device; README "Untrusted files"), from a dispatch's estimate
 # (dmlsim.operators.base.Work): an operation counts one (GEMM on PoCL: 0.8 ns per FLOP); a byte touched
@@ -82,10 +86,6 @@ PASSED, FAILED, INVALID, NOT_RUN, SKIPPED = "passed", "failed", "invalid", "not 
 BYTE_UNITS = 16
 HOST_STEP = 1000
 EXECUTION_OVERHEAD = 100_000
-NOT_IMPLEMENTED = "not implemented"
-NOT_CHECKED = "not checked"
-# why an ``expect reference: true`` is skipped on the reference device: it would pass vacuously
-REFERENCE_ITSELF = "skipped: reference: true compares with the reference device itself"
 
 
 class Outcome:
