@@ -4,7 +4,8 @@ HRESULT and a bounded message, never another exception.
 
 A state machine drives one device (the reference device, and the first OpenCL device of the run): it
 creates buffers, writes and reads them, creates operators from valid descs of every implemented operator
-and from generated descs of every DirectML operator, each possibly mutated (a field replaced by hostile
+(the optimizers' own draws, and every operator's as the differential harness draws them) and from generated
+descs of every DirectML operator, each possibly mutated (a field replaced by hostile
 junk or a plausible wrong value), compiles them, makes binding tables and initializers, binds well-formed
 or malformed bindings, records and executes command lists, and calls the free functions, all with values
 drawn from a hostile catalogue (huge integers, NaN, strings, numpy arrays, objects whose repr raises...).
@@ -43,6 +44,7 @@ from dmlsim.api.schema import ARRAY_KINDS, ATTRIBUTE, desc_fields
 from dmlsim.api.structs import NO_BINDING
 from dmlsim.api.tensor import strided_array
 from dmlsim.entry import create_device
+from dmlsim.operators.harness import DrawError, drawer, implemented_operators
 from dmlsim.runtime.graph import node_ports
 from dmlsim.testing import test_adapters
 
@@ -206,7 +208,23 @@ def mutated(draw, descs):
     return op_desc
 
 
-DESCS = mutated(implemented_descs()) | mutated(generated_descs())
+HARNESS_OPERATORS = implemented_operators()
+
+
+@st.composite
+def harness_descs(draw):
+    """A valid desc of any operator dmlsim runs, drawn as the differential harness draws its cases (shapes, layouts,
+    attributes and data types by the operator's rules), so that the dispatch pipeline executes every operator."""
+    op = draw(st.sampled_from(HARNESS_OPERATORS))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    try:
+        return drawer(op)(op, rng).op_desc(op)
+    except DrawError:  # no valid desc in the draw's tries: an optimizer's instead
+        return draw(implemented_descs())
+
+
+RUNNABLE = implemented_descs() | harness_descs()
+DESCS = mutated(RUNNABLE) | mutated(generated_descs())
 
 # --- graphs: element-wise nodes of one layout, so that any node output can feed any node input ---------------
 GRAPH_UNARY, GRAPH_BINARY = ["IDENTITY", "ABS"], ["ADD", "SUBTRACT", "MULTIPLY", "MAX"]
@@ -417,7 +435,7 @@ class ApiMachine(RuleBasedStateMachine):
         self.call(table.Reset, data.draw(st.just(dml.DML_BINDING_TABLE_DESC(dispatchable, SizeInDescriptors=64))
                                          | JUNK))
 
-    @rule(data=st.data(), desc=maybe(implemented_descs(), mutated(implemented_descs()), p_junk=0.2))
+    @rule(data=st.data(), desc=maybe(RUNNABLE, mutated(RUNNABLE), p_junk=0.2))
     def dispatch_pipeline(self, data, desc):
         """The whole flow for one mostly valid desc: create, compile, bind (mostly fitting), record, execute, read.
 
