@@ -1,0 +1,58 @@
+"""ONNX's own node test cases, generated at test time: the external oracle for operators ONNX also has.
+
+Wheels of onnx from 1.17 on no longer ship `onnx/backend/test/data/node`; its generator
+(`onnx.backend.test.case.node.collect_testcases`) builds every case (model, inputs, expected outputs) in
+numpy, with no download. Generating them all takes several seconds, so one process generates them once
+(`all_node_cases`) and every test module picks its operator's cases from that list.
+
+A case maps onto a DirectML desc the way onnxruntime's DirectML provider maps the ONNX node (read its
+`Operators/DmlOperator*.cpp`); the expected outputs are onnx's, never dmlsim's.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from typing import Any
+
+import numpy as np
+
+
+@functools.lru_cache(maxsize=1)
+def all_node_cases() -> tuple[Any, ...]:
+    """Every node case onnx's generator writes (onnx's `TestCase` tuples), generated once per process."""
+    from onnx.backend.test.case.node import collect_testcases
+
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return tuple(collect_testcases(None))
+
+
+def node_cases(op_type: str) -> list[Any]:
+    """The node cases whose single node is an `op_type` node of the default domain (e.g. "MaxPool")."""
+    picked = []
+    for case in all_node_cases():
+        nodes = case.model.graph.node
+        if len(nodes) == 1 and nodes[0].op_type == op_type and nodes[0].domain in ("", "ai.onnx"):
+            picked.append(case)
+    return picked
+
+
+def node_attributes(case: Any) -> dict[str, Any]:
+    """The single node's attributes as Python values (ints, floats, strings, lists, tensors as arrays)."""
+    from onnx import helper, numpy_helper
+
+    out: dict[str, Any] = {}
+    for attr in case.model.graph.node[0].attribute:
+        value = helper.get_attribute_value(attr)
+        if isinstance(value, bytes):
+            value = value.decode()
+        elif hasattr(value, "dims") and hasattr(value, "data_type"):
+            value = numpy_helper.to_array(value)
+        out[attr.name] = value
+    return out
+
+
+def case_ids(cases: list[Any]) -> list[str]:
+    """pytest ids: the case names."""
+    return [case.name for case in cases]
