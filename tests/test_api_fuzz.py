@@ -15,7 +15,7 @@ one node output may feed several graph outputs, inputs may go unread, the nodes 
 and then a node of an operator the machine made, then mutates it half the time (a count replaced by a huge or
 junk value, an array or one of its elements by junk, an edge field by a float, a str, a huge or an off-by-one
 index, an edge dropped or duplicated, a stray intermediate edge that may close a cycle, a node of the other
-device or a constant node), compiles it and, when it compiles, binds, records and executes it; graph outputs
+device or a constant node, empty, short or fitting), compiles it and, when it compiles, binds, records and executes it; graph outputs
 written by one node output must then hold the same elements.
 
 ``DMLSIM_FUZZ_EXAMPLES`` sets the examples per device (default 30: a few seconds); ``make fuzz-api`` runs
@@ -551,6 +551,8 @@ class ApiMachine(RuleBasedStateMachine):
             other = element_wise(self.other, "IDENTITY", tensor(F32, [4]))
             desc.Nodes[index] = data.draw(st.sampled_from([
                 graph_node(other), dml.DML_GRAPH_NODE_DESC(dml.DML_GRAPH_NODE_TYPE_CONSTANT, None),
+                dml.DML_GRAPH_NODE_DESC(dml.DML_GRAPH_NODE_TYPE_CONSTANT, dml.DML_CONSTANT_DATA_GRAPH_NODE_DESC(
+                    bytes(data.draw(st.integers(0, 32))), data.draw(st.integers(0, 40) | JUNK))),
                 dml.DML_GRAPH_NODE_DESC(data.draw(st.integers(-1, 3) | JUNK), desc.Nodes[index].Desc),
                 dml.DML_GRAPH_NODE_DESC(dml.DML_GRAPH_NODE_TYPE_OPERATOR, data.draw(JUNK)),
                 graph_node(data.draw(JUNK))]))

@@ -154,6 +154,16 @@ class DML_OPERATOR_GRAPH_NODE_DESC:
 
 
 @dataclass
+class DML_CONSTANT_DATA_GRAPH_NODE_DESC:
+    """A graph node holding constant bytes (DML_FEATURE_LEVEL_6_2): ``Data`` is any bytes-like object (C's
+    ``const void*``) of at least ``DataSize`` bytes, copied when the graph is compiled."""
+
+    Data: Any
+    DataSize: int
+    Name: str | None = None
+
+
+@dataclass
 class DML_GRAPH_NODE_DESC:
     Type: DML_GRAPH_NODE_TYPE | int
     Desc: Any

@@ -142,7 +142,7 @@ def bind_slots(slots: Sequence[BindingSlot], bindings: Sequence[DML_BINDING_DESC
 
 def _bind_array(array: Any, slot: BindingSlot, where: str, device: Device, problems: Problems) -> list:
     layouts = slot.layouts
-    assert isinstance(layouts, list)
+    assert isinstance(layouts, Sequence)  # a list, or a compiled graph's lazy per-input sequence
     if not isinstance(array, DML_BUFFER_ARRAY_BINDING):
         problems.add(f"{where}.Desc must be a DML_BUFFER_ARRAY_BINDING, got {type(array).__name__}")
         return []

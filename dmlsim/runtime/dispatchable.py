@@ -79,6 +79,29 @@ class CompiledOperator(Dispatchable):
         return [BindingSlot(row.name, self.validated.tensors.get(row.name), row.spec.optional, row.is_array)
                 for row in self.operator.output_fields]
 
+    def initializer_layouts(self) -> list[TensorLayout | None]:
+        """What the operator initializer binds for this operator: one entry per input field, the layout of each
+        OWNED_BY_DML one, None for the others; empty when none is owned."""
+        if not self.owned:
+            return []
+        return [self.validated.tensors.get(r.name) if r.name in self.owned else None
+                for r in self.operator.input_fields]
+
+    def initializer_input_count(self) -> int:
+        """Bindings of this operator in an initializer's input array: one per input field."""
+        return len(self.operator.input_fields)
+
+    def initializer_copies(self, sources: list[BoundTensor | None],
+                           persistent: BoundTensor | None) -> list[tuple[BoundTensor, BoundTensor]]:
+        """The copies an initializer makes: each bound OWNED_BY_DML input into its persistent slot."""
+        copies = []
+        for row, source in zip(self.operator.input_fields, sources, strict=False):
+            if source is None or persistent is None:
+                continue
+            copies.append((source, BoundTensor(persistent.buffer, persistent.offset + self.owned[row.name],
+                                               source.layout.total_bytes, source.layout)))
+        return copies
+
     def eligible_inputs(self) -> set[str]:
         return {row.name for row in self.operator.input_fields if row.spec.inplace_eligible}
 
@@ -111,34 +134,34 @@ class CompiledOperator(Dispatchable):
 class OperatorInitializer(Dispatchable):
     """IDMLOperatorInitializer: copies OWNED_BY_DML inputs into each operator's persistent resource.
 
-    Inputs: one DML_BINDING_TYPE_BUFFER_ARRAY per operator holding one binding per operator input
-    (Buffer null for inputs that are not owned), or NONE for operators with no owned inputs.
-    Outputs: each operator's persistent resource (NONE where its PersistentResourceSize is 0).
+    Inputs: one DML_BINDING_TYPE_BUFFER_ARRAY per operator holding one binding per operator input (per graph
+    input for a compiled graph), Buffer null for inputs that are not owned, or NONE for operators with no owned
+    inputs. Outputs: each operator's persistent resource (NONE where its PersistentResourceSize is 0).
     """
 
-    def __init__(self, device: Device, operators: list[CompiledOperator]) -> None:
+    def __init__(self, device: Device, operators: list[Any]) -> None:
         self.device = device
-        self.operators: list[CompiledOperator] = []
+        self.operators: list[Any] = []
         self.Reset(operators)
 
-    def Reset(self, operators: list[CompiledOperator]) -> None:
+    def Reset(self, operators: list[Any]) -> None:
         operators = require_sequence(operators, "IDMLOperatorInitializer::Reset: operators")
         for i, op in enumerate(operators):
-            if not isinstance(op, CompiledOperator) or op.device is not self.device:
+            initializable = isinstance(op, Dispatchable) and hasattr(op, "initializer_layouts")
+            if not initializable or op.device is not self.device:
                 raise DMLError(E_INVALIDARG, f"operator initializer entry {i} must be a compiled operator "
-                                             "of this device")
+                                             "(CompileOperator or CompileGraph) of this device")
         self.operators = operators
 
     def GetBindingProperties(self) -> DML_BINDING_PROPERTIES:
-        count = sum(len(op.operator.input_fields) + 1 for op in self.operators)
+        count = sum(op.initializer_input_count() + 1 for op in self.operators)
         return DML_BINDING_PROPERTIES(count, 0, 0)
 
     def input_slots(self) -> list[BindingSlot]:
         slots = []
         for i, op in enumerate(self.operators):
-            layouts = [op.validated.tensors.get(r.name) if r.name in op.owned else None
-                       for r in op.operator.input_fields]
-            has_owned = any(layout is not None for layout in layouts)
+            layouts = op.initializer_layouts()
+            has_owned = bool(layouts)
             slots.append(BindingSlot(f"Operators[{i}] inputs", layouts if has_owned else None, not has_owned,
                                      array=True))
         return slots
@@ -157,10 +180,5 @@ class OperatorInitializer(Dispatchable):
         for i, op in enumerate(self.operators):
             persistent = (table.outputs or {}).get(f"Operators[{i}] persistent resource")
             sources = (table.inputs or {}).get(f"Operators[{i}] inputs") or []
-            for row, source in zip(op.operator.input_fields, sources, strict=False):
-                if source is None:
-                    continue
-                destination = BoundTensor(persistent.buffer, persistent.offset + op.owned[row.name],
-                                          source.layout.total_bytes, source.layout)
-                copies.append((source, destination))
+            copies += op.initializer_copies(sources, persistent)
         return ResolvedCopies(copies)

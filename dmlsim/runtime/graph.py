@@ -9,7 +9,21 @@ order, a tensor array counting one index per element. dmlsim's readings where th
 intermediate edge joins a node output and a node input with the same layout (DataType, Sizes, Strides,
 TotalTensorSizeInBytes); a graph input read by several nodes has one layout for all of them; a graph
 output is written by exactly one output edge; graph outputs may not alias graph inputs (a graph is not
-in-place eligible); OWNED_BY_DML tensors and constant nodes are not supported in graphs (E_NOTIMPL).
+in-place eligible).
+
+Constant nodes (DML_GRAPH_NODE_TYPE_CONSTANT, DML_FEATURE_LEVEL_6_2; onnxruntime's DirectML provider makes one of
+every initializer of a few bytes): a node with no inputs and one output, output 0, whose bytes are copied from
+``Data`` when the graph is compiled into a device buffer the compiled graph owns. Only intermediate edges may
+leave it (a graph output is written by an operator); each input it feeds reads the bytes with its own layout, so
+DataSize must cover the bytes that layout addresses (its span, before DMLCalcBufferTensorSize's rounding to 4).
+
+OWNED_BY_DML inputs inside graphs are DirectML's weights bound once: the node input is fed by a graph input (or
+a constant node), that graph input feeds only OWNED_BY_DML inputs of one layout, and it is bound to the
+operator initializer (one DML_BUFFER_ARRAY_BINDING per graph with InputCount bindings, a null Buffer for the
+other inputs), which copies it into the graph's persistent resource (one slot per such input, each aligned to
+DML_PERSISTENT_BUFFER_ALIGNMENT); at execution its binding must be NONE and the persistent resource bound. An
+intermediate edge into an OWNED_BY_DML input is refused (an operator's output is not a weight known at
+initialization).
 
 One node output may feed several graph outputs (DirectMLX's graph builder emits one output edge per output
 expression, the same expression twice included, and refuses only an output wired straight to an input):
@@ -43,6 +57,7 @@ from dmlsim.api.enums import (
 from dmlsim.api.errors import E_INVALIDARG, E_NOTIMPL, DMLError, Problems
 from dmlsim.api.structs import (
     DML_BINDING_PROPERTIES,
+    DML_CONSTANT_DATA_GRAPH_NODE_DESC,
     DML_GRAPH_DESC,
     DML_GRAPH_EDGE_DESC,
     DML_GRAPH_NODE_DESC,
@@ -53,7 +68,7 @@ from dmlsim.api.structs import (
     DML_OUTPUT_GRAPH_EDGE_DESC,
     buffer_tensor,
 )
-from dmlsim.api.tensor import DML_TEMPORARY_BUFFER_ALIGNMENT, TensorLayout
+from dmlsim.api.tensor import DML_PERSISTENT_BUFFER_ALIGNMENT, DML_TEMPORARY_BUFFER_ALIGNMENT, TensorLayout
 from dmlsim.runtime.binding import BindingSlot, BindingTable, check_hazards
 from dmlsim.runtime.dispatchable import CompiledOperator, OperatorObject
 from dmlsim.runtime.execution import BoundTensor, Dispatchable, ResolvedDispatch, ResolvedGraph
@@ -80,8 +95,46 @@ _UINT_OF_SIZE = {1: _T.DML_TENSOR_DATA_TYPE_UINT8, 2: _T.DML_TENSOR_DATA_TYPE_UI
                  4: _T.DML_TENSOR_DATA_TYPE_UINT32, 8: _T.DML_TENSOR_DATA_TYPE_UINT64}
 
 
-def _align(n: int) -> int:
-    return -(-n // DML_TEMPORARY_BUFFER_ALIGNMENT) * DML_TEMPORARY_BUFFER_ALIGNMENT
+def _align(n: int, alignment: int = DML_TEMPORARY_BUFFER_ALIGNMENT) -> int:
+    return -(-n // alignment) * alignment
+
+
+@dataclass
+class ConstantNode:
+    """A DML_GRAPH_NODE_TYPE_CONSTANT node: its bytes (copied at compile time) and its place in the graph's
+    constant buffer, which CompileGraph fills once the edges say how many bytes its readers address."""
+
+    index: int
+    data: bytes
+    label: str | None
+    offset: int = 0
+
+    @property
+    def name(self) -> str:
+        return f"constant node {self.index}" + (f" ({self.label!r})" if self.label else "")
+
+
+def _constant_bytes(desc: Any, where: str, problems: Problems) -> bytes | None:
+    """The bytes of a DML_CONSTANT_DATA_GRAPH_NODE_DESC (``Data`` bytes-like, ``DataSize`` of them, at least 1)."""
+    if not isinstance(desc, DML_CONSTANT_DATA_GRAPH_NODE_DESC):
+        problems.add(f"{where}.Desc must be a DML_CONSTANT_DATA_GRAPH_NODE_DESC for a DML_GRAPH_NODE_TYPE_CONSTANT "
+                     f"node, got {type(desc).__name__}")
+        return None
+    _check_name(desc.Name, f"{where}.Desc", problems)
+    size = desc.DataSize
+    if not is_integer(size) or not 1 <= size <= UINT32_MAX:
+        problems.add(f"{where}.Desc.DataSize must be an integer in [1, {UINT32_MAX}], got {shown(size)}")
+        return None
+    try:
+        view = memoryview(desc.Data).cast("B")
+    except TypeError:
+        problems.add(f"{where}.Desc.Data must be bytes-like (bytes, bytearray, a numpy array), got "
+                     f"{type(desc.Data).__name__}")
+        return None
+    if len(view) < size:
+        problems.add(f"{where}.Desc.Data holds {len(view)} bytes, fewer than DataSize {int(size)}")
+        return None
+    return bytes(view[:int(size)])
 
 
 class GraphProblems(Problems):
@@ -207,7 +260,37 @@ class _InputSlots(Sequence[BindingSlot]):
         if not 0 <= index < len(self):
             raise IndexError(index)
         read = self.graph.inputs.get(index)
-        return BindingSlot(f"graph input {index}", self.graph.input_layout(read[0]) if read else None, not read)
+        owned = index in self.graph.persistent
+        return BindingSlot(f"graph input {index}", self.graph.input_layout(read[0]) if read else None, not read,
+                           must_be_none="the graph input feeds OWNED_BY_DML inputs: it is bound to the operator "
+                                        "initializer" if owned else None)
+
+
+class _InitializerLayouts(Sequence[TensorLayout | None]):
+    """The layouts an operator initializer binds for a graph, one per graph input, made when asked for."""
+
+    def __init__(self, graph: CompiledGraph) -> None:
+        self.graph = graph
+
+    def __len__(self) -> int:
+        return self.graph.input_count
+
+    def __iter__(self) -> Iterator[TensorLayout | None]:
+        return (self[i] for i in range(len(self)))
+
+    @overload
+    def __getitem__(self, index: int) -> TensorLayout | None: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[TensorLayout | None]: ...
+
+    def __getitem__(self, index: int | slice) -> TensorLayout | list[TensorLayout | None] | None:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        owned = index in self.graph.persistent
+        return self.graph.input_layout(self.graph.inputs[index][0]) if owned else None
 
 
 class CompiledGraph(Dispatchable):
@@ -218,25 +301,30 @@ class CompiledGraph(Dispatchable):
         self.flags = require_flags(flags, DML_EXECUTION_FLAGS, "CompileGraph: flags")
         self.input_count, self.output_count, arrays = _read_arrays(desc)
         problems = GraphProblems()
-        self.nodes = self._compile_nodes(arrays["Nodes"], problems)
+        self.nodes: list[CompiledOperator | ConstantNode] = self._compile_nodes(arrays["Nodes"], problems)
         problems.raise_if_any("CompileGraph")
-        self.in_ports = [node_ports(node, "input") for node in self.nodes]
-        self.out_ports = [node_ports(node, "output") for node in self.nodes]
+        self.in_ports = [[] if isinstance(node, ConstantNode) else node_ports(node, "input") for node in self.nodes]
+        self.out_ports = [[Port("Data", None, None, False)] if isinstance(node, ConstantNode)
+                          else node_ports(node, "output") for node in self.nodes]
         edges = {kind: self._edges(arrays[kind], kind, problems) for kind in EDGE_KINDS}
         problems.raise_if_any("CompileGraph")
         self.inputs: dict[int, list[tuple[int, int]]] = {}  # graph input → the (node, input)s it feeds
         self.outputs: dict[int, tuple[int, int]] = {}  # graph output → the (node, output) that writes it
-        self.feeds: dict[tuple[int, int], tuple[str, Any]] = {}  # (node, input) → ("input", i) | ("node", (n, o))
+        # (node, input) → ("input", i) | ("node", (n, o)) | ("constant", n)
+        self.feeds: dict[tuple[int, int], tuple[str, Any]] = {}
         self._connect(edges, problems)
+        self._check_owned(problems)
         problems.raise_if_any("CompileGraph")
-        self.order = self._order(problems)
+        self.order = [n for n in self._order(problems) if not isinstance(self.nodes[n], ConstantNode)]
         problems.raise_if_any("CompileGraph")
         self._place_scratch()
+        self._place_persistent()
         self._plan_copies()
+        self._upload_constants()
 
     # --- compile-time checks --------------------------------------------------------------------------
-    def _compile_nodes(self, nodes: list[Any], problems: Problems) -> list[CompiledOperator]:
-        compiled = []
+    def _compile_nodes(self, nodes: list[Any], problems: Problems) -> list[CompiledOperator | ConstantNode]:
+        compiled: list[CompiledOperator | ConstantNode] = []
         for i, node in enumerate(nodes):
             where = f"DML_GRAPH_DESC.Nodes[{i}]"
             if not isinstance(node, DML_GRAPH_NODE_DESC):
@@ -244,9 +332,13 @@ class CompiledGraph(Dispatchable):
                 continue
             kind = as_enum(node.Type, DML_GRAPH_NODE_TYPE)
             if kind == DML_GRAPH_NODE_TYPE.DML_GRAPH_NODE_TYPE_CONSTANT:
-                raise DMLError(E_NOTIMPL, f"CompileGraph: {where} is a constant node, which dmlsim does not support")
+                data = _constant_bytes(node.Desc, where, problems)
+                if data is not None:
+                    compiled.append(ConstantNode(i, data, node.Desc.Name))
+                continue
             if kind != DML_GRAPH_NODE_TYPE.DML_GRAPH_NODE_TYPE_OPERATOR:
-                problems.add(f"{where}.Type must be DML_GRAPH_NODE_TYPE_OPERATOR, got {shown(node.Type)}")
+                problems.add(f"{where}.Type must be DML_GRAPH_NODE_TYPE_OPERATOR or DML_GRAPH_NODE_TYPE_CONSTANT, "
+                             f"got {shown(node.Type)}")
                 continue
             op = node.Desc.Operator if isinstance(node.Desc, DML_OPERATOR_GRAPH_NODE_DESC) else None
             if not isinstance(op, OperatorObject) or op.device is not self.device:
@@ -254,12 +346,7 @@ class CompiledGraph(Dispatchable):
                              "this device")
                 continue
             _check_name(node.Desc.Name, f"{where}.Desc", problems)
-            node_compiled = self.device.CompileOperator(op, self.flags)
-            if node_compiled.owned:
-                owned = ", ".join(node_compiled.owned)
-                raise DMLError(E_NOTIMPL, f"CompileGraph: {where} has OWNED_BY_DML inputs ({owned}), which dmlsim "
-                                          "does not support in graphs")
-            compiled.append(node_compiled)
+            compiled.append(self.device.CompileOperator(op, self.flags))
         return compiled
 
     def _edges(self, items: list[Any], kind: str, problems: Problems) -> list[tuple[str, Any]]:
@@ -291,7 +378,7 @@ class CompiledGraph(Dispatchable):
             problems.add(f"{where} {role} index {shown(int(index))} is not an {role} of node {node} "
                          f"({self.nodes[node].name} has {len(ports)})")
             return None
-        if ports[index].layout is None:
+        if ports[index].layout is None and not isinstance(self.nodes[node], ConstantNode):
             problems.add(f"{where} connects {self.nodes[node].name}.{ports[index].label}, which is null in its desc")
             return None
         return ports[index]
@@ -323,6 +410,13 @@ class CompiledGraph(Dispatchable):
             target = self._port(node, index, "input", where, problems)
             if source is None or target is None:
                 continue
+            if isinstance(self.nodes[source_node], ConstantNode):
+                self._feed_constant(self.nodes[source_node], node, target, where, problems)
+                feed(node, index, ("constant", source_node), where)
+                continue
+            if target.layout.owned_by_dml:
+                problems.add(f"{where}: {self.nodes[node].name}.{target.label} is OWNED_BY_DML: it takes a graph input "
+                             "bound to the operator initializer or a constant node, not an operator's output")
             if not source.layout.same_layout(target.layout):
                 problems.add(f"{where}: {self.nodes[source_node].name}.{source.label} ({source.layout.describe()}) "
                              f"and {self.nodes[node].name}.{target.label} ({target.layout.describe()}) must have "
@@ -336,6 +430,10 @@ class CompiledGraph(Dispatchable):
                 continue
             if self._port(node, output, "output", where, problems) is None:
                 continue
+            if isinstance(self.nodes[node], ConstantNode):
+                problems.add(f"{where}: {self.nodes[node].name} cannot write a graph output (only an operator node "
+                             "writes one; a constant node feeds operator inputs through intermediate edges)")
+                continue
             if graph_output in self.outputs:
                 problems.add(f"{where}: graph output {graph_output} already has an output edge")
             self.outputs[graph_output] = (node, output)
@@ -348,6 +446,26 @@ class CompiledGraph(Dispatchable):
                 if port.layout is not None and (n, i) not in self.feeds:
                     problems.add(f"DML_GRAPH_DESC: input {i} ({self.nodes[n].name}.{port.label}) of node {n} is "
                                  "connected by no edge")
+
+    def _feed_constant(self, constant: ConstantNode, node: int, target: Port, where: str, problems: Problems) -> None:
+        """A constant node feeding an operator input: its bytes must cover what the input's layout addresses."""
+        assert target.layout is not None
+        need = target.layout.span_bytes
+        if len(constant.data) < need:
+            problems.add(f"{where}: {constant.name} holds {len(constant.data)} bytes (DataSize), fewer than the "
+                         f"{need} that {self.nodes[node].name}.{target.label} ({target.layout.describe()}) reads")
+
+    def _check_owned(self, problems: Problems) -> None:
+        """A graph input feeding an OWNED_BY_DML node input feeds only OWNED_BY_DML inputs."""
+        self.owned_inputs: list[int] = []
+        for graph_input, ports in sorted(self.inputs.items()):
+            owned = [self.input_layout(port).owned_by_dml for port in ports]
+            if all(owned):
+                self.owned_inputs.append(graph_input)
+            elif any(owned):
+                problems.add(f"DML_GRAPH_DESC.InputEdges: graph input {graph_input} feeds OWNED_BY_DML and other "
+                             "inputs: an OWNED_BY_DML input needs a graph input of its own (bound to the operator "
+                             "initializer)")
 
     def input_layout(self, port: tuple[int, int]) -> TensorLayout:
         """The layout of node input ``port`` = (node, input), which an edge connects (so it is not null)."""
@@ -394,14 +512,48 @@ class CompiledGraph(Dispatchable):
         self.scratch: dict[tuple[int, int], int] = {}
         offset = 0
         for n, ports in enumerate(self.out_ports):
+            if isinstance(self.nodes[n], ConstantNode):
+                continue
             for o, port in enumerate(ports):
                 if port.layout is not None and (n, o) not in written:
                     self.scratch[(n, o)] = offset
                     offset = _align(offset + port.layout.total_bytes)
         self.node_temporary_offset = offset
         self.temporary_size = offset + max(
-            (_align(node.GetBindingProperties().TemporaryResourceSize) for node in self.nodes), default=0)
+            (_align(node.GetBindingProperties().TemporaryResourceSize) for node in self.operator_nodes()), default=0)
 
+    def operator_nodes(self) -> list[CompiledOperator]:
+        """The operator nodes (constant nodes dispatch nothing)."""
+        return [node for node in self.nodes if isinstance(node, CompiledOperator)]
+
+    def _place_persistent(self) -> None:
+        """A persistent-resource slot for each graph input that feeds OWNED_BY_DML inputs."""
+        self.persistent: dict[int, int] = {}
+        offset = 0
+        for graph_input in self.owned_inputs:
+            self.persistent[graph_input] = offset
+            offset = _align(offset + self.input_layout(self.inputs[graph_input][0]).total_bytes,
+                            DML_PERSISTENT_BUFFER_ALIGNMENT)
+        self.persistent_size = offset
+
+    def _upload_constants(self) -> None:
+        """Every constant node's bytes in one device buffer the compiled graph owns (zero-filled past DataSize up
+        to what its readers' TotalTensorSizeInBytes bind), written once, now."""
+        reach: dict[int, int] = {}
+        for (node, index), (kind, source) in self.feeds.items():
+            if kind == "constant":
+                reach[source] = max(reach.get(source, 0), self.input_layout((node, index)).total_bytes)
+        offset = 0
+        for n in sorted(reach):
+            constant = self.nodes[n]
+            assert isinstance(constant, ConstantNode)
+            constant.offset = offset
+            offset = _align(offset + max(reach[n], len(constant.data)))
+        self.constants = self.device.CreateBuffer(offset) if offset else None
+        for n in reach:
+            constant = self.nodes[n]
+            assert isinstance(constant, ConstantNode) and self.constants is not None
+            self.constants.Write(constant.data, constant.offset)
     def _plan_copies(self) -> None:
         """For a node output wired to several graph outputs: the graph output the node writes (the first) and
         the copies into the others, each an ELEMENT_WISE_IDENTITY of the layout's unsigned integer type."""
@@ -427,7 +579,7 @@ class CompiledGraph(Dispatchable):
         return f"graph of {len(self.nodes)} ({names}{', ...' if len(self.nodes) > _SHOWN_NODES else ''})"
 
     def GetBindingProperties(self) -> DML_BINDING_PROPERTIES:
-        return DML_BINDING_PROPERTIES(self.input_count + self.output_count, self.temporary_size, 0)
+        return DML_BINDING_PROPERTIES(self.input_count + self.output_count, self.temporary_size, self.persistent_size)
 
     def input_slots(self) -> Sequence[BindingSlot]:
         return _InputSlots(self)
@@ -435,6 +587,29 @@ class CompiledGraph(Dispatchable):
     def output_slots(self) -> list[BindingSlot]:
         return [BindingSlot(f"graph output {i}", self.output_layout(self.outputs[i]), False)
                 for i in range(self.output_count)]
+
+    # --- IDMLOperatorInitializer's view ------------------------------------------------------------------
+    def initializer_layouts(self) -> Sequence[TensorLayout | None]:
+        """What the operator initializer binds for this graph: one entry per graph input, the layout of each
+        OWNED_BY_DML one, None for the others (made when asked for, as the input slots are); empty when no
+        graph input is owned."""
+        return _InitializerLayouts(self) if self.persistent else []
+
+    def initializer_input_count(self) -> int:
+        """Bindings of this graph in an initializer's input array: one per graph input."""
+        return self.input_count
+
+    def initializer_copies(self, sources: Sequence[BoundTensor | None],
+                           persistent: BoundTensor | None) -> list[tuple[BoundTensor, BoundTensor]]:
+        """The copies an initializer makes: each bound OWNED_BY_DML graph input into its persistent slot."""
+        copies = []
+        for graph_input, offset in self.persistent.items():
+            source = sources[graph_input] if graph_input < len(sources) else None
+            if source is None or persistent is None:
+                continue
+            copies.append((source, BoundTensor(persistent.buffer, persistent.offset + offset,
+                                               source.layout.total_bytes, source.layout)))
+        return copies
 
     def resolve(self, table: BindingTable) -> ResolvedGraph:
         """Check the table; map every node's tensors to graph inputs, outputs or temporary-resource bytes."""
@@ -445,11 +620,20 @@ class CompiledGraph(Dispatchable):
             problems.add("BindOutputs was never called")
         if self.temporary_size and table.temporary is None:
             problems.add(f"a {self.temporary_size}-byte temporary resource must be bound")
+        if self.persistent_size and table.persistent is None:
+            problems.add(f"a {self.persistent_size}-byte persistent resource must be bound (the OWNED_BY_DML graph "
+                         "inputs live there)")
         problems.raise_if_any(f"RecordDispatch({self.name})")
         inputs, outputs = dict(table.inputs or {}), dict(table.outputs or {})
-        check_hazards(inputs, outputs, set(), {"temporary": table.temporary}, problems)
+        check_hazards(inputs, outputs, set(), {"temporary": table.temporary, "persistent": table.persistent},
+                      problems)
         problems.raise_if_any(f"RecordDispatch({self.name}): binding hazard")
-        missing = list(dict.fromkeys(node.name for node in self.nodes if not node.operator.implemented))
+        for graph_input, offset in self.persistent.items():
+            layout = self.input_layout(self.inputs[graph_input][0])
+            persistent = table.persistent
+            inputs[f"graph input {graph_input}"] = BoundTensor(persistent.buffer, persistent.offset + offset,
+                                                               layout.total_bytes, layout)
+        missing = list(dict.fromkeys(node.name for node in self.operator_nodes() if not node.operator.implemented))
         if missing:
             names = ", ".join(missing[:_SHOWN_NODES]) + (", ..." if len(missing) > _SHOWN_NODES else "")
             raise DMLError(E_NOTIMPL, f"RecordDispatch: the graph's {names} not implemented by dmlsim "
@@ -457,12 +641,17 @@ class CompiledGraph(Dispatchable):
         dispatches = []
         for n in self.order:
             node = self.nodes[n]
+            assert isinstance(node, CompiledOperator)
             bound: dict[str, Any] = {}
             for i, port in enumerate(self.in_ports[n]):
                 source = self.feeds.get((n, i))
                 tensor = None
                 if source is not None and source[0] == "input":
                     tensor = inputs[f"graph input {source[1]}"]
+                elif source is not None and source[0] == "constant":
+                    constant = self.nodes[source[1]]
+                    assert isinstance(constant, ConstantNode) and self.constants is not None and port.layout
+                    tensor = BoundTensor(self.constants, constant.offset, port.layout.total_bytes, port.layout)
                 elif source is not None:
                     tensor = self._node_output(source[1], outputs, table.temporary)
                 _put(bound, port, tensor)
