@@ -15,8 +15,8 @@ one node output may feed several graph outputs, inputs may go unread, the nodes 
 and then a node of an operator the machine made, then mutates it half the time (a count replaced by a huge or
 junk value, an array or one of its elements by junk, an edge field by a float, a str, a huge or an off-by-one
 index, an edge dropped or duplicated, a stray intermediate edge that may close a cycle, a node of the other
-device or a constant node, empty, short or fitting), compiles it and, when it compiles, binds, records and executes it; graph outputs
-written by one node output must then hold the same elements.
+device or a constant node, empty, short or fitting), compiles it and, when it compiles, binds, records and
+executes it; graph outputs written by one node output must then hold the same elements.
 
 ``DMLSIM_FUZZ_EXAMPLES`` sets the examples per device (default 30: a few seconds); ``make fuzz-api`` runs
 5,000 per device, as CI does. Each example is one run of the machine, up to ``STEPS`` calls. A device removal

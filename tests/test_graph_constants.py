@@ -205,7 +205,7 @@ def test_owned_by_dml_graph_input_binding_rules(ref_device):
     compiled = _owned_graph(ref_device)
     table = ref_device.CreateBindingTable(dml.DML_BINDING_TABLE_DESC(compiled, None, None, 4))
     buffers = [ref_device.CreateBuffer(16) for _ in range(3)]
-    with pytest.raises(dml.DMLError, match="graph input 1.*OWNED_BY_DML"):
+    with pytest.raises(dml.DMLError, match=r"graph input 1.*OWNED_BY_DML"):
         table.BindInputs([dml.buffer_binding(b, 0, 16) for b in buffers])
     table.BindInputs([dml.buffer_binding(buffers[0], 0, 16), dml.DML_BINDING_DESC(dml.DML_BINDING_TYPE_NONE, None),
                       dml.buffer_binding(buffers[2], 0, 16)])
