@@ -121,8 +121,24 @@ def test_intermediate_layouts_must_match(ref_device):
     graph = dml.DML_GRAPH_DESC(2, 1, Nodes=[node(binary(ref_device, "ADD")), node(wide)],
                                InputEdges=[into(0, 0, 0), into(1, 0, 1), into(1, 1, 1)],
                                OutputEdges=[out(1, 0, 0)], IntermediateEdges=[link(0, 0, 1, 0)])
-    with pytest.raises(dml.DMLError, match="must have the same layout"):
+    with pytest.raises(dml.DMLError, match=r"ATensor \(FLOAT32 \[8\], TotalTensorSizeInBytes 32\) reads more bytes "
+                       r"than DML_OPERATOR_ELEMENT_WISE_ADD.OutputTensor \(FLOAT32 \[4\], 16\) holds"):
         ref_device.CompileGraph(graph)
+
+
+def test_an_edge_reshapes_as_the_reader_declares(device):
+    """onnxruntime's DirectML provider compiles Reshape into no node: the reader's desc gives the new shape. Here
+    ADD writes a [2, 2] sum that MULTIPLY reads as [4] against b [4] (graph input 1), and graph input 0 is read
+    by ADD as [2, 2] and by SUBTRACT as [4]: out0 = (a + a) * b, out1 = a - b."""
+    add = binary(device, "ADD", tensor((2, 2)))
+    graph = dml.DML_GRAPH_DESC(2, 2, Nodes=[node(add), node(binary(device, "MULTIPLY")),
+                                            node(binary(device, "SUBTRACT"))],
+                               InputEdges=[into(0, 0, 0), into(0, 0, 1), into(1, 1, 1), into(0, 2, 0), into(1, 2, 1)],
+                               OutputEdges=[out(1, 0, 0), out(2, 0, 1)], IntermediateEdges=[link(0, 0, 1, 0)])
+    product, difference = execute(device, device.CompileGraph(graph), [[1, 2, 3, 4], [10, 20, 30, 40]],
+                                  output_count=2)
+    np.testing.assert_array_equal(product, [20, 80, 180, 320])
+    np.testing.assert_array_equal(difference, [-9, -18, -27, -36])
 
 
 def test_outputs_may_not_alias_inputs(ref_device):

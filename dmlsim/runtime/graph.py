@@ -5,10 +5,13 @@ runs its nodes in dependency order; every intermediate tensor (and every node ou
 in the temporary resource, after which each node's own temporary space is shared by all nodes.
 
 Node inputs and outputs are indexed as DirectML's edges index them: the desc's tensor fields in struct
-order, a tensor array counting one index per element. dmlsim's readings where the docs are terse: an
-intermediate edge joins a node output and a node input with the same layout (DataType, Sizes, Strides,
-TotalTensorSizeInBytes); a graph input read by several nodes has one layout for all of them; a graph
-output is written by exactly one output edge; graph outputs may not alias graph inputs (a graph is not
+order, a tensor array counting one index per element. dmlsim's readings where the docs are terse (they say
+nothing of the layouts an edge joins): an intermediate edge joins a node output and a node input whose
+TotalTensorSizeInBytes is at most the output's, each addressing the bytes with its own desc (sizes, strides,
+even the data type), since onnxruntime's DirectML provider compiles Reshape, Flatten, Squeeze and Unsqueeze
+into no node at all, only the reader's desc giving the new shape; a graph input read by several nodes is
+likewise read through each reader's desc, and its binding must hold the largest TotalTensorSizeInBytes among
+them; a graph output is written by exactly one output edge; graph outputs may not alias graph inputs (a graph is not
 in-place eligible).
 
 Constant nodes (DML_GRAPH_NODE_TYPE_CONSTANT, DML_FEATURE_LEVEL_6_2; onnxruntime's DirectML provider makes one of
@@ -261,7 +264,7 @@ class _InputSlots(Sequence[BindingSlot]):
             raise IndexError(index)
         read = self.graph.inputs.get(index)
         owned = index in self.graph.persistent
-        return BindingSlot(f"graph input {index}", self.graph.input_layout(read[0]) if read else None, not read,
+        return BindingSlot(f"graph input {index}", self.graph.graph_input_layout(index) if read else None, not read,
                            must_be_none="the graph input feeds OWNED_BY_DML inputs: it is bound to the operator "
                                         "initializer" if owned else None)
 
@@ -290,7 +293,7 @@ class _InitializerLayouts(Sequence[TensorLayout | None]):
         if not 0 <= index < len(self):
             raise IndexError(index)
         owned = index in self.graph.persistent
-        return self.graph.input_layout(self.graph.inputs[index][0]) if owned else None
+        return self.graph.graph_input_layout(index) if owned else None
 
 
 class CompiledGraph(Dispatchable):
@@ -398,10 +401,7 @@ class CompiledGraph(Dispatchable):
             port = self._port(node, index, "input", where, problems)
             if port is None:
                 continue
-            first = self.inputs.setdefault(graph_input, [])
-            if first and not self.input_layout(first[0]).same_layout(port.layout):
-                problems.add(f"{where}: graph input {graph_input} feeds inputs of different layouts")
-            first.append((node, index))
+            self.inputs.setdefault(graph_input, []).append((node, index))
             feed(node, index, ("input", graph_input), where)
         for where, e in edges["IntermediateEdges"]:
             source_node, output = int(e.FromNodeIndex), int(e.FromNodeOutputIndex)
@@ -417,10 +417,11 @@ class CompiledGraph(Dispatchable):
             if target.layout.owned_by_dml:
                 problems.add(f"{where}: {self.nodes[node].name}.{target.label} is OWNED_BY_DML: it takes a graph input "
                              "bound to the operator initializer or a constant node, not an operator's output")
-            if not source.layout.same_layout(target.layout):
-                problems.add(f"{where}: {self.nodes[source_node].name}.{source.label} ({source.layout.describe()}) "
-                             f"and {self.nodes[node].name}.{target.label} ({target.layout.describe()}) must have "
-                             "the same layout")
+            if target.layout.total_bytes > source.layout.total_bytes:
+                problems.add(f"{where}: {self.nodes[node].name}.{target.label} ({target.layout.describe()}, "
+                             f"TotalTensorSizeInBytes {target.layout.total_bytes}) reads more bytes than "
+                             f"{self.nodes[source_node].name}.{source.label} ({source.layout.describe()}, "
+                             f"{source.layout.total_bytes}) holds")
             feed(node, index, ("node", (source_node, output)), where)
         for where, e in edges["OutputEdges"]:
             node, output, graph_output = int(e.FromNodeIndex), int(e.FromNodeOutputIndex), int(e.GraphOutputIndex)
@@ -466,6 +467,10 @@ class CompiledGraph(Dispatchable):
                 problems.add(f"DML_GRAPH_DESC.InputEdges: graph input {graph_input} feeds OWNED_BY_DML and other "
                              "inputs: an OWNED_BY_DML input needs a graph input of its own (bound to the operator "
                              "initializer)")
+
+    def graph_input_layout(self, graph_input: int) -> TensorLayout:
+        """The layout a read graph input is bound with: its reader's with the largest TotalTensorSizeInBytes."""
+        return max((self.input_layout(port) for port in self.inputs[graph_input]), key=lambda lay: lay.total_bytes)
 
     def input_layout(self, port: tuple[int, int]) -> TensorLayout:
         """The layout of node input ``port`` = (node, input), which an edge connects (so it is not null)."""
@@ -532,7 +537,7 @@ class CompiledGraph(Dispatchable):
         offset = 0
         for graph_input in self.owned_inputs:
             self.persistent[graph_input] = offset
-            offset = _align(offset + self.input_layout(self.inputs[graph_input][0]).total_bytes,
+            offset = _align(offset + self.graph_input_layout(graph_input).total_bytes,
                             DML_PERSISTENT_BUFFER_ALIGNMENT)
         self.persistent_size = offset
 
@@ -629,7 +634,7 @@ class CompiledGraph(Dispatchable):
                       problems)
         problems.raise_if_any(f"RecordDispatch({self.name}): binding hazard")
         for graph_input, offset in self.persistent.items():
-            layout = self.input_layout(self.inputs[graph_input][0])
+            layout = self.graph_input_layout(graph_input)
             persistent = table.persistent
             inputs[f"graph input {graph_input}"] = BoundTensor(persistent.buffer, persistent.offset + offset,
                                                                layout.total_bytes, layout)
@@ -654,6 +659,8 @@ class CompiledGraph(Dispatchable):
                     tensor = BoundTensor(self.constants, constant.offset, port.layout.total_bytes, port.layout)
                 elif source is not None:
                     tensor = self._node_output(source[1], outputs, table.temporary)
+                if tensor is not None and port.layout is not None and tensor.layout is not port.layout:
+                    tensor = BoundTensor(tensor.buffer, tensor.offset, tensor.size, port.layout)  # the reader's desc
                 _put(bound, port, tensor)
             for o, port in enumerate(self.out_ports[n]):
                 tensor = None if port.layout is None else self._node_output((n, o), outputs, table.temporary)
