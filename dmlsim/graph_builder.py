@@ -49,7 +49,7 @@ from dmlsim.api.structs import (
     DML_OUTPUT_GRAPH_EDGE_DESC,
     DML_TENSOR_DESC,
 )
-from dmlsim.api.tensor import TensorLayout
+from dmlsim.api.tensor import NUMPY_DTYPE, TensorLayout
 from dmlsim.quick import read_tensor
 from dmlsim.runtime.device import Device
 
@@ -94,7 +94,9 @@ class GraphBuilder:
         return name
 
     def input(self, name: str, tensor: DML_TENSOR_DESC) -> str:
-        """A graph input, bound at every execution (its layout is the one the nodes reading it declare)."""
+        """A graph input, bound at every execution: :meth:`CompiledNetwork.run` writes it packed in ``tensor``'s
+        data type and sizes; each node reading it may view those bytes through its own desc (a transpose's
+        strides, a broadcast's zeros)."""
         self.values[self._name(name)] = _Value("input", self.input_count, tensor=tensor)
         self.input_count += 1
         return name
@@ -172,8 +174,14 @@ class GraphBuilder:
         desc = DML_GRAPH_DESC(self.input_count, len(outputs), Nodes=nodes, InputEdges=input_edges,
                               OutputEdges=output_edges, IntermediateEdges=intermediate_edges)
         compiled = self.device.CompileGraph(desc, flags)
-        inputs = {name: (v.index, input_layouts[v.index]) for name, v in self.values.items() if v.kind == "input"
-                  and v.index in input_layouts}
+        inputs = {}
+        for name, v in self.values.items():
+            if v.kind == "input" and v.index in input_layouts:
+                declared = v.tensor.Desc
+                dtype = NUMPY_DTYPE[int(declared.DataType)]
+                packed = -(-int(np.prod(declared.Sizes)) * dtype.itemsize // 4) * 4
+                inputs[name] = (v.index, tuple(int(n) for n in declared.Sizes), dtype,
+                                max(packed, input_layouts[v.index].total_bytes))
         weights = {v.index: (v.data, input_layouts[v.index]) for v in self.values.values() if v.kind == "weight"
                    and v.index in input_layouts}
         return CompiledNetwork(self.device, compiled, inputs, weights, dict(zip(outputs, output_layouts, strict=True)))
@@ -198,7 +206,7 @@ def _buffer_with(device: Device, data: bytes, size: int) -> Any:
 class CompiledNetwork:
     """A compiled graph with its weights initialized: :meth:`run` binds numpy inputs and executes it once."""
 
-    def __init__(self, device: Device, compiled: Any, inputs: dict[str, tuple[int, TensorLayout]],
+    def __init__(self, device: Device, compiled: Any, inputs: dict[str, tuple[int, tuple[int, ...], np.dtype, int]],
                  weights: dict[int, tuple[bytes, TensorLayout]], outputs: dict[str, TensorLayout]) -> None:
         self.device, self.compiled = device, compiled
         self.inputs, self.outputs = inputs, outputs
@@ -212,11 +220,10 @@ class CompiledNetwork:
             self.temporary = DML_BUFFER_BINDING(device.CreateBuffer(props.TemporaryResourceSize), 0,
                                                 props.TemporaryResourceSize)
         self._initialize(weights)
-        self.input_buffers = {name: _buffer_with(device, b"", layout.total_bytes) for name, (_, layout)
-                              in inputs.items()}
+        self.input_buffers = {name: device.CreateBuffer(size) for name, (_, _, _, size) in inputs.items()}
         self.output_buffers = {name: device.CreateBuffer(layout.total_bytes) for name, layout in outputs.items()}
         table = device.CreateBindingTable(DML_BINDING_TABLE_DESC(compiled, None, None, props.RequiredDescriptorCount))
-        by_index = {index: name for name, (index, _) in inputs.items()}
+        by_index = {entry[0]: name for name, entry in inputs.items()}
         bindings = []
         for index in range(compiled.input_count):
             name = by_index.get(index)
@@ -271,9 +278,12 @@ class CompiledNetwork:
         for name, values in inputs.items():
             if name not in self.inputs:
                 raise invalid(f"CompiledNetwork.run: {name!r} is not a graph input ({sorted(self.inputs)})")
-            layout = self.inputs[name][1]
-            array = np.ascontiguousarray(np.asarray(values, dtype=layout.dtype).reshape(layout.sizes))
-            self.input_buffers[name].Write(array.tobytes())
+            _, sizes, dtype, _ = self.inputs[name]
+            array = np.asarray(values, dtype=dtype)
+            if array.size != int(np.prod(sizes)):
+                raise invalid(f"CompiledNetwork.run: input {name!r} has {array.size} elements, its tensor "
+                              f"{list(sizes)} {int(np.prod(sizes))}")
+            self.input_buffers[name].Write(np.ascontiguousarray(array).tobytes())
         self.queue.ExecuteCommandLists([self.command_list])
         self.queue.WaitForIdle()
         return {name: read_tensor(self.output_buffers[name], layout) for name, layout in self.outputs.items()}
