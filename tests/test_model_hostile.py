@@ -267,7 +267,9 @@ def test_an_alias_bomb_under_the_expansion_limit_is_reported_briefly(box):
     (box / "models" / "m.yaml").write_text(text)
     proc = cli("validate", str(box / "models" / "m.yaml"), cwd=box)
     assert proc.returncode == 2, proc.stderr
-    assert_located(proc.stderr, 5, "expected a number (or \"nan\", \"inf\", \"-inf\") for FLOAT32, got [[[...]")
+    # located at the use (initialValues: *f, line 9), saying where the value is written (issue 30, item 5)
+    assert_located(proc.stderr, 9, "expected a number (or \"nan\", \"inf\", \"-inf\") for FLOAT32, got [[[...]")
+    assert "(written at 5:6, under a YAML anchor)" in proc.stderr
     assert len(proc.stderr) < 10_000
 
 

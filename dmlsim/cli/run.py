@@ -47,7 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="0: a median line per dispatch, 1: cold and hot statistics, 2 (or more): also every "
                              "iteration")
     parser.add_argument("--output_path", "--output-dir", dest="output_dir", type=Path, default=None, metavar="DIR",
-                        help="the existing folder writeFile targets go under (default: the current directory)")
+                        help="the folder writeFile targets go under, created if missing (default: the current "
+                             "directory)")
     parser.add_argument("-o", "--pix_capture_name", metavar="NAME",
                         help="DxDispatch's PIX capture name: accepted and ignored (dmlsim takes no captures; "
                              "before DxDispatch's flags, -o was the output folder, now --output_path)")
@@ -153,6 +154,7 @@ def run(args: argparse.Namespace) -> int:
     from dmlsim.cli import devices
     from dmlsim.model import worst_exit_status
     from dmlsim.model.corpus import model_files
+    from dmlsim.progress import track
 
     if args.show_adapters:
         return devices.run(argparse.Namespace(probe=False, json=False))
@@ -162,7 +164,11 @@ def run(args: argparse.Namespace) -> int:
     elif min(args.warmup, args.timing_verbosity, args.milliseconds or 0) < 0:
         problem = "-w, -t and -v must not be negative"
     elif args.output_dir is not None and not args.output_dir.is_dir():
-        problem = f"--output_path {str(args.output_dir)!r} is not a folder"
+        try:  # created, parents too, as DxDispatch creates the folders it writes into
+            args.output_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            problem = f"--output_path {str(args.output_dir)!r} is not a folder and cannot be made one " \
+                      f"({exc.strerror or exc})"
     paths = [*args.model_flags, *args.models]
     if problem is None and not paths:
         problem = "no model file given (MODEL or -m MODEL)"
@@ -181,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"dmlsim run: {no_models(paths)}", file=sys.stderr)
         return 2
     statuses = []
-    for path in files:
+    for path in track(files, "run"):
         with fewer_collections():
             statuses.append(run_one(args, path, limits))
     if several(args, paths):

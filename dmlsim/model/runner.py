@@ -68,7 +68,7 @@ from dmlsim.model.model import (
     WriteFile,
 )
 from dmlsim.model.targets import open_target
-from dmlsim.model.timing import timing_report
+from dmlsim.model.timing import build_line, split, timing_report
 from dmlsim.runtime.buffer import Buffer
 from dmlsim.runtime.device import Device
 
@@ -188,6 +188,7 @@ class Runner:
         self.result = RunResult()
         self.buffers: dict[str, Any] = {}
         self.compiled: dict[str, Any] = {}
+        self.executed: set[str] = set()  # dispatchables executed once already (their kernels are built)
         self.persistent: dict[str, Any] = {}  # dispatchable → its persistent resource (OWNED_BY_DML inputs)
         self.temporary: Buffer | None = None  # one temporary resource, grown to the largest a dispatch needs
         # what this run may still hold: the budget less what the parse charged (resources, expected values)
@@ -648,6 +649,9 @@ class Runner:
                 gpu.append(sum(t.device_ns for t in self.queue.last_timings) / 1e6)
             for name, value in command.increments:
                 self._add(name, value)
+        if gpu_timed and command.dispatchable not in self.executed:  # its kernels were built in sample 0
+            self.executed.add(command.dispatchable)
+            self._log(build_line(command.dispatchable, cpu[0], cold=len(split(cpu, self.warmup)[0]) > 0))
         for line in timing_report(command.dispatchable, cpu, gpu, self.warmup, self.timing_verbosity):
             self._log(line)
 
