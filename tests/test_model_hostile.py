@@ -581,12 +581,17 @@ def test_the_opencl_devices_largest_allocation_is_its_max_mem_alloc_size():
     assert max_allocation(device(None)) is None
 
 
-def test_run_refuses_an_output_folder_that_does_not_exist(box, capsys):
+def test_run_creates_a_missing_output_folder_and_refuses_one_that_cannot_be(box, capsys):
+    """DxDispatch creates the folders it writes into (issue 30 item 4); a path through a file cannot be one."""
     model = box / "models" / "m.yaml"
     model.write_text(PAYLOAD + "  - {type: writeFile, resource: X, targetPath: x.bin}\n")
-    status, output = run_in_process(capsys, "run", "-a", "reference", "--output_path", str(box / "nowhere"), str(model))
-    assert status == 2 and "is not a folder" in output
-    assert not (box / "nowhere").exists()
+    status, output = run_in_process(capsys, "run", "-a", "reference", "--output_path", str(box / "nowhere" / "deep"),
+                                    str(model))
+    assert (box / "nowhere" / "deep" / "x.bin").is_file(), output
+    (box / "afile").write_text("")
+    status, output = run_in_process(capsys, "run", "-a", "reference", "--output_path", str(box / "afile" / "x"),
+                                    str(model))
+    assert status == 2 and "is not a folder and cannot be made one" in output
 
 
 def test_integer_expectations_of_ten_million_values_compare_in_seconds(tmp_path):
