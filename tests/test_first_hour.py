@@ -267,3 +267,43 @@ def test_progress_bars_are_drawn_on_a_terminal(monkeypatch, capsys):
     monkeypatch.setattr(progress, "stderr_is_terminal", lambda: False)
     assert list(progress.track(range(2), "validate", total=2)) == [0, 1]
     assert capsys.readouterr().err == ""
+
+
+def test_the_test_matrix_numbers_its_runs(monkeypatch, capsys):
+    """``make test`` (tests/matrix.py) says which run of how many is starting; pytest shows each run's own progress."""
+    import importlib.util
+
+    from dmlsim.backends.opencl.icd import IcdReport
+
+    spec = importlib.util.spec_from_file_location("matrix_under_test", ROOT / "tests" / "matrix.py")
+    matrix = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(matrix)
+    cpu = {"id": "0:0", "kind": "CPU", "problem": None, "implementation": "pocl"}
+    reports = {"a.icd": IcdReport("a.icd", [cpu]), "b.icd": IcdReport("b.icd", [{**cpu, "implementation": "intel"}])}
+    monkeypatch.setattr(matrix, "icd_files", lambda: list(reports))
+    monkeypatch.setattr(matrix, "probe_icd", lambda path: reports[path])
+    labels = []
+    monkeypatch.setattr(matrix, "run_pytest", lambda label, *rest: (labels.append(label), (0, {
+        "tests": 1, "failures": 0, "errors": 0, "skipped": 0, "seconds": 0.0}))[1])
+    assert matrix.main([]) == 0
+    assert labels == ["run 1/4, whole suite", "run 2/4, device tier, GPU launch shapes", "run 3/4, device tier",
+                      "run 4/4, device tier, GPU launch shapes"]
+    capsys.readouterr()
+
+
+def test_kernel_builds_print_no_compiler_warning_unless_asked(monkeypatch):
+    """Item 2: ``pytest descriptors/`` printed 44 pyopencl CompilerWarnings (Intel's runtime remarks on every fresh
+    build). Builds now print none; ``PYOPENCL_COMPILER_OUTPUT=1`` shows them (the control: they do exist)."""
+    from dmlsim.backends.opencl.icd import icd_files
+
+    monkeypatch.delenv("OCL_ICD_VENDORS", raising=False)  # every ICD of the machine, not this process's one
+    intel = [str(f) for f in icd_files() if "intel" in f.name]
+    if not intel:
+        pytest.skip("Intel's OpenCL runtime (whose builds leave a log) is not installed here")
+    model = str(ROOT / "descriptors" / "convolution_float16.yaml")
+    env = {"OCL_ICD_VENDORS": intel[0], "PYOPENCL_NO_CACHE": "1"}
+    quiet = dmlsim("run", "-a", "intel", model, env={**env, "PYOPENCL_COMPILER_OUTPUT": "0"})
+    assert quiet.returncode == 0, quiet.stderr
+    assert "CompilerWarning" not in quiet.stderr, quiet.stderr
+    shown = dmlsim("run", "-a", "intel", model, env={**env, "PYOPENCL_COMPILER_OUTPUT": "1"})
+    assert shown.returncode == 0 and "CompilerWarning" in shown.stderr, shown.stderr

@@ -25,9 +25,9 @@ def import_pyopencl():  # noqa: ANN201 - returns the module
 
 
 def compiler_output_wanted() -> bool:
-    """Whether the user asked to see OpenCL compilers' output (pyopencl's ``PYOPENCL_COMPILER_OUTPUT``: set
-    to a non-empty value other than 0)."""
-    return os.environ.get("PYOPENCL_COMPILER_OUTPUT", "") not in ("", "0")
+    """Whether the user asked to see OpenCL compilers' output: pyopencl's ``PYOPENCL_COMPILER_OUTPUT`` set to a
+    true value as pyopencl reads it (1, y, yes, t, true, on, any case)."""
+    return os.environ.get("PYOPENCL_COMPILER_OUTPUT", "").strip().lower() in ("1", "y", "yes", "t", "true", "on")
 
 
 @contextmanager
