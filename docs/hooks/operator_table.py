@@ -47,18 +47,25 @@ def summary(op: Any) -> str:
     return ""
 
 
-def _mentions(texts: dict[Path, str], names: tuple[str, ...]) -> list[str]:
-    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b")
-    return sorted(p.name for p, text in texts.items() if pattern.search(text))
+_WORD = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
+
+
+def _words(text: str) -> frozenset[str]:
+    """The identifiers of a file (found once per file; each operator is then a set lookup)."""
+    return frozenset(_WORD.findall(text))
+
+
+def _mentions(texts: dict[Path, frozenset[str]], names: tuple[str, ...]) -> list[str]:
+    return sorted(p.name for p, words in texts.items() if any(name in words for name in names))
 
 
 def operator_rows(root: Path = ROOT) -> list[dict[str, Any]]:
     """One row per implemented operator: name, folder, types, ranks, summary, tests, descriptor files."""
     from dmlsim.operators.harness import implemented_operators
 
-    tests = {p: p.read_text(encoding="utf-8") for p in sorted((root / "tests").glob("test_*.py"))}
-    models = {p: p.read_text(encoding="utf-8") for p in sorted((root / "descriptors").glob("*.y*ml"))}
-    models.update({p: p.read_text(encoding="utf-8") for p in sorted((root / "descriptors").glob("*.json"))})
+    tests = {p: _words(p.read_text(encoding="utf-8")) for p in sorted((root / "tests").glob("test_*.py"))}
+    models = {p: _words(p.read_text(encoding="utf-8")) for p in sorted((root / "descriptors").glob("*.y*ml"))}
+    models.update({p: _words(p.read_text(encoding="utf-8")) for p in sorted((root / "descriptors").glob("*.json"))})
     rows = []
     for op in implemented_operators():
         name = op.name
