@@ -21,8 +21,8 @@ HELP = "run a model file (DxDispatch JSON or YAML) and check its expectations"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """DxDispatch's options (same letters, long names and meanings) plus dmlsim's own (README: "dmlsim run
-    and DxDispatch")."""
+    """DxDispatch's options (same letters, long names and meanings) plus dmlsim's own (docs/guides/dxdispatch.md:
+    "dmlsim run and DxDispatch's command line")."""
     parser.add_argument("models", metavar="MODEL", nargs="*",
                         help=".json, .yaml or .yml model files, or folders of them (searched recursively)")
     parser.add_argument("-m", "--model", action="append", default=[], dest="model_flags", metavar="MODEL",
@@ -100,7 +100,7 @@ _LEFT_OUT = re.compile(r"^\.\.\. (\d+) more problems? \(")
 
 def print_problems(outcomes: Iterable[Outcome], file: TextIO) -> None:
     """Print the outcomes, listing at most MAX_DIAGNOSTICS problems of the file in all, then how many more
-    there are (the README's promise: ten thousand broken dispatchables are not ten thousand lines). A located
+    there are (the model-files guide's promise: ten thousand broken dispatchables are not ten thousand lines). A located
     line of an outcome's message is one problem; an outcome whose message has none is one."""
     from dmlsim.model.errors import MAX_DIAGNOSTICS
     from dmlsim.model.runner import more_problems

@@ -78,7 +78,7 @@ NOT_CHECKED = "not checked"
 # why an ``expect reference: true`` is skipped on the reference device: it would pass vacuously
 REFERENCE_ITSELF = "skipped: reference: true compares with the reference device itself"
 # The compute budget's units, about a nanosecond each of the slowest device (measured on 2 cores: PoCL 3.0 and
-# 3.1, Intel's CPU runtime, the reference device; README "Untrusted files"), from a dispatch's estimate
+# 3.1, Intel's CPU runtime, the reference device; docs/guides/untrusted-files.md), from a dispatch's estimate
 # (dmlsim.operators.base.Work): an operation counts one (GEMM on PoCL: 0.8 ns per FLOP); a byte touched
 # BYTE_UNITS (the reference device's float64 copies: 14 ns per byte of an element-wise add, first run); a Python
 # step of the reference device HOST_STEP (about a microsecond); each execution of a dispatch EXECUTION_OVERHEAD
