@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test mutants fuzz fuzz-api harness opencl lint clean export
+.PHONY: demo test mutants fuzz fuzz-api harness opencl lint clean export docs
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -73,8 +73,18 @@ export: $(STAMP)
 	rm -rf $(EXPORT_DIR)
 	$(VENV)/bin/dmlsim export descriptors -o $(EXPORT_DIR)
 
+# The documentation site (docs/, mkdocs.yml): the docs extra installed into .venv, then a strict build (every
+# warning an error) into site/ (git-ignored). docs/contributing.md says why MkDocs and how the code blocks are tested.
+DOCS_STAMP := $(VENV)/.docs-installed
+$(DOCS_STAMP): $(STAMP) pyproject.toml
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(VENV)/bin/mkdocs build --strict --site-dir site
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check dmlsim tests benchmarks tools
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info
+	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info site

@@ -88,18 +88,21 @@ def main(extra: list[str]) -> int:
     total = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     failed_runs, summary = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        for i, report in enumerate(order):
-            for j, (label, args, env) in enumerate(runs_for(i == 0, report, extra)):
-                rc, counts = run_pytest(label, report.path, args, env, Path(tmp) / f"run{i}-{j}.xml")
-                for key in total:
-                    total[key] += counts[key]
-                implementation = ", ".join(sorted({d.get("implementation") or d["id"] for d in report.devices}))
-                passed = counts["tests"] - counts["failures"] - counts["errors"] - counts["skipped"]
-                summary.append(f"  {label} on {implementation} ({Path(report.path).name}): {passed} passed, "
-                               f"{counts['failures'] + counts['errors']} failed, {counts['skipped']} skipped "
-                               f"in {counts['seconds']:.0f} s")
-                if rc != 0 or counts["tests"] == 0:
-                    failed_runs.append(f"{label} on {report.path} (pytest exit {rc})")
+        plan = [(i, j, report, run) for i, report in enumerate(order)
+                for j, run in enumerate(runs_for(i == 0, report, extra))]
+        for step, (i, j, report, (label, args, env)) in enumerate(plan, 1):
+            # progress (issue 30 item 7): which run of how many; pytest's own line shows each run's progress
+            rc, counts = run_pytest(f"run {step}/{len(plan)}, {label}", report.path, args, env,
+                                    Path(tmp) / f"run{i}-{j}.xml")
+            for key in total:
+                total[key] += counts[key]
+            implementation = ", ".join(sorted({d.get("implementation") or d["id"] for d in report.devices}))
+            passed = counts["tests"] - counts["failures"] - counts["errors"] - counts["skipped"]
+            summary.append(f"  {label} on {implementation} ({Path(report.path).name}): {passed} passed, "
+                           f"{counts['failures'] + counts['errors']} failed, {counts['skipped']} skipped "
+                           f"in {counts['seconds']:.0f} s")
+            if rc != 0 or counts["tests"] == 0:
+                failed_runs.append(f"{label} on {report.path} (pytest exit {rc})")
     passed = total["tests"] - total["failures"] - total["errors"] - total["skipped"]
     failed = total["failures"] + total["errors"]
     print("\nmatrix runs:\n" + "\n".join(summary))

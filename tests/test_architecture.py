@@ -258,11 +258,12 @@ def test_the_dispatch_helper_uses_only_the_public_api():
 
 
 # --- CONTRIBUTING.md names only what exists ------------------------------------------------------------
-def _named_in_contributing() -> set[str]:
-    """Every `code span` of CONTRIBUTING.md that names a path, a pytest node or a dmlsim module attribute."""
+def _named_in_contributing(page: str = "CONTRIBUTING.md") -> set[str]:
+    """Every `code span` of CONTRIBUTING.md (or another page) that names a path, a pytest node or a dmlsim
+    module attribute."""
     import re
 
-    return set(re.findall(r"`([^`\s]+)`", (ROOT / "CONTRIBUTING.md").read_text()))
+    return set(re.findall(r"`([^`\s]+)`", (ROOT / page).read_text()))
 
 
 def _missing(token: str) -> bool:
@@ -314,3 +315,14 @@ def test_contributing_names_only_what_exists():
     for phrase in ("tests/test_operator_harness.py", "dmlsim/operators/harness.py", "`cases.py`", "make harness",
                    "DMLSIM_HARNESS_REPLAY", "--harness-cases"):
         assert phrase in harness, f"CONTRIBUTING.md's harness section does not mention {phrase}"
+
+
+def test_contributing_says_the_operator_table_comes_from_docstrings():
+    """Issue 30: the README holds no operator rows any more; CONTRIBUTING's step names the docstring, and the
+    docs pages a contributor is sent to (docs/contributing.md, docs/layout.md) name only what exists."""
+    text = (ROOT / "CONTRIBUTING.md").read_text()
+    assert "**The operator's docstring** (the docs site's operator table is generated from it)" in text
+    assert "The README row" not in text and "README.md's \"Operators\" section" not in text
+    for page in ("docs/contributing.md", "docs/layout.md"):
+        tokens = {t for t in _named_in_contributing(page) if not t.startswith("<!--")}
+        assert sorted(t for t in tokens if _missing(t)) == [], page

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import csv
 import json
 
@@ -417,3 +418,31 @@ def test_alternate_runs_before_ahead_of_every_call_untimed():
                         min_rounds=2, before=lambda: log.append("flush"))
     assert log == ["flush", "a", "flush", "b"] * 4  # cold, warm-up, two timed rounds
     assert len(samples["a"].ns) == 2
+
+
+def test_the_native_limit_is_in_both_panels_with_one_colour_per_dtype_and_bands_for_dmlsim_only():
+    """Issue 30 item 6: the native limit (the table's yardstick) is drawn in the device panel too; float16 has
+    one colour in both panels; only dmlsim's own series get a band (six peers' bands were unreadable)."""
+    from dmlsim.bench.plot import series_style
+
+    run = synthetic_run()
+    for point in run.points:
+        point.native_gbps = 30.0 if point.operator == "adam" else 40.0
+    half = copy.deepcopy([p for p in run.points if p.operator == "adam"])
+    for point in half:
+        point.dtype = "float16"
+    run.points += half
+    data = plot_data(run)
+    for panel in (data.device, data.host):
+        assert panel.series["native limit adam float32"].gbps == [30.0, 30.0]
+        assert panel.series["native limit onnx-adam float32"].gbps == [40.0, 40.0]
+    colours = {}
+    for panel in (data.device, data.host):
+        for series in panel.series.values():
+            style = series_style(series)
+            colours.setdefault(series.of.rsplit(" ", 1)[-1], set()).add(style["color"])
+            assert style["band"] == (series.kind == "dmlsim"), series.label
+    assert colours == {"float32": {"tab:blue"}, "float16": {"tab:orange"}}
+    peers = [s for s in data.host.series.values() if s.kind == "peer"]
+    assert {series_style(s)["linestyle"] for s in peers} == {":"}
+    assert series_style(data.device.series["native limit adam float32"])["linestyle"] == "-."

@@ -101,7 +101,8 @@ def test_the_whole_corpus_loads_and_validates():
 
 @pytest.mark.parametrize(("old", "new", "where", "message"), [
     ("Beta1: 0.9", "Beta1: 0.9\n      Bta2: 1", "dispatchables.adam.desc.Bta2", "did you mean 'Beta2'"),
-    ("Sizes: [1, 1, 1, 4]}", "Sizes: [1, 1, 1, four]}", "dispatchables.adam.desc.InputParametersTensor.Sizes[3]",
+    ("x-t: &t {DataType: FLOAT32, Sizes: [1, 1, 1, 4]}", "x-t: &t {DataType: FLOAT32, Sizes: [1, 1, 1, four]}",
+     "dispatchables.adam.desc.InputParametersTensor.Sizes[3]",
      "expected an integer"),
     ("DataType: UINT32", "DataType: UINT33", "dispatchables.adam.desc.TrainingStepTensor.DataType",
      "unknown DML_TENSOR_DATA_TYPE value 'UINT33'"),
@@ -119,6 +120,9 @@ def test_file_errors_name_line_column_and_key_path(tmp_path, old, new, where, me
     error = load_error(tmp_path, "m.yaml", text)
     if where.endswith(".desc"):  # a block mapping starts at its first key, the line after "desc:"
         line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln.endswith("desc:")) + 1
+    elif "x-t: &t" in new:  # inside a YAML anchor: located at the use, saying where it is written (issue 30)
+        line = next(i for i, ln in enumerate(text.splitlines(), 1) if "InputParametersTensor: *t" in ln)
+        assert "(written at 2:46, under a YAML anchor)" in error, error
     else:
         line = next(i for i, ln in enumerate(text.splitlines(), 1) if new.strip().split("\n")[-1].strip() in ln)
     assert f"m.yaml:{line}:" in error, error

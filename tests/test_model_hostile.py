@@ -267,7 +267,9 @@ def test_an_alias_bomb_under_the_expansion_limit_is_reported_briefly(box):
     (box / "models" / "m.yaml").write_text(text)
     proc = cli("validate", str(box / "models" / "m.yaml"), cwd=box)
     assert proc.returncode == 2, proc.stderr
-    assert_located(proc.stderr, 5, "expected a number (or \"nan\", \"inf\", \"-inf\") for FLOAT32, got [[[...]")
+    # located at the use (initialValues: *f, line 9), saying where the value is written (issue 30, item 5)
+    assert_located(proc.stderr, 9, "expected a number (or \"nan\", \"inf\", \"-inf\") for FLOAT32, got [[[...]")
+    assert "(written at 5:6, under a YAML anchor)" in proc.stderr
     assert len(proc.stderr) < 10_000
 
 
@@ -579,12 +581,17 @@ def test_the_opencl_devices_largest_allocation_is_its_max_mem_alloc_size():
     assert max_allocation(device(None)) is None
 
 
-def test_run_refuses_an_output_folder_that_does_not_exist(box, capsys):
+def test_run_creates_a_missing_output_folder_and_refuses_one_that_cannot_be(box, capsys):
+    """DxDispatch creates the folders it writes into (issue 30 item 4); a path through a file cannot be one."""
     model = box / "models" / "m.yaml"
     model.write_text(PAYLOAD + "  - {type: writeFile, resource: X, targetPath: x.bin}\n")
-    status, output = run_in_process(capsys, "run", "-a", "reference", "--output_path", str(box / "nowhere"), str(model))
-    assert status == 2 and "is not a folder" in output
-    assert not (box / "nowhere").exists()
+    status, output = run_in_process(capsys, "run", "-a", "reference", "--output_path", str(box / "nowhere" / "deep"),
+                                    str(model))
+    assert (box / "nowhere" / "deep" / "x.bin").is_file(), output
+    (box / "afile").write_text("")
+    status, output = run_in_process(capsys, "run", "-a", "reference", "--output_path", str(box / "afile" / "x"),
+                                    str(model))
+    assert status == 2 and "is not a folder and cannot be made one" in output
 
 
 def test_integer_expectations_of_ten_million_values_compare_in_seconds(tmp_path):

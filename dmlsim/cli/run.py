@@ -21,8 +21,8 @@ HELP = "run a model file (DxDispatch JSON or YAML) and check its expectations"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """DxDispatch's options (same letters, long names and meanings) plus dmlsim's own (README: "dmlsim run
-    and DxDispatch")."""
+    """DxDispatch's options (same letters, long names and meanings) plus dmlsim's own (docs/guides/dxdispatch.md:
+    "dmlsim run and DxDispatch's command line")."""
     parser.add_argument("models", metavar="MODEL", nargs="*",
                         help=".json, .yaml or .yml model files, or folders of them (searched recursively)")
     parser.add_argument("-m", "--model", action="append", default=[], dest="model_flags", metavar="MODEL",
@@ -47,7 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="0: a median line per dispatch, 1: cold and hot statistics, 2 (or more): also every "
                              "iteration")
     parser.add_argument("--output_path", "--output-dir", dest="output_dir", type=Path, default=None, metavar="DIR",
-                        help="the existing folder writeFile targets go under (default: the current directory)")
+                        help="the folder writeFile targets go under, created if missing (default: the current "
+                             "directory)")
     parser.add_argument("-o", "--pix_capture_name", metavar="NAME",
                         help="DxDispatch's PIX capture name: accepted and ignored (dmlsim takes no captures; "
                              "before DxDispatch's flags, -o was the output folder, now --output_path)")
@@ -99,7 +100,7 @@ _LEFT_OUT = re.compile(r"^\.\.\. (\d+) more problems? \(")
 
 def print_problems(outcomes: Iterable[Outcome], file: TextIO) -> None:
     """Print the outcomes, listing at most MAX_DIAGNOSTICS problems of the file in all, then how many more
-    there are (the README's promise: ten thousand broken dispatchables are not ten thousand lines). A located
+    there are (the model-files guide's promise: ten thousand broken dispatchables are not ten thousand lines). A located
     line of an outcome's message is one problem; an outcome whose message has none is one."""
     from dmlsim.model.errors import MAX_DIAGNOSTICS
     from dmlsim.model.runner import more_problems
@@ -153,6 +154,7 @@ def run(args: argparse.Namespace) -> int:
     from dmlsim.cli import devices
     from dmlsim.model import worst_exit_status
     from dmlsim.model.corpus import model_files
+    from dmlsim.progress import track
 
     if args.show_adapters:
         return devices.run(argparse.Namespace(probe=False, json=False))
@@ -162,7 +164,11 @@ def run(args: argparse.Namespace) -> int:
     elif min(args.warmup, args.timing_verbosity, args.milliseconds or 0) < 0:
         problem = "-w, -t and -v must not be negative"
     elif args.output_dir is not None and not args.output_dir.is_dir():
-        problem = f"--output_path {str(args.output_dir)!r} is not a folder"
+        try:  # created, parents too, as DxDispatch creates the folders it writes into
+            args.output_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            problem = f"--output_path {str(args.output_dir)!r} is not a folder and cannot be made one " \
+                      f"({exc.strerror or exc})"
     paths = [*args.model_flags, *args.models]
     if problem is None and not paths:
         problem = "no model file given (MODEL or -m MODEL)"
@@ -181,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"dmlsim run: {no_models(paths)}", file=sys.stderr)
         return 2
     statuses = []
-    for path in files:
+    for path in track(files, "run"):
         with fewer_collections():
             statuses.append(run_one(args, path, limits))
     if several(args, paths):

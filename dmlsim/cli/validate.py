@@ -23,6 +23,7 @@ from dmlsim.cli.run import (
     several,
     summary_line,
 )
+from dmlsim.progress import track
 
 NAME = "validate"
 HELP = "check model files (syntax, descs, bindings) without executing them"
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"dmlsim validate: {no_models(args.models)}", file=sys.stderr)
         return 2
     statuses = []
-    for path in files:
+    for path in track(files, "validate"):
         with fewer_collections():
             try:
                 model = load_model(path, limits=limits)

@@ -3,7 +3,7 @@
 Stages, kept apart as DxDispatch keeps them: :mod:`loader` (file → located tree),
 :mod:`model` (tree → resources, dispatchables, commands; :mod:`descs` and :mod:`values` do the
 details), :mod:`runner` (create, bind, dispatch, time on a device), :mod:`compare` (expectations).
-The format is documented in the README ("Descriptor files").
+The format is documented in docs/guides/model-files.md (the documentation site).
 """
 
 from __future__ import annotations

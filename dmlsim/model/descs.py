@@ -282,10 +282,22 @@ def parse_operator_type(node: Node, problems: Diagnostics) -> Operator | None:
     try:
         return lookup_operator(enum_member(DML_OPERATOR_TYPE, node.value))
     except (KeyError, ValueError):
-        problems.add(node.location, f"unknown operator type {show(node.value)}")
+        problems.add(node.location, f"unknown operator type {show(node.value)}{operator_type_hint(node.value)}")
     except DMLError as exc:
         problems.add(node.location, str(exc))
     return None
+
+
+def operator_type_hint(value: object) -> str:
+    """``; did you mean 'DML_OPERATOR_ADAM_OPTIMIZER'?`` for a misspelt operator type (with or without the
+    ``DML_OPERATOR_`` prefix, any case), or nothing when no name is close."""
+    if not isinstance(value, str):
+        return ""
+    names = [m.name for m in DML_OPERATOR_TYPE if m.name != "DML_OPERATOR_INVALID"]
+    text = value.strip().upper()
+    short = {name.removeprefix("DML_OPERATOR_"): name for name in names}
+    close = difflib.get_close_matches(text.removeprefix("DML_OPERATOR_"), list(short), n=1, cutoff=0.75)
+    return f"; did you mean '{short[close[0]]}'?" if close else ""
 
 
 def parse_operator_desc(node: Node, op: Operator, problems: Diagnostics, *, fused: bool = False) -> Any:

@@ -22,10 +22,14 @@ class Location:
     line: int
     column: int
     path: str = ""
+    # where the value is written when it is reached through a YAML alias: ``2:20`` (the location is the use)
+    written_at: str = ""
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}:{self.column}"
-        return f"{where}: {self.path}" if self.path else where
+        if self.path:
+            where = f"{where}: {self.path}"
+        return f"{where} (written at {self.written_at}, under a YAML anchor)" if self.written_at else where
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ BUDGET_ENV = "DMLSIM_MEMORY_BUDGET"
 DEFAULT_BUDGET = 256 << 20
 COMPUTE_ENV = "DMLSIM_COMPUTE_BUDGET"
 # work units a model's commands may take (dmlsim.model.runner: about a nanosecond each of the slowest device on
-# a 2-core CPU): a model at the budget ran in 9 s or less on every device measured (README "Untrusted files")
+# a 2-core CPU): a model at the budget ran in 9 s or less on every device measured (docs/guides/untrusted-files.md)
 DEFAULT_COMPUTE = 8 << 30
 MAX_DEPTH = 64  # nesting of a model file; DxDispatch's own files nest 6 deep
 MAX_NODES = 2_000_000  # values of the tree once aliases are expanded

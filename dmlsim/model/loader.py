@@ -34,6 +34,9 @@ class LocatedDict(dict):
 
     mark: Any = None
     value_marks: dict[str, Any]
+    # where a value reached through a YAML alias (``*name``, or merged by ``<<: *name``) is used: errors
+    # inside it are located there, not at the anchor (which many uses may share)
+    use_marks: dict[str, Any] | None = None
 
 
 class LocatedList(list):
@@ -41,6 +44,7 @@ class LocatedList(list):
 
     mark: Any = None
     item_marks: list[Any]
+    use_marks: dict[int, Any] | None = None  # as LocatedDict's
 
 
 # libyaml's parser where PyYAML has it (ten times faster); the constructors below are Python either way
@@ -50,12 +54,19 @@ _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 class _LocatedLoader(_SafeLoader):  # type: ignore[misc, valid-type]
     """SafeLoader that builds LocatedDict/LocatedList and rejects duplicate keys."""
 
+    alias_uses: dict[tuple[int, int], Any] | None = None  # (container node id, key node id or index) -> alias mark
+
     def construct_located_mapping(self, node: yaml.MappingNode) -> LocatedDict:
         own = {id(key) for key, _ in node.value if key.tag != "tag:yaml.org,2002:merge"}
+        uses = self.alias_uses or {}
+        merged_use = next((uses.get((id(node), id(key))) for key, _ in node.value
+                           if key.tag == "tag:yaml.org,2002:merge"), None)
+        own_uses = {id(key): uses.get((id(node), id(key))) for key, _ in node.value} if uses else {}
         self.flatten_mapping(node)
         result = LocatedDict()
         result.mark = node.start_mark
         result.value_marks = {}
+        use_marks: dict[str, Any] = {}
         seen_own: set[Any] = set()
         for key_node, value_node in node.value:
             key = self.construct_object(key_node, deep=True)
@@ -70,6 +81,10 @@ class _LocatedLoader(_SafeLoader):  # type: ignore[misc, valid-type]
                 seen_own.add(key)
             result[key] = self.construct_object(value_node, deep=True)
             result.value_marks[key] = value_node.start_mark
+            use = own_uses.get(id(key_node)) if id(key_node) in own else merged_use
+            if use is not None:
+                use_marks[key] = use
+        result.use_marks = use_marks or None
         return result
 
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
@@ -107,6 +122,9 @@ class _LocatedLoader(_SafeLoader):  # type: ignore[misc, valid-type]
         result = LocatedList(map(self.construct_item, node.value))
         result.mark = node.start_mark
         result.item_marks = [child.start_mark for child in node.value]
+        if self.alias_uses:
+            uses = {i: self.alias_uses[id(node), i] for i in range(len(node.value)) if (id(node), i) in self.alias_uses}
+            result.use_marks = uses or None
         return result
 
     def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
@@ -231,6 +249,40 @@ def _check_depth(text: str, name: str, max_depth: int) -> tuple[int, bool]:
         elif kind is yaml.AliasEvent:
             aliases = True
     return nodes, aliases
+
+
+def _alias_uses(text: str, root: yaml.Node) -> dict[tuple[int, int], Any]:
+    """Where each alias of the document is used: (id of the containing node, id of the mapping entry's key
+    node or the sequence index) -> the alias's mark. The composer hands an alias back as the anchored node
+    itself, so the uses are found by walking the composed nodes along the event stream (both in document
+    order; nesting is bounded by the depth check that ran first)."""
+    events = (e for e in yaml.parse(text, Loader=_LocatedLoader)
+              if not isinstance(e, (yaml.StreamStartEvent, yaml.StreamEndEvent, yaml.DocumentStartEvent,
+                                    yaml.DocumentEndEvent)))
+    uses: dict[tuple[int, int], Any] = {}
+
+    def walk(node: yaml.Node) -> Any:
+        """Consume ``node``'s events; the alias's mark when it is an alias there, else None."""
+        event = next(events)
+        if isinstance(event, yaml.AliasEvent):
+            return event.start_mark
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                walk(key)
+                mark = walk(value)
+                if mark is not None:
+                    uses[id(node), id(key)] = mark
+            next(events)  # MappingEndEvent
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                mark = walk(item)
+                if mark is not None:
+                    uses[id(node), index] = mark
+            next(events)  # SequenceEndEvent
+        return None
+
+    walk(root)
+    return uses
 
 
 def _check_expansion(root: yaml.Node, name: str, max_nodes: int) -> None:
@@ -461,6 +513,8 @@ def load_tree(path: str | Path, text: str | None = None, limits: Limits | None =
                 return None
             if aliases or nodes > limits.max_nodes:
                 _check_expansion(node, name, limits.max_nodes)
+            if aliases:
+                loader.alias_uses = _alias_uses(text, node)
             return loader.construct_document(node)
         finally:
             loader.dispose()
@@ -474,17 +528,28 @@ def load_tree(path: str | Path, text: str | None = None, limits: Limits | None =
 class Node:
     """A value of the tree with its location and key path, for precise error messages."""
 
-    def __init__(self, value: Any, file: str, mark: Any, path: str) -> None:
+    def __init__(self, value: Any, file: str, mark: Any, path: str, use: Any = None) -> None:
         self.value = value
         self.file = file
         self.mark = mark
         self.path = path
+        self.use = use  # the YAML alias this value is reached through (then it is located there), or None
 
     @property
     def location(self) -> Location:
+        if self.use is not None:
+            written = f"{self.mark.line + 1}:{self.mark.column + 1}" if self.mark is not None else ""
+            return Location(self.file, self.use.line + 1, self.use.column + 1, self.path, written)
         if self.mark is None:
             return Location(self.file, 1, 1, self.path)
         return Location(self.file, self.mark.line + 1, self.mark.column + 1, self.path)
+
+    def _use_of(self, key: str | int) -> Any:
+        """Where the child ``key`` is used: this node's alias, else the child's own alias, else None."""
+        if self.use is not None:
+            return self.use
+        uses = getattr(self.value, "use_marks", None)
+        return uses.get(key) if uses else None
 
     @property
     def is_map(self) -> bool:
@@ -507,14 +572,15 @@ class Node:
         if not self.is_map or key not in self.value:
             return None
         marks = getattr(self.value, "value_marks", {})
-        return Node(self.value[key], self.file, marks.get(key, self.mark), self.child_path(key))
+        return Node(self.value[key], self.file, marks.get(key, self.mark), self.child_path(key), self._use_of(key))
 
     def without(self, *keys: str) -> Node:
         """This mapping minus ``keys`` (same place and path; the other values keep theirs)."""
         rest = LocatedDict((k, v) for k, v in self.value.items() if k not in keys)
         rest.mark = getattr(self.value, "mark", self.mark)
         rest.value_marks = {k: m for k, m in getattr(self.value, "value_marks", {}).items() if k not in keys}
-        return Node(rest, self.file, self.mark, self.path)
+        rest.use_marks = {k: m for k, m in (getattr(self.value, "use_marks", None) or {}).items() if k not in keys}
+        return Node(rest, self.file, self.mark, self.path, self.use)
 
     def items(self) -> Iterator[tuple[str, Node]]:
         for key in self.value:
@@ -526,13 +592,13 @@ class Node:
         marks = getattr(self.value, "item_marks", None)
         for i, item in enumerate(self.value):
             mark = marks[i] if marks is not None else self.mark
-            yield Node(item, self.file, mark, self.child_path(i))
+            yield Node(item, self.file, mark, self.child_path(i), self._use_of(i))
 
     def element(self, index: int) -> Node:
         """Item ``index`` of this list (in constant time: error locations must not scan the list)."""
         marks = getattr(self.value, "item_marks", None)
         mark = marks[index] if marks is not None else self.mark
-        return Node(self.value[index], self.file, mark, self.child_path(index))
+        return Node(self.value[index], self.file, mark, self.child_path(index), self._use_of(index))
 
     def find(self, dotted: list[str]) -> Node:
         """The deepest existing node along ``dotted`` (for pointing at a problem the device reported)."""

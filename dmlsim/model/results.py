@@ -56,6 +56,7 @@ class CheckOutcome:
 class CompareReport:
     outcomes: list[CheckOutcome] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # a broken export folder or manifest
+    not_found: list[str] = field(default_factory=list)  # models left out: no result file of theirs (found_only)
 
     @property
     def exit_status(self) -> int:
@@ -70,8 +71,15 @@ class CompareReport:
         return counts
 
 
-def compare_folder(export_dir: Path, results_dir: Path) -> CompareReport:
-    """Check every manifest of ``export_dir`` (as its ``_index.json`` lists them) against ``results_dir``."""
+def compare_folder(export_dir: Path, results_dir: Path, models: list[str] | None = None,
+                   found_only: bool = False) -> CompareReport:
+    """Check every manifest of ``export_dir`` (as its ``_index.json`` lists them) against ``results_dir``.
+
+    ``models``: only these models (their stems in the export, or the model files they came from); a name the
+    export does not hold is a problem. ``found_only``: only the models with at least one result file in
+    ``results_dir`` (the results of one ``dmlsim run``/DxDispatch call); the others are listed in
+    ``not_found``, and none found at all is a problem.
+    """
     report = CompareReport()
     if not results_dir.is_dir():
         report.problems.append(f"{results_dir}: no such results folder")
@@ -82,6 +90,13 @@ def compare_folder(export_dir: Path, results_dir: Path) -> CompareReport:
     except (OSError, ValueError, KeyError, TypeError) as exc:
         report.problems.append(f"{export_dir / INDEX}: not an export index written by 'dmlsim export': {exc}")
         return report
+    if models:
+        wanted = {name: [e for e in entries if name in (e[0], Path(e[0]).stem, Path(e[1]).name.split(".")[0])]
+                  for name in models}
+        report.problems += [f"{export_dir}: no model {name!r} in this export (its index lists "
+                            f"{', '.join(Path(m).stem for m, _ in entries[:8])}{', ...' if len(entries) > 8 else ''})"
+                            for name, hits in wanted.items() if not hits]
+        entries = [e for e in entries if any(e in hits for hits in wanted.values())]
     for model, manifest_file in entries:
         try:
             manifest = read_json(export_dir / manifest_file)
@@ -91,8 +106,14 @@ def compare_folder(export_dir: Path, results_dir: Path) -> CompareReport:
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             report.problems.append(f"{export_dir / manifest_file}: not a manifest written by 'dmlsim export': {exc}")
             continue
+        if found_only and not any((results_dir / str(c.get("file", ""))).is_file() for c in checks
+                                  if isinstance(c, dict)):
+            report.not_found.append(model)
+            continue
         for check in checks:
             report.outcomes.append(check_result(model, check, export_dir, results_dir))
+    if found_only and not report.outcomes and not report.problems:
+        report.problems.append(f"{results_dir}: holds no result file of any model of {export_dir}")
     return report
 
 

@@ -68,7 +68,7 @@ from dmlsim.model.model import (
     WriteFile,
 )
 from dmlsim.model.targets import open_target
-from dmlsim.model.timing import timing_report
+from dmlsim.model.timing import build_line, split, timing_report
 from dmlsim.runtime.buffer import Buffer
 from dmlsim.runtime.device import Device
 
@@ -78,7 +78,7 @@ NOT_CHECKED = "not checked"
 # why an ``expect reference: true`` is skipped on the reference device: it would pass vacuously
 REFERENCE_ITSELF = "skipped: reference: true compares with the reference device itself"
 # The compute budget's units, about a nanosecond each of the slowest device (measured on 2 cores: PoCL 3.0 and
-# 3.1, Intel's CPU runtime, the reference device; README "Untrusted files"), from a dispatch's estimate
+# 3.1, Intel's CPU runtime, the reference device; docs/guides/untrusted-files.md), from a dispatch's estimate
 # (dmlsim.operators.base.Work): an operation counts one (GEMM on PoCL: 0.8 ns per FLOP); a byte touched
 # BYTE_UNITS (the reference device's float64 copies: 14 ns per byte of an element-wise add, first run); a Python
 # step of the reference device HOST_STEP (about a microsecond); each execution of a dispatch EXECUTION_OVERHEAD
@@ -188,6 +188,7 @@ class Runner:
         self.result = RunResult()
         self.buffers: dict[str, Any] = {}
         self.compiled: dict[str, Any] = {}
+        self.executed: set[str] = set()  # dispatchables executed once already (their kernels are built)
         self.persistent: dict[str, Any] = {}  # dispatchable → its persistent resource (OWNED_BY_DML inputs)
         self.temporary: Buffer | None = None  # one temporary resource, grown to the largest a dispatch needs
         # what this run may still hold: the budget less what the parse charged (resources, expected values)
@@ -648,6 +649,9 @@ class Runner:
                 gpu.append(sum(t.device_ns for t in self.queue.last_timings) / 1e6)
             for name, value in command.increments:
                 self._add(name, value)
+        if gpu_timed and command.dispatchable not in self.executed:  # its kernels were built in sample 0
+            self.executed.add(command.dispatchable)
+            self._log(build_line(command.dispatchable, cpu[0], cold=len(split(cpu, self.warmup)[0]) > 0))
         for line in timing_report(command.dispatchable, cpu, gpu, self.warmup, self.timing_verbosity):
             self._log(line)
 

@@ -38,6 +38,17 @@ def split(samples: list[float], warmup: int) -> tuple[list[float], list[float]]:
     return samples[:cold], samples[cold:]
 
 
+def build_line(name: str, first: float, cold: bool) -> str:
+    """The line before a dispatchable's first timing on an OpenCL device: its first execution builds its
+    kernels (programs, and the driver's code generation on first launch: PoCL's takes most of a second), so
+    that sample is a build time, not a dispatch time. DxDispatch times compilation apart from dispatches; a
+    dmlsim dispatch builds lazily, so its first sample is named as such: left out of the hot statistics as a
+    cold sample when there are several (``-i``/``-w``), else the one sample there is."""
+    where = ("left out of the median as a cold sample" if cold else
+             "the only sample: run with -i 2 or more for dispatch timings without it")
+    return f"Kernel build for '{name}': its first execution, {first:.4f} ms (CPU), built its kernels ({where})"
+
+
 def timing_line(name: str, cpu: list[float], gpu: list[float], warmup: int) -> str:
     """``Dispatch 'adam': 100 iterations, 0.1234 ms median (CPU), 0.005120 ms median (GPU)`` over hot samples."""
     line = f"Dispatch '{name}': {len(cpu)} iterations, {stats(split(cpu, warmup)[1]).median:.4f} ms median (CPU)"

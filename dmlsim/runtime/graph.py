@@ -90,7 +90,7 @@ ARRAYS = {"Nodes": "NodeCount", "InputEdges": "InputEdgeCount", "OutputEdges": "
 INDEX_FIELDS = {"InputEdges": ("GraphInputIndex", "ToNodeIndex", "ToNodeInputIndex"),
                 "OutputEdges": ("FromNodeIndex", "FromNodeOutputIndex", "GraphOutputIndex"),
                 "IntermediateEdges": ("FromNodeIndex", "FromNodeOutputIndex", "ToNodeIndex", "ToNodeInputIndex")}
-PROBLEMS_LISTED = 100  # a refusal lists this many problems and counts the rest (the README's per-file cap)
+PROBLEMS_LISTED = 100  # a refusal lists this many problems and counts the rest (model-files guide)
 _SHOWN_NODES = 10  # nodes named in a cycle's message
 # the unsigned type of each element size: what copies a tensor's elements bit for bit
 _T = DML_TENSOR_DATA_TYPE

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -20,6 +22,26 @@ def import_pyopencl():  # noqa: ANN201 - returns the module
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise DMLError(DXGI_ERROR_UNSUPPORTED, f"pyopencl is not importable ({exc}); {NO_OPENCL_FIX}") from None
     return pyopencl
+
+
+def compiler_output_wanted() -> bool:
+    """Whether the user asked to see OpenCL compilers' output: pyopencl's ``PYOPENCL_COMPILER_OUTPUT`` set to a
+    true value as pyopencl reads it (1, y, yes, t, true, on, any case)."""
+    return os.environ.get("PYOPENCL_COMPILER_OUTPUT", "").strip().lower() in ("1", "y", "yes", "t", "true", "on")
+
+
+@contextmanager
+def quiet_compiler() -> Iterator[None]:
+    """Build programs without pyopencl's ``CompilerWarning`` for a non-empty build log (drivers' remarks on
+    dmlsim's kernels: 44 of them in ``pytest descriptors/``), unless ``PYOPENCL_COMPILER_OUTPUT`` asks for
+    them. A failed build still raises with its log (callers keep it in their DMLError)."""
+    if compiler_output_wanted():
+        yield
+        return
+    cl = import_pyopencl()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cl.CompilerWarning)
+        yield
 
 
 @contextmanager

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dmlsim.backends.opencl.errors import import_pyopencl
+from dmlsim.backends.opencl.errors import import_pyopencl, quiet_compiler
 
 if TYPE_CHECKING:  # type-only: adapters.py calls probe(), never the reverse
     from dmlsim.backends.adapters import AdapterInfo
@@ -22,7 +22,8 @@ def _probe(index: str, cl_device: object) -> str | None:
     try:
         context = cl.Context([cl_device])
         queue = cl.CommandQueue(context)
-        program = cl.Program(context, _PROBE_SOURCE).build()
+        with quiet_compiler():
+            program = cl.Program(context, _PROBE_SOURCE).build()
         data = np.zeros(4, np.float32)
         buffer = cl.Buffer(context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=data)
         program.dmlsim_probe(queue, (4,), None, buffer)

@@ -26,7 +26,7 @@ from typing import Any
 
 from dmlsim.api.errors import E_FAIL, DMLError
 from dmlsim.backends.opencl import signatures
-from dmlsim.backends.opencl.errors import import_pyopencl
+from dmlsim.backends.opencl.errors import import_pyopencl, quiet_compiler
 from dmlsim.backends.opencl.signatures import ARG_INFO_OPTION
 from dmlsim.operators.plan import KernelSignatureError, KernelSource, signature_mismatch
 
@@ -169,7 +169,8 @@ class ProgramCache:
         cl = import_pyopencl()
         text = kernel_source(source)
         try:
-            return cl.Program(self.context, text).build(options=options, devices=[self.device])
+            with quiet_compiler():
+                return cl.Program(self.context, text).build(options=options, devices=[self.device])
         except cl.Error as exc:
             log = str(exc)
             hint = ""

@@ -22,7 +22,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from dmlsim.backends.opencl.errors import import_pyopencl
+from dmlsim.backends.opencl.errors import import_pyopencl, quiet_compiler
 
 ARG_INFO_OPTION = "-cl-kernel-arg-info"  # kernels keep their parameter names (CL_KERNEL_ARG_NAME)
 NAMES_FOLDER = "kernel-parameter-names"
@@ -74,7 +74,8 @@ def _names_file(device: Any, text: str, options: tuple[str, ...]) -> Path:
 def _build_and_ask(context: Any, device: Any, text: str, options: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     cl = import_pyopencl()
     try:
-        program = cl.Program(context, text).build(options=list(options), devices=[device], cache_dir=False)
+        with quiet_compiler():
+            program = cl.Program(context, text).build(options=list(options), devices=[device], cache_dir=False)
     except cl.Error:  # it built a moment ago from the same text: nothing to learn from a failure here
         return {}
     answers = {kernel.function_name: answered_names(kernel) for kernel in program.all_kernels()}
