@@ -62,7 +62,8 @@ class _Value:
 
     kind: str  # "input" | "weight" | "constant" | "output"
     index: int  # graph input index, constant node index, or node index
-    port: int = 0  # the node output index, for kind "output"
+    field: str = ""  # the node's output field, for kind "output"
+    element: int | None = None  # the element of a tensor-array output field
     data: bytes = b""
     tensor: DML_TENSOR_DESC | None = None
 
@@ -71,8 +72,19 @@ class _Value:
 class _Node:
     op_type: int
     desc: Any
-    inputs: dict[str, str]
-    outputs: dict[str, str]
+    inputs: dict[str, str | list[str]]
+    outputs: dict[str, str | list[str]]
+
+
+def _each(wiring: dict[str, str | list[str]]) -> list[tuple[str, int | None, str]]:
+    """(field, element or None, name) for every wired tensor, tensor-array fields one entry per element."""
+    found: list[tuple[str, int | None, str]] = []
+    for field, names in wiring.items():
+        if isinstance(names, list):
+            found += [(field, i, name) for i, name in enumerate(names)]
+        else:
+            found.append((field, None, names))
+    return found
 
 
 class GraphBuilder:
@@ -113,20 +125,22 @@ class GraphBuilder:
             self.input_count += 1
         return name
 
-    def node(self, op_type: int, desc: Any, inputs: dict[str, str], outputs: dict[str, str]) -> None:
+    def node(self, op_type: int, desc: Any, inputs: dict[str, str | list[str]],
+             outputs: dict[str, str | list[str]]) -> None:
         """An operator node: ``desc`` is its DirectML desc; ``inputs`` maps its input tensor fields to named values
-        defined before, ``outputs`` its output fields to new names."""
-        for field, name in inputs.items():
+        defined before, ``outputs`` its output fields to new names (a list of names for a tensor-array field)."""
+        for field, element, name in _each(inputs):
             if name not in self.values:
-                raise invalid(f"GraphBuilder: node {len(self.nodes)} ({type(desc).__name__}).{field} reads "
+                where = field if element is None else f"{field}[{element}]"
+                raise invalid(f"GraphBuilder: node {len(self.nodes)} ({type(desc).__name__}).{where} reads "
                               f"{name!r}, which is not defined yet")
         desc = copy.deepcopy(desc)
-        for field, name in inputs.items():
+        for field, element, name in _each(inputs):
             if self.values[name].kind == "weight":
-                tensor = getattr(desc, field)
+                tensor = getattr(desc, field) if element is None else getattr(desc, field)[element]
                 tensor.Desc.Flags = int(tensor.Desc.Flags or 0) | DML_TENSOR_FLAGS.DML_TENSOR_FLAG_OWNED_BY_DML
-        for port, name in enumerate(outputs.values()):
-            self.values[self._name(name)] = _Value("output", len(self.nodes), port)
+        for field, element, name in _each(outputs):
+            self.values[self._name(name)] = _Value("output", len(self.nodes), field, element)
         self.nodes.append(_Node(op_type, desc, dict(inputs), dict(outputs)))
 
     def compile(self, outputs: list[str], flags: int = 0) -> CompiledNetwork:
@@ -141,23 +155,24 @@ class GraphBuilder:
             operators.append(op)
             nodes.append(DML_GRAPH_NODE_DESC(DML_GRAPH_NODE_TYPE.DML_GRAPH_NODE_TYPE_OPERATOR,
                                              DML_OPERATOR_GRAPH_NODE_DESC(op, f"node {index}")))
-            in_ports = _ports(op.operator.input_fields)
-            for field, name in node.inputs.items():
-                value, to = self.values[name], in_ports[field]
+            for field, element, name in _each(node.inputs):
+                value, to = self.values[name], _port(op, "input", field, element)
                 if value.kind in ("input", "weight"):
                     input_edges.append(_edge(DML_GRAPH_EDGE_TYPE.DML_GRAPH_EDGE_TYPE_INPUT,
                                              DML_INPUT_GRAPH_EDGE_DESC(value.index, index, to, name)))
-                    input_layouts[value.index] = op.validated.tensors[field]
+                    layout = op.validated.tensors[field]
+                    layout = layout if element is None else layout[element]
+                    if value.index not in input_layouts or layout.total_bytes > input_layouts[value.index].total_bytes:
+                        input_layouts[value.index] = layout
                 elif value.kind == "constant":
                     intermediate_edges.append(_edge(DML_GRAPH_EDGE_TYPE.DML_GRAPH_EDGE_TYPE_INTERMEDIATE,
                                                     DML_INTERMEDIATE_GRAPH_EDGE_DESC(constant_base + value.index, 0,
                                                                                      index, to, name)))
                 else:
-                    source_ports = _ports(operators[value.index].operator.output_fields)
-                    source_field = list(self.nodes[value.index].outputs)[value.port]
+                    source = _port(operators[value.index], "output", value.field, value.element)
                     intermediate_edges.append(_edge(DML_GRAPH_EDGE_TYPE.DML_GRAPH_EDGE_TYPE_INTERMEDIATE,
-                                                    DML_INTERMEDIATE_GRAPH_EDGE_DESC(
-                                                        value.index, source_ports[source_field], index, to, name)))
+                                                    DML_INTERMEDIATE_GRAPH_EDGE_DESC(value.index, source, index, to,
+                                                                                     name)))
         for data in self.constants:
             nodes.append(DML_GRAPH_NODE_DESC(DML_GRAPH_NODE_TYPE.DML_GRAPH_NODE_TYPE_CONSTANT,
                                              DML_CONSTANT_DATA_GRAPH_NODE_DESC(data, len(data))))
@@ -166,11 +181,11 @@ class GraphBuilder:
             value = self.values.get(name)
             if value is None or value.kind != "output":
                 raise invalid(f"GraphBuilder.compile: output {name!r} is not a node output")
-            field = list(self.nodes[value.index].outputs)[value.port]
             op = operators[value.index]
             output_edges.append(_edge(DML_GRAPH_EDGE_TYPE.DML_GRAPH_EDGE_TYPE_OUTPUT, DML_OUTPUT_GRAPH_EDGE_DESC(
-                value.index, _ports(op.operator.output_fields)[field], graph_output, name)))
-            output_layouts.append(op.validated.tensors[field])
+                value.index, _port(op, "output", value.field, value.element), graph_output, name)))
+            layout = op.validated.tensors[value.field]
+            output_layouts.append(layout if value.element is None else layout[value.element])
         desc = DML_GRAPH_DESC(self.input_count, len(outputs), Nodes=nodes, InputEdges=input_edges,
                               OutputEdges=output_edges, IntermediateEdges=intermediate_edges)
         compiled = self.device.CompileGraph(desc, flags)
@@ -187,9 +202,16 @@ class GraphBuilder:
         return CompiledNetwork(self.device, compiled, inputs, weights, dict(zip(outputs, output_layouts, strict=True)))
 
 
-def _ports(fields: list[Any]) -> dict[str, int]:
-    """Each plain tensor field's edge index (struct order; the builder wires no tensor arrays)."""
-    return {row.name: index for index, row in enumerate(fields)}
+def _port(op: Any, role: str, field: str, element: int | None) -> int:
+    """The edge index of ``field`` (``element`` of a tensor array) of an operator's inputs or outputs: the desc's
+    tensor fields in struct order, a tensor array counting one index per element (as DirectML's edges count)."""
+    index = 0
+    for row in op.operator.input_fields if role == "input" else op.operator.output_fields:
+        layouts = op.validated.tensors.get(row.name)
+        if row.name == field:
+            return index + (element or 0)
+        index += len(layouts) if isinstance(layouts, list) else 1
+    raise invalid(f"GraphBuilder: {op.operator.name} has no {role} field {field!r}")
 
 
 def _edge(kind: DML_GRAPH_EDGE_TYPE, desc: Any) -> DML_GRAPH_EDGE_DESC:

@@ -239,6 +239,10 @@ class DmlsimBackendRep(BackendRep):
                 raise DMLError(E_INVALIDARG, f"a single array was given, but the model takes "
                                              f"{len(self.input_names)} inputs")
             feeds = {self.input_names[0]: inputs}
+        if not all(node.domain == TRAINING_DOMAIN and node.op_type in _OPS for node in self.model.graph.node):
+            from dmlsim.onnx.run_model import run_lowered
+
+            return tuple(run_lowered(self.model, feeds, self.device))
         values: dict[str, Any] = {**self.initializers, **feeds}
         for node in self.model.graph.node:
             missing = [name for name in node.input if name and name not in values]
@@ -257,10 +261,16 @@ class DmlsimBackend(Backend):
 
     @classmethod
     def is_compatible(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> bool:
-        """True when every node is one of the three training ops and the device exists."""
+        """True when every node is a training op, or every node has a lowering or is folded on the host, and the
+        device exists (a node may still be refused once its inputs are known: a shape DirectML cannot express)."""
+        from dmlsim.onnx.run_model import check_lowerable
+
         try:
-            for node in model.graph.node:
-                _spec_for(node)
+            if all(node.domain == TRAINING_DOMAIN for node in model.graph.node):
+                for node in model.graph.node:
+                    _spec_for(node)
+            else:
+                check_lowerable(model)
         except DMLError:
             return False
         return cls.supports_device(device)
@@ -269,8 +279,13 @@ class DmlsimBackend(Backend):
     def prepare(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> DmlsimBackendRep:
         """Check the model (onnx.checker, then every node's op and attributes) and pick the device."""
         super().prepare(model, device, **kwargs)
-        for node in model.graph.node:
-            node_attributes(node)
+        if all(node.domain == TRAINING_DOMAIN for node in model.graph.node):
+            for node in model.graph.node:
+                node_attributes(node)
+        else:
+            from dmlsim.onnx.run_model import check_lowerable
+
+            check_lowerable(model)
         return DmlsimBackendRep(model, device_for(device))
 
     @classmethod

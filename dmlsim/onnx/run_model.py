@@ -1,0 +1,182 @@
+"""Run an ONNX model on a dmlsim device: fold the host values, lower the rest into one DirectML graph, execute.
+
+:func:`run_lowered` is what ``dmlsim.backend`` calls for any model that is not made of the training optimizers.
+The model is lowered for the given inputs (their shapes, and the values of the inputs the provider reads on the
+CPU), so each call lowers, compiles and runs once: correct for every input, not yet cached.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dmlsim.api.errors import E_INVALIDARG, E_NOTIMPL, DMLError
+from dmlsim.onnx import ops_elementwise, ops_math, ops_nn, ops_tensor  # noqa: F401  (they register their lowerings)
+from dmlsim.onnx.lowering import LOWERINGS, Lowering, View, attributes_of, dml_type
+from dmlsim.runtime.device import Device
+
+DEFAULT_DOMAINS = ("", "ai.onnx")
+NEVER_FOLDED = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Bernoulli", "Multinomial"}
+
+
+def default_opset(model: Any) -> int:
+    for entry in model.opset_import:
+        if entry.domain in DEFAULT_DOMAINS:
+            return int(entry.version)
+    return 1
+
+
+def _constant(node: Any, attrs: dict[str, Any]) -> np.ndarray:
+    for key in ("value", "value_float", "value_int", "value_floats", "value_ints"):
+        if key in attrs:
+            value = attrs[key]
+            if key in ("value_float", "value_floats"):
+                return np.asarray(value, np.float32)
+            if key in ("value_int", "value_ints"):
+                return np.asarray(value, np.int64)
+            return np.asarray(value)
+    raise DMLError(E_NOTIMPL, f"Constant node {node.name!r}: only tensor, float and int values are supported "
+                              f"(given: {', '.join(attrs)})")
+
+
+def _fold(node: Any, inputs: list[np.ndarray | None], opset: int) -> list[np.ndarray]:
+    """One node of constants evaluated on the host (onnxruntime's constant folding does the same)."""
+    from onnx import helper
+    from onnx.reference import ReferenceEvaluator
+
+    names = [f"in{i}" if name else "" for i, name in enumerate(node.input)]
+    clone = helper.make_node(node.op_type, names, [f"out{i}" for i in range(len(node.output))],
+                             domain=node.domain or None)
+    clone.attribute.extend(node.attribute)
+    evaluator = ReferenceEvaluator(clone, opsets={"": opset})
+    feeds = {name: value for name, value in zip(names, inputs, strict=True) if name}
+    return [np.asarray(v) for v in evaluator.run(None, feeds)]
+
+
+def check_lowerable(model: Any) -> None:
+    """Refuse, before any input is given, a node no lowering handles and no host folding computes (a DMLError
+    naming the node, op type and opset): what ``prepare`` can know without the inputs' shapes."""
+    graph = model.graph
+    opset = default_opset(model)
+    constants = {init.name for init in graph.initializer}
+    for node in graph.node:
+        given = [name for name in node.input if name]
+        foldable = node.op_type in ("Constant", "Shape", "Size") or (
+            given and all(name in constants for name in given) and node.op_type not in NEVER_FOLDED)
+        if foldable:
+            constants.update(name for name in node.output if name)
+        elif node.domain not in DEFAULT_DOMAINS:
+            raise DMLError(E_NOTIMPL, f"{node.op_type} node {node.name!r} (domain {node.domain!r}): dmlsim lowers "
+                                      "the default ONNX domain onto DirectML")
+        elif node.op_type not in LOWERINGS:
+            raise DMLError(E_NOTIMPL, f"{node.op_type} node {node.name!r} (opset {opset}): no DirectML lowering "
+                                      "for this op yet")
+
+
+def run_lowered(model: Any, feeds: dict[str, Any], device: Device) -> list[np.ndarray]:
+    """The model's outputs for ``feeds`` (by graph input name), computed by DirectML operators on ``device``."""
+    from onnx import numpy_helper
+
+    graph = model.graph
+    low = Lowering(device, default_opset(model))
+    constants: set[str] = set()
+    for init in graph.initializer:
+        low.host[init.name] = numpy_helper.to_array(init)
+        constants.add(init.name)
+    for value_info in graph.input:
+        name = value_info.name
+        kind = value_info.type.WhichOneof("value")
+        if kind not in (None, "tensor_type"):
+            raise DMLError(E_NOTIMPL, f"graph input {name!r} is a {kind.replace('_type', '')}: DirectML binds "
+                                      "tensors only (sequences, optionals and maps stay with onnxruntime's CPU "
+                                      "provider)")
+        if name in constants:
+            if name in feeds:
+                low.host[name] = np.asarray(feeds[name])
+            continue
+        if name not in feeds:
+            raise DMLError(E_INVALIDARG, f"graph input {name!r} was not given")
+        array = np.asarray(feeds[name])
+        low.host[name] = array
+        if array.size:
+            dml_type(array.dtype, f"graph input {name!r}")
+            from dmlsim.api.structs import buffer_tensor
+            from dmlsim.api.tensor import packed_strides
+
+            shape = tuple(array.shape)
+            tensor = buffer_tensor(dml_type(array.dtype, name), list(shape) or [1])
+            builder_name = low.builder.input(name, tensor)
+            low.views[name] = View(builder_name, shape, packed_strides(shape), array.dtype)
+    for node in graph.node:
+        low.node = node
+        attrs = attributes_of(node)
+        if node.domain not in DEFAULT_DOMAINS:
+            raise low.refuse(f"domain {node.domain!r}: dmlsim lowers the default ONNX domain")
+        if node.op_type == "Constant":
+            low.host[node.output[0]] = _constant(node, attrs)
+            constants.add(node.output[0])
+            continue
+        if node.op_type in ("Shape", "Size"):
+            shape = low.value_shape(node.input[0])
+            if node.op_type == "Size":
+                value = np.asarray(int(np.prod(shape)), np.int64)
+            else:
+                start, end = attrs.get("start", 0), attrs.get("end", None)
+                value = np.asarray(shape[slice(start, end)], np.int64)
+            low.host[node.output[0]] = value
+            constants.add(node.output[0])
+            continue
+        given = [name for name in node.input if name]
+        if given and all(name in constants for name in given) and node.op_type not in NEVER_FOLDED:
+            try:
+                values = _fold(node, [low.host[name] if name else None for name in node.input], low.opset)
+            except Exception as error:  # onnx.reference refusing the node: say which, never a traceback
+                raise low.refuse(f"folding it on the host failed ({type(error).__name__}: "
+                                 f"{str(error).splitlines()[0][:120]})") from None
+            for name, value in zip(node.output, values, strict=False):
+                if name:
+                    low.host[name] = value
+                    constants.add(name)
+            continue
+        lowering = LOWERINGS.get(node.op_type)
+        if lowering is None:
+            raise low.refuse("no DirectML lowering for this op yet")
+        lowering(low, node, attrs)
+    low.node = None
+    return _finish(low, graph, feeds)
+
+
+def _finish(low: Lowering, graph: Any, feeds: dict[str, Any]) -> list[np.ndarray]:
+    """Compile the graph for the outputs on the device, run it, and gather every output."""
+    from dmlsim.onnx.ops_elementwise import unary
+
+    device_outputs: dict[str, str] = {}  # graph output → the builder tensor holding it packed
+    used: set[str] = set()
+    for output in graph.output:
+        name = output.name
+        if name in low.views:
+            view = low.views[name]
+            is_input = view.name in {i.name for i in graph.input}
+            if not view.packed or is_input or view.name in used:
+                copy = low.fresh("out")
+                unary(low, "ELEMENT_WISE_IDENTITY", view, copy)
+                view = low.views[copy]
+            used.add(view.name)
+            device_outputs[name] = view.name
+        elif name not in low.host:
+            raise DMLError(E_INVALIDARG, f"graph output {name!r} is computed by no node")
+    results: dict[str, np.ndarray] = {}
+    if device_outputs:
+        network = low.builder.compile(list(device_outputs.values()))
+        inputs = {name: np.asarray(feeds[name]) for name in network.inputs}
+        ran = network.run(inputs)
+        for name, builder_name in device_outputs.items():
+            view = low.views[name]
+            array = ran[builder_name].reshape(view.shape)
+            results[name] = array.astype(np.bool_) if view.dtype == np.bool_ else array
+    out = []
+    for output in graph.output:
+        out.append(results[output.name] if output.name in results else np.asarray(low.host[output.name]))
+    return out
+

@@ -1,0 +1,69 @@
+"""The ONNX lowering's rules, one onnx node case each, on every device (dmlsim/onnx/lowering.py and ops_*.py).
+
+A fast selection of onnx's generated node cases (the whole suite is tests/test_onnx_node_suite.py), each
+exercising one rule of the lowering: broadcasting as stride 0, reshapes as renamed bytes, transposes as permuted
+strides, negative slice steps, Softmax's opset-dependent axes, keepdims=0 as a view, MatMul's batch broadcast
+and 1-D operands, convolution padding, ConvTranspose's pads, JOIN/SPLIT, CLIP1's host-read bounds, variadic
+Mean, per-axis dequantization. Expected outputs are onnx's (its numpy transcriptions), compared with onnx's
+tolerances.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from dmlsim.api.errors import DMLError
+from dmlsim.onnx.node_suite import all_cases, run_case
+
+CASES = ["test_add_bcast", "test_argmax_keepdims_random_select_last_index", "test_clip_default_inbounds",
+         "test_concat_3d_axis_negative_1", "test_conv_with_strides_and_asymmetric_padding", "test_convtranspose_pads",
+         "test_dequantizelinear_axis", "test_expand_dim_changed", "test_flatten_negative_axis1",
+         "test_gemm_all_attributes", "test_matmul_4d", "test_matmul_4d_1d", "test_mean_example",
+         "test_mod_mixed_sign_int32", "test_reduce_sum_do_not_keepdims_random", "test_reshape_negative_dim",
+         "test_slice_neg_steps", "test_softmax_axis_0", "test_softmax_axis_0_expanded",
+         "test_split_variable_parts_2d_opset18", "test_transpose_all_permutations_3", "test_unsqueeze_negative_axes",
+         "test_where_long_example"]
+
+
+@functools.cache
+def _by_name() -> dict[str, object]:
+    return {case.name: case for case in all_cases()}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_lowering_rule(device, name):
+    outcome = run_case(_by_name()[name], device)
+    assert outcome.status == "pass", f"{name}: {outcome.status} ({outcome.reason})"
+
+
+def test_a_node_without_lowering_is_refused_with_its_location(ref_device):
+    from onnx import TensorProto, helper
+
+    from dmlsim import backend
+
+    node = helper.make_node("Det", ["x"], ["y"], name="det1")
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(DMLError, match=r"Det node 'det1' \(opset 17\): no DirectML lowering for this op yet"):
+        backend.prepare(model, ref_device)
+
+
+def test_softmax_before_opset_13_normalizes_every_axis_from_axis_on(device):
+    """Softmax-1/11 coerce the input to 2-D at ``axis``: one softmax over axes 1 and 2 jointly of [2, 3, 4]
+    (opset 13 made it one axis). Expected: numpy's exp over the 12 elements of each batch row, in float64."""
+    import numpy as np
+    from onnx import TensorProto, helper
+
+    from dmlsim import backend
+
+    node = helper.make_node("Softmax", ["x"], ["y"], axis=1)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 4])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)])
+    x = np.linspace(-2, 3, 24, dtype=np.float32).reshape(2, 3, 4)
+    (y,) = backend.prepare(model, device).run([x])
+    e = np.exp(x.astype(np.float64).reshape(2, 12))
+    np.testing.assert_allclose(y.reshape(2, 12), e / e.sum(axis=1, keepdims=True), rtol=1e-6, atol=1e-7)

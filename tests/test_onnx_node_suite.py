@@ -1,0 +1,61 @@
+"""onnx's node test cases through dmlsim.backend (issue "ONNX models on emulated DirectML", item 2).
+
+The cases are generated at test time by onnx's own generator and judged with onnx's own comparison
+(dmlsim/onnx/node_suite.py); their expected outputs are onnx's numpy transcriptions, never dmlsim's. Every case's
+outcome on the reference device must be the one `tests/data/onnx_node_expected.tsv` lists, with its reason: a case
+that starts or stops passing fails here until the list says so (regenerate it with
+``python -m dmlsim.onnx.node_suite --write tests/data/onnx_node_expected.tsv`` and read the diff). On each OpenCL
+device a fixed sample of the passing cases runs (the whole suite takes about a minute per device).
+"""
+
+from __future__ import annotations
+
+import collections
+import sys
+from pathlib import Path
+
+import pytest
+
+from dmlsim.onnx.node_suite import all_cases, read_expected, run_case
+
+EXPECTED = Path(__file__).parent / "data" / "onnx_node_expected.tsv"
+SAMPLE = 24  # passing cases run on each OpenCL device
+
+
+def _expected() -> dict[str, tuple[str, str]]:
+    return read_expected(EXPECTED.read_text())
+
+
+def test_every_case_has_its_listed_outcome_on_the_reference_device(ref_device):
+    expected = _expected()
+    cases = all_cases()
+    assert {case.name for case in cases} == set(expected), "the list and onnx's generator disagree on the cases"
+    changed, counts = [], collections.Counter()
+    for case in cases:
+        outcome = run_case(case, ref_device)
+        counts[outcome.status] += 1
+        status, reason = expected[case.name]
+        if outcome.status != status or (outcome.status != "pass" and outcome.reason != reason):
+            changed.append(f"{case.name}: listed {status} ({reason}), now {outcome.status} ({outcome.reason})")
+    print(f"\nonnx node cases on the reference device: {counts['pass']} of {len(cases)} pass "
+          f"({100 * counts['pass'] / len(cases):.1f} %); {dict(counts)}", file=sys.__stderr__)
+    assert not changed, f"{len(changed)} outcomes differ from {EXPECTED.name}:\n" + "\n".join(changed[:40])
+    assert counts["crash"] == 0
+
+
+def _sample() -> list[str]:
+    passing = sorted(name for name, (status, _) in _expected().items() if status == "pass")
+    return passing[::max(1, len(passing) // SAMPLE)][:SAMPLE]
+
+
+@pytest.mark.large
+def test_a_sample_of_passing_cases_passes_on_every_device(device):
+    names = set(_sample())
+    failures = []
+    for case in all_cases():
+        if case.name in names:
+            outcome = run_case(case, device)
+            if outcome.status != "pass":
+                failures.append(f"{case.name}: {outcome.status} ({outcome.reason})")
+    assert len(names) == SAMPLE
+    assert not failures, "\n".join(failures)
