@@ -1,0 +1,98 @@
+"""BATCH_NORMALIZATION and MEAN_VARIANCE_NORMALIZATION1 cases for the differential harness
+(dmlsim/operators/harness.py).
+
+Draws ranks 1-8, FLOAT32/FLOAT16, each parameter tensor's sizes 1 (broadcast) or the input's along each
+dimension, random layouts (broadcast inputs too), Spatial both ways, any non-empty set of MVN1 axes, Scale and
+Bias each present or absent, NormalizeVariance both ways, Epsilon 0, small, 1, a fused activation in about a
+third of the cases; half the cases take finite inputs (so the numerics are judged, not only the NaN paths), the
+others the adversarial values, Variance drawn non-negative in most BATCH_NORMALIZATION cases.
+
+Tolerances (as tests/test_normalization.py's docstring derives them): BATCH_NORMALIZATION 6 ulps of
+``|Scale| * (|x| + |Mean|) / sqrt(Variance + Epsilon) + |Bias|``; MEAN_VARIANCE_NORMALIZATION1 over groups of
+n elements n + 4 ulps of ``|Scale| * (|x - Mean| + mean|x - x0|) / sqrt(Variance + Epsilon) + |Bias|`` (x0 the
+group's first element); FLOAT16 1 ulp (BATCH_NORMALIZATION) or 2 ulps (MVN1) of the half type. A fused
+activation (slopes up to 9 among those drawn, as gemm/cases.py) multiplies the bound by 9 and adds 4 ulps
+(1 in FLOAT16).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from dmlsim.api.enums import DML_OPERATOR_TYPE
+from dmlsim.operators.base import Operator
+from dmlsim.operators.harness import Case, draw_fused_activation, draw_sizes, draw_tensor, draw_valid, finite, uniform
+
+F32, F16 = 1, 2
+EPSILONS = (0.0, 1e-5, 1e-3, 1.0)
+
+
+def draw(op: Operator, rng: np.random.Generator) -> Case:
+    batch = op.type == DML_OPERATOR_TYPE.DML_OPERATOR_BATCH_NORMALIZATION
+
+    def attempt(r: np.random.Generator) -> Case:
+        rank = int(r.choice([1, 2, 3, 4, 5, 8]))
+        sizes = draw_sizes(r, rank, 96)
+        dtype = int(r.choice([F32, F16]))
+
+        def param_sizes() -> list[int]:
+            return [s if r.random() < 0.5 else 1 for s in sizes]
+
+        epsilon = float(r.choice(EPSILONS))
+        fused = draw_fused_activation(r) if r.random() < 0.3 else None
+        slope = 9.0 if fused is not None else 1.0
+        fills: dict[str, Any] = {}
+        if r.random() < 0.5:
+            fills["InputTensor"] = finite(2.0)
+        x = draw_tensor(r, dtype, sizes)
+        y = draw_tensor(r, dtype, sizes, role="output")
+        if batch:
+            fields = {name: draw_tensor(r, dtype, param_sizes())
+                      for name in ("MeanTensor", "VarianceTensor", "ScaleTensor", "BiasTensor")}
+            if r.random() < 0.8:
+                fills["VarianceTensor"] = uniform(0.0, 4.0)
+            desc = op.desc_cls(InputTensor=x, OutputTensor=y, Spatial=bool(r.integers(2)), Epsilon=epsilon,
+                               FusedActivation=fused, **fields)
+
+            def bound(values: dict[str, Any]) -> dict[str, Any]:
+                f = {k: np.asarray(v, np.float64) for k, v in values.items()}
+                with np.errstate(all="ignore"):
+                    root = np.sqrt(f["VarianceTensor"] + np.float64(np.float32(epsilon)))
+                    b = (np.abs(f["ScaleTensor"]) * (np.abs(f["InputTensor"]) + np.abs(f["MeanTensor"])) / root
+                         + np.abs(f["BiasTensor"]))
+                return {"OutputTensor": b * slope}
+
+            return Case(desc, fills=fills, ulps=6 + (4 if fused else 0), ulps16=1 + (1 if fused else 0),
+                        bound=bound, note=f"{rank}-D eps {epsilon}")
+
+        count = int(r.integers(1, rank + 1))
+        axes = sorted(int(a) for a in r.choice(rank, count, replace=False))
+        scale = draw_tensor(r, dtype, param_sizes()) if r.random() < 0.6 else None
+        bias = draw_tensor(r, dtype, param_sizes()) if r.random() < 0.6 else None
+        normalize = bool(r.random() < 0.8)
+        desc = op.desc_cls(InputTensor=x, ScaleTensor=scale, BiasTensor=bias, OutputTensor=y, AxisCount=count,
+                           Axes=axes, NormalizeVariance=normalize, Epsilon=epsilon, FusedActivation=fused)
+        n = math.prod(sizes[a] for a in axes)
+
+        def mvn_bound(values: dict[str, Any]) -> dict[str, Any]:
+            f = np.asarray(values["InputTensor"], np.float64)
+            with np.errstate(all="ignore"):
+                mean = f.mean(axis=tuple(axes), keepdims=True)
+                d = f - mean
+                first = f[tuple(slice(0, 1) if a in axes else slice(None) for a in range(f.ndim))]
+                b = np.abs(d) + np.abs(f - first).mean(axis=tuple(axes), keepdims=True)
+                if normalize:
+                    b = b / np.sqrt((d * d).mean(axis=tuple(axes), keepdims=True) + np.float64(np.float32(epsilon)))
+                if values.get("ScaleTensor") is not None:
+                    b = b * np.abs(np.asarray(values["ScaleTensor"], np.float64))
+                if values.get("BiasTensor") is not None:
+                    b = b + np.abs(np.asarray(values["BiasTensor"], np.float64))
+            return {"OutputTensor": b * slope}
+
+        return Case(desc, fills=fills, ulps=n + 4 + (4 if fused else 0), ulps16=2 + (1 if fused else 0),
+                    bound=mvn_bound, note=f"{rank}-D axes {axes} n={n} eps {epsilon} normalize {normalize}")
+
+    return draw_valid(op, rng, attempt)

@@ -1,0 +1,70 @@
+"""Builders shared by tests/test_normalization.py and tests/test_normalization_onnx.py: descs of
+DML_OPERATOR_BATCH_NORMALIZATION and MEAN_VARIANCE_NORMALIZATION1, and the doc pages' formulas written out in
+float64 numpy with their magnitude bounds (tolerances: test_normalization.py's docstring). Independent of
+dmlsim's reference.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import dmlsim as dml
+from dmlsim.api.numerics import compare_ulps
+
+F32, F16 = dml.DML_TENSOR_DATA_TYPE_FLOAT32, dml.DML_TENSOR_DATA_TYPE_FLOAT16
+NUMPY = {F32: np.float32, F16: np.float16}
+BN, MVN1 = dml.DML_OPERATOR_BATCH_NORMALIZATION, dml.DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1
+
+
+def tensor(data_type, sizes, strides=None):
+    return dml.DML_TENSOR_DESC(dml.DML_TENSOR_TYPE_BUFFER, dml.DML_BUFFER_TENSOR_DESC(
+        data_type, dml.DML_TENSOR_FLAG_NONE, len(sizes), list(sizes), None if strides is None else list(strides),
+        dml.DMLCalcBufferTensorSize(data_type, len(sizes), sizes, strides), 0))
+
+
+def relu():
+    return dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ACTIVATION_RELU,
+                                 dml.DML_ACTIVATION_RELU_OPERATOR_DESC(None, None))
+
+
+def bn_desc(x, mean, var, scale, bias, out, epsilon=0.0, spatial=True, fused=None):
+    return dml.DML_OPERATOR_DESC(BN, dml.DML_BATCH_NORMALIZATION_OPERATOR_DESC(
+        x, mean, var, scale, bias, out, spatial, epsilon, fused))
+
+
+def mvn_desc(x, scale, bias, out, axes, normalize_variance=True, epsilon=0.0, fused=None):
+    return dml.DML_OPERATOR_DESC(MVN1, dml.DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC(
+        x, scale, bias, out, len(axes), list(axes), normalize_variance, epsilon, fused))
+
+
+def bn_numpy(x, mean, var, scale, bias, epsilon):
+    """The doc's formula in float64 with its magnitude bound."""
+    x, mean, var, scale, bias = (np.asarray(t, np.float64) for t in (x, mean, var, scale, bias))
+    with np.errstate(all="ignore"):
+        root = np.sqrt(var + np.float64(np.float32(epsilon)))
+        return scale * (x - mean) / root + bias, np.abs(scale) * (np.abs(x) + np.abs(mean)) / root + np.abs(bias)
+
+
+def mvn_numpy(x, scale, bias, axes, normalize_variance, epsilon):
+    """The doc's formula in float64 (biased Variance), with the bound of the module docstring."""
+    x = np.asarray(x, np.float64)
+    axes = tuple(axes)
+    with np.errstate(all="ignore"):
+        mean = x.mean(axis=axes, keepdims=True)
+        d = x - mean
+        first = x[tuple(slice(0, 1) if a in axes else slice(None) for a in range(x.ndim))]
+        spread = np.abs(x - first).mean(axis=axes, keepdims=True)
+        root = np.sqrt((d * d).mean(axis=axes, keepdims=True) + np.float64(np.float32(epsilon))) \
+            if normalize_variance else 1.0
+        y, bound = d / root, (np.abs(d) + spread) / root
+        if scale is not None:
+            y, bound = y * np.asarray(scale, np.float64), bound * np.abs(np.asarray(scale, np.float64))
+        if bias is not None:
+            y, bound = y + np.asarray(bias, np.float64), bound + np.abs(np.asarray(bias, np.float64))
+    return y, bound
+
+
+def assert_close(got, expected, bound, data_type, ulps32, name="OutputTensor"):
+    dtype = NUMPY[data_type]
+    report = compare_ulps(got, expected, dtype, 2 if dtype == np.float16 else ulps32, bound)
+    assert report.ok, report.describe(name)
