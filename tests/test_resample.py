@@ -366,6 +366,8 @@ def refused(ref_device, desc):
      "DML_RESAMPLE1_OPERATOR_DESC.InputPixelOffsets[0] nan must be finite"),
     (resample2(tensor(F32, [2]), tensor(F32, [4]), LINEAR, DOWN, [2], [0.5], [-math.inf]),
      "DML_RESAMPLE2_OPERATOR_DESC.OutputPixelOffsets[0] -inf must be finite"),
+    (resample1(tensor(F32, [2]), tensor(F32, [4]), LINEAR, [1e-46], [0.5], [-0.5]),  # 0 as a float32
+     "DML_RESAMPLE1_OPERATOR_DESC.Scales[0] 0.0 must be finite and greater than 0 (as a FLOAT)"),
     (resample2(tensor(F32, [2]), tensor(F32, [4]), LINEAR, 2, [2], [0.5], [-0.5]),
      "RoundingDirection 2 is not a DML_AXIS_DIRECTION"),
     (resample0(tensor(F32, [2]), tensor(F32, [4]), 2, [2]), "InterpolationMode 2 is not a DML_INTERPOLATION_MODE"),

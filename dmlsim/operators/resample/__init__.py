@@ -28,8 +28,10 @@ execution (the schema's inputs are not eligible).
 Decisions where the pages are silent:
 
 * The output Sizes are free: the pages say the scales need not be ``OutputSize / InputSize`` (the input is cropped
-  or the edges clamped); each Scale must be finite and > 0 and each pixel offset finite (a coordinate
-  divides by the scale; onnxruntime passes FLT_MAX as a scale for single-pixel axes, which is accepted).
+  or the edges clamped); each Scale must be finite and > 0 and each pixel offset finite, as the float32 the FLOAT
+  field holds (a value below float32's smallest subnormal is 0; the generic validation refuses one past its
+  range), since a coordinate divides by the scale; onnxruntime passes FLT_MAX as a scale for single-pixel axes,
+  which is accepted.
 * Nearest neighbor and linear clamp to the edges: a nearest index outside the input takes the edge element; a
   linear coordinate is clamped to ``[0, size - 1]`` before weighting (the pages: "the output edges are
   clamped"; onnxruntime: "DML clamps the input coordinates to the edges").
@@ -82,6 +84,12 @@ LIMITS = {INT8: (-128, 127), UINT8: (0, 255)}
 RESAMPLE_OPERATIONS = 200  # per output element (dmlsim.operators.base.Work): the reference's per-axis arrays
 
 
+def as_float32(value: float) -> float:
+    """A desc's FLOAT as the float32 it is in DirectML's struct (beyond float32's range: infinite)."""
+    with np.errstate(over="ignore"):
+        return float(np.float32(value))
+
+
 class ResampleFamily(Operator):
     """The rules, reference and launch shared by RESAMPLE, RESAMPLE1, RESAMPLE2 and the gradients; a member says
     where its scales, offsets and rounding come from (:meth:`geometry`). ``x_field``/``y_field`` name the tensor
@@ -124,13 +132,14 @@ class ResampleFamily(Operator):
             problems.add(f"{where}.{self.count_field} {count} must match {self.x_field}.DimensionCount and "
                          f"{self.y_field}.DimensionCount {rank}")
             return
+        # FLOATs, as float32: a value below the smallest subnormal is 0
         for i, scale in enumerate(v.attrs["Scales"]):
-            if not (math.isfinite(scale) and float(np.float32(scale)) > 0.0):
-                problems.add(f"{where}.Scales[{i}] {scale} must be finite and greater than 0")
+            if not (math.isfinite(as_float32(scale)) and as_float32(scale) > 0.0):
+                problems.add(f"{where}.Scales[{i}] {scale} must be finite and greater than 0 (as a FLOAT)")
         for field in self.offset_fields:
             for i, offset in enumerate(v.attrs[field]):
-                if not math.isfinite(offset):
-                    problems.add(f"{where}.{field}[{i}] {offset} must be finite")
+                if not math.isfinite(as_float32(offset)):
+                    problems.add(f"{where}.{field}[{i}] {offset} must be finite (as a FLOAT)")
 
     def work(self, v: ValidatedDesc) -> Work:
         """The default with more operations per element: the reference builds a float64 array per axis and
