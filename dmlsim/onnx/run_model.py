@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from dmlsim.api.errors import E_INVALIDARG, E_NOTIMPL, DMLError
-from dmlsim.onnx import ops_elementwise, ops_math, ops_nn, ops_norm, ops_tensor  # noqa: F401  (registering)
+from dmlsim.onnx import ops_elementwise, ops_math, ops_nn, ops_norm, ops_resize, ops_tensor  # noqa: F401  (registering)
 from dmlsim.onnx.lowering import LOWERINGS, Lowering, View, attributes_of, dml_type
 from dmlsim.runtime.device import Device
 
