@@ -442,6 +442,12 @@ class ScatterElements(Scatter):
     type = DML_OPERATOR_TYPE.DML_OPERATOR_SCATTER_ELEMENTS
     desc_cls = DML_SCATTER_ELEMENTS_OPERATOR_DESC
 
+    def reference_bytes(self, v: ValidatedDesc) -> int:
+        """The default plus reference.scatter_elements' coordinate grid (np.indices: DimensionCount int64 arrays
+        of the indices' size) and its flat targets, positions and sort (4 more int64 per update)."""
+        i = v.layout(INDICES)
+        return super().reference_bytes(v) + 8 * (len(i.sizes) + 4) * i.element_count
+
     def check_shapes(self, v: ValidatedDesc, problems: Problems, x: tuple[int, ...], i: tuple[int, ...],
                      u: tuple[int, ...]) -> None:
         axis = v.attrs["Axis"]

@@ -89,6 +89,11 @@ class TopK(Operator):
         x = v.layout(IN)
         return elementwise_work(v) + Work(4 * x.element_count * x.sizes[v.attrs["Axis"]], 0)
 
+    def reference_bytes(self, v: ValidatedDesc) -> int:
+        """The default plus reference.top_k's int64 arrays the size of the input: np.unique's sorted copy and
+        inverse, the ranks, their negation and the argsort (40 bytes per input element)."""
+        return super().reference_bytes(v) + 40 * v.layout(IN).element_count
+
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
         values, indices = top_k(inputs[IN], v.attrs["Axis"], v.attrs["K"], self.decreasing(v))
         return {VALUES: values, INDICES: indices.astype(v.layout(INDICES).dtype)}
