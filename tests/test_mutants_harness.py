@@ -360,3 +360,18 @@ def test_a_marker_build_failure_that_a_test_catches_still_counts_as_compiled(tmp
     got = _judge(project, tmp_path / "scratch", [icd], ["caught"])
     # the selection passes with the marker (the test caught the build error), but the build did fail on it
     assert got["caught"].result == "survived", got["caught"].detail
+
+
+def test_baselines_are_taken_per_group_of_selections_differing_only_in_their_k_expression():
+    """Issue 23's operators brought hundreds of narrow selections: one unmutated run per file and options, with the
+    union of the -k expressions, instead of one per selection (a selection without -k covers its whole group)."""
+    keys = [(("tests/a.py", "-k", "x and not reference"), False), (("tests/a.py", "-k", "y"), False),
+            (("tests/a.py", "-k", "y"), True), (("tests/b.py", "--harness-cases", "60", "-k", "z"), False),
+            (("tests/c.py",), False), (("tests/c.py", "-k", "w"), False)]
+    groups = mutants.baseline_groups(keys)
+    assert groups == {
+        (("tests/a.py", "-k", "(x and not reference) or (y)"), False): keys[:2],
+        (("tests/a.py", "-k", "y"), True): [keys[2]],
+        (("tests/b.py", "--harness-cases", "60", "-k", "z"), False): [keys[3]],
+        (("tests/c.py",), False): keys[4:],
+    }
