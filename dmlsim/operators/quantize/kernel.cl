@@ -10,28 +10,10 @@
  * (correctly rounded), rounds half to even (rint) and saturates to the output type (saturate: NaN gives 0).
  */
 #include "typed.h"
-
-/* value / scale rounded once to the nearest float32, as IEEE division (and the reference's numpy float32
- * division) rounds it. QUANTIZE's integer result depends on it exactly where the quotient is near a tie
- * k + 0.5 (0.5 / float32(5/255) is 25.4999991, which float32 rounds to 25.5, then to 26), and OpenCL
- * allows float division an error of 2.5 ulp unless built with -cl-fp32-correctly-rounded-divide-sqrt,
- * an option devices need not support. With cl_khr_fp64 the quotient is taken in double and rounded to
- * float: the double quotient of two floats, rounded to float, is the correctly rounded float quotient
- * (53 >= 2 * 24 + 2 bits, so rounding twice is innocuous for division: Figueroa, 1995), and OpenCL
- * requires double division to be correctly rounded. Without cl_khr_fp64 the device's float division is
- * used (correctly rounded on CPU OpenCL implementations; near-ties may differ elsewhere). */
-#ifdef cl_khr_fp64
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-inline float divide_rn(float value, float scale)
-{
-    return convert_float_rte((double)value / (double)scale);
-}
-#else
-inline float divide_rn(float value, float scale)
-{
-    return value / scale;
-}
+#if defined(QUANTIZE) || defined(QUANTIZED_ADD)
+#define SATURATE_T OUT_T
 #endif
+#include "quantize.h"
 
 #ifdef SCALE_HALF
 typedef half scale_t;
@@ -44,22 +26,6 @@ typedef float scale_t;
 #define STRIDED_IN(T, name) __global const T *name##__base, ulong name##__offset, ulong8 name##__strides
 #define AT(name, c) (TENSOR_PTR(name)[OFFSET8(c, name##__strides)])
 #define SCALE_AT(name, c) ((float)LOAD_SCALE(TENSOR_PTR(name), OFFSET8(c, name##__strides)))
-#if defined(QUANTIZE) || defined(QUANTIZED_ADD)
-/* q converted to the (INT8/UINT8) output type, saturating; NaN gives 0. OpenCL C's saturating conversions
- * specify NaN -> 0, but Oclgrind converts it to the type's minimum (-128 for INT8): the explicit test makes
- * every device agree. */
-inline OUT_T saturate(float q)
-{
-    return isnan(q) ? (OUT_T)0 : DMLSIM_CAT(DMLSIM_CAT(convert_, OUT_T), _sat)(q);
-}
-#endif
-
-/* round_half_to_even(value / scale) + zero_point; callers saturate it to the output type (saturate). */
-inline float quantize(float value, float scale, float zero_point)
-{
-    return rint(divide_rn(value, scale)) + zero_point;
-}
-
 #ifdef DEQUANTIZE
 __kernel void dequantize_linear(TYPED_IN8(x), STRIDED_IN(scale_t, s), STRIDED_IN(ZP_T, z), TYPED_OUT8(y),
                                 ulong8 sizes, uint count)
