@@ -4,7 +4,7 @@ A fast selection of onnx's generated node cases (the whole suite is tests/test_o
 exercising one rule of the lowering: broadcasting as stride 0, reshapes as renamed bytes, transposes as permuted
 strides, negative slice steps, Softmax's opset-dependent axes, keepdims=0 as a view, MatMul's batch broadcast
 and 1-D operands, convolution padding, ConvTranspose's pads, JOIN/SPLIT, CLIP1's host-read bounds, variadic
-Mean, per-axis dequantization, normalizations (LayerNormalization's Mean and InvStdDev as extra nodes), Resize's coordinate modes as RESAMPLE2 offsets. Expected outputs are onnx's (its numpy transcriptions), compared with onnx's
+Mean, per-axis dequantization, normalizations (LayerNormalization's Mean and InvStdDev as extra nodes), Resize's coordinate modes as RESAMPLE2 offsets, the gather family padded to one rank. Expected outputs are onnx's (its numpy transcriptions), compared with onnx's
 tolerances.
 """
 
@@ -26,7 +26,9 @@ CASES = ["test_add_bcast", "test_argmax_keepdims_random_select_last_index", "tes
          "test_split_variable_parts_2d_opset18", "test_transpose_all_permutations_3", "test_unsqueeze_negative_axes",
          "test_where_long_example", "test_layer_normalization_4d_axis1", "test_batchnorm_example",
          "test_instancenorm_epsilon", "test_resize_upsample_sizes_nearest_ceil_half_pixel",
-         "test_resize_tf_crop_and_resize_axes_3_2", "test_resize_downsample_scales_linear", "test_upsample_nearest"]
+         "test_resize_tf_crop_and_resize_axes_3_2", "test_resize_downsample_scales_linear", "test_upsample_nearest", "test_gather_2d_indices",
+         "test_top_k_smallest", "test_onehot_negative_indices", "test_scatternd",
+         "test_gathernd_example_int32_batch_dim1"]
 
 
 @functools.cache

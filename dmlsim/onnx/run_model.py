@@ -12,7 +12,15 @@ from typing import Any
 import numpy as np
 
 from dmlsim.api.errors import E_INVALIDARG, E_NOTIMPL, DMLError
-from dmlsim.onnx import ops_elementwise, ops_math, ops_nn, ops_norm, ops_resize, ops_tensor  # noqa: F401  (registering)
+from dmlsim.onnx import (  # noqa: F401  (each registers its lowerings)
+    ops_elementwise,
+    ops_gather,
+    ops_math,
+    ops_nn,
+    ops_norm,
+    ops_resize,
+    ops_tensor,
+)
 from dmlsim.onnx.lowering import LOWERINGS, Lowering, View, attributes_of, dml_type
 from dmlsim.runtime.device import Device
 
@@ -174,7 +182,11 @@ def _finish(low: Lowering, graph: Any, feeds: dict[str, Any]) -> list[np.ndarray
         for name, builder_name in device_outputs.items():
             view = low.views[name]
             array = ran[builder_name].reshape(view.shape)
-            results[name] = array.astype(np.bool_) if view.dtype == np.bool_ else array
+            if view.dtype == np.bool_:
+                array = array.astype(np.bool_)
+            elif array.dtype != view.dtype:  # the same bytes under ONNX's type (TopK's UINT64 indices as int64)
+                array = array.view(view.dtype)
+            results[name] = array
     out = []
     for output in graph.output:
         out.append(results[output.name] if output.name in results else np.asarray(low.host[output.name]))
