@@ -1,12 +1,14 @@
 """DirectML's pooling family (dmlsim/operators/pooling): MAX_POOLING, MAX_POOLING1, MAX_POOLING2, AVERAGE_POOLING,
-AVERAGE_POOLING1, on every adapter.
+AVERAGE_POOLING1, LP_POOLING, LP_POOLING1, on every adapter.
 
 Expected values are literals worked out by hand, or the pages' description written out here as a loop over output
 elements and window taps (never dmlsim's reference); onnx's node cases are in tests/test_pooling_onnx.py (apart, so
 that a selection of this file does not generate them).
 Tolerance: max pooling is exact (the output is one of the input elements, stored unchanged, FLOAT16 included;
 indices compare exactly). Average pooling sums T terms in float32 and divides once: within T + 2 float32 ulps of
-the mean of the terms' magnitudes (compare_ulps' bound); FLOAT16 1 ulp after the half rounding.
+the mean of the terms' magnitudes (compare_ulps' bound); FLOAT16 1 ulp after the half rounding. An Lp norm of T
+terms (no cancellation) within T + 8 float32 ulps of itself (pown and rootn are within a few ulps on the drivers
+here); FLOAT16 1 ulp.
 """
 
 from __future__ import annotations
@@ -355,3 +357,101 @@ def test_average_pooling_registered():
     from dmlsim.operators import implemented_names
 
     assert {f"DML_OPERATOR_{name}" for name in AVERAGE_MEMBERS} <= set(implemented_names())
+
+
+# --- LP_POOLING, LP_POOLING1 ----------------------------------------------------------------------------------
+
+LP_MEMBERS = ("LP_POOLING", "LP_POOLING1")
+
+
+def lp_desc(name, x, out, window, p, strides=None, start=None, end=None, dilations=None):
+    """An LP_POOLING* desc; LP_POOLING has no Dilations (they must then be all 1)."""
+    spatial = len(window)
+    fields = {"InputTensor": x, "OutputTensor": out, "DimensionCount": spatial, "Strides": strides or [1] * spatial,
+              "WindowSize": list(window), "StartPadding": start or [0] * spatial, "EndPadding": end or [0] * spatial,
+              "P": p}
+    if name == "LP_POOLING1":
+        fields["Dilations"] = dilations or [1] * spatial
+    return operator(name, **fields)
+
+
+def lp_loops(x, window, strides, start, dilations, out_spatial, p):
+    """(sum |x|^p)^(1/p) over the elements each window reads, in Python floats (x is float32 or float16: no
+    power of a moderate value overflows a double); a window reading nothing: 0."""
+    x = np.asarray(x, np.float64)
+    spatial = x.shape[2:]
+    expected = np.zeros((*x.shape[:2], *out_spatial))
+    for out_index in np.ndindex(expected.shape):
+        n, c, *o = out_index
+        total = 0.0
+        for tap in itertools.product(*(range(k) for k in window)):
+            pos = [o[i] * strides[i] + tap[i] * dilations[i] - start[i] for i in range(len(o))]
+            if all(0 <= q < s for q, s in zip(pos, spatial, strict=True)):
+                total += abs(float(x[(n, c, *pos)])) ** p
+        expected[out_index] = total ** (1.0 / p)
+    return expected
+
+
+@pytest.mark.parametrize("name", LP_MEMBERS)
+def test_lp_by_hand(device, name):
+    """Windows of 2 over [pad, 3, -4, 1e-30, 1e-30, 1e30, 1e30] (StartPadding 1): P = 2: [pad, 3] = 3, [3, -4] = 5
+    (absolute values), [-4, 1e-30] = 4, [1e-30, 1e-30] = sqrt(2) 1e-30 (1e-60 underflows float32: the kernel must
+    scale), [1e-30, 1e30] = 1e30, [1e30, 1e30] = sqrt(2) 1e30 (1e60 overflows float32). P = 1: 3, 7, 4, 2e-30, 1e30,
+    2e30. A second channel [inf, NaN, 2, -inf, 0, 0]: inf, NaN, NaN, inf, inf, 0."""
+    x = np.array([3, -4, 1e-30, 1e-30, 1e30, 1e30, np.inf, np.nan, 2, -np.inf, 0, 0], np.float32).reshape(1, 2, 1, 6)
+    for p, first in ((2, [3, 5, 4, math.sqrt(2) * 1e-30, 1e30, math.sqrt(2) * 1e30]),
+                     (1, [3, 7, 4, 2e-30, 1e30, 2e30])):
+        desc = lp_desc(name, tensor(F32, [1, 2, 1, 6]), tensor(F32, [1, 2, 1, 6]), [1, 2], p, start=[0, 1])
+        got = run(device, desc, InputTensor=x)["OutputTensor"].reshape(2, 6)
+        np.testing.assert_allclose(got[0], np.array(first, np.float32), rtol=4e-7, atol=0)
+        np.testing.assert_array_equal(got[1], [np.inf, np.nan, np.nan, np.inf, np.inf, 0])
+
+
+@pytest.mark.parametrize(("name", "data_type", "sizes", "window", "strides", "start", "end", "dilations", "p"), [
+    ("LP_POOLING", F32, (2, 3, 5, 6), (2, 3), (1, 2), (1, 0), (0, 2), (1, 1), 2),
+    ("LP_POOLING", F16, (1, 2, 3, 4, 5), (2, 2, 3), (2, 1, 2), (0, 1, 2), (1, 0, 1), (1, 1, 1), 3),
+    ("LP_POOLING1", F32, (1, 2, 4, 3, 7), (2, 2, 2), (1, 2, 3), (1, 1, 0), (0, 2, 2), (2, 1, 3), 1),
+    ("LP_POOLING1", F16, (2, 1, 6, 6), (3, 2), (2, 2), (2, 1), (2, 1), (2, 3), 4),
+], ids=["4d-p2", "5d-f16-p3", "5d-dilated-p1", "4d-dilated-f16-p4"])
+def test_lp_matches_the_description(device, name, data_type, sizes, window, strides, start, end, dilations, p):
+    """Tolerance: T + 8 float32 ulps of the result (T scaled powers summed, no cancellation, then a root); FLOAT16 1
+    ulp after the half rounding."""
+    rng = np.random.default_rng(sum(sizes) + p)
+    x = rng.uniform(-4, 4, sizes).astype(NUMPY[data_type])
+    out_spatial = tuple((s + a + b - (k - 1) * d - 1) // st + 1
+                        for s, a, b, k, d, st in zip(sizes[2:], start, end, window, dilations, strides, strict=True))
+    desc = lp_desc(name, tensor(data_type, sizes), tensor(data_type, (*sizes[:2], *out_spatial)), window, p,
+                   list(strides), list(start), list(end), list(dilations))
+    got = run(device, desc, InputTensor=x)["OutputTensor"]
+    expected = lp_loops(x, window, strides, start, dilations, out_spatial, p)
+    report = compare_ulps(got, expected, NUMPY[data_type], 1 if data_type == F16 else math.prod(window) + 8)
+    assert report.ok, report.describe("OutputTensor")
+
+
+def test_lp_strided_broadcast_input(device):
+    """An input broadcast along W (stride 0) into a padded output: the same norms as the packed layouts."""
+    rng = np.random.default_rng(11)
+    x = np.broadcast_to(rng.uniform(-3, 3, (1, 2, 3, 1)).astype(np.float32), (1, 2, 3, 4))
+    desc = lp_desc("LP_POOLING1", tensor(F32, [1, 2, 3, 4], [6, 3, 1, 0]), tensor(F32, [1, 2, 2, 3], [24, 12, 4, 1]),
+                   [2, 2], 2, dilations=[1, 1])
+    got = run(device, desc, InputTensor=np.ascontiguousarray(x))["OutputTensor"]
+    report = compare_ulps(got, lp_loops(x, [2, 2], [1, 1], [0, 0], [1, 1], (2, 3), 2), np.float32, 12)
+    assert report.ok, report.describe("OutputTensor")
+
+
+@pytest.mark.parametrize(("desc", "expected"), [
+    (lp_desc("LP_POOLING", tensor(F32, [1, 1, 2, 2]), tensor(F32, [1, 1, 1, 1]), [2, 2], 0),
+     "DML_LP_POOLING_OPERATOR_DESC.P must be at least 1, got 0"),
+    (lp_desc("LP_POOLING1", tensor(U8, [1, 1, 2, 2]), tensor(U8, [1, 1, 1, 1]), [2, 2], 2),
+     "InputTensor.DataType UINT8 is not supported by DML_OPERATOR_LP_POOLING1 (supported: FLOAT32, FLOAT16)"),
+    (lp_desc("LP_POOLING1", tensor(F32, [1, 1, 5, 5]), tensor(F32, [1, 1, 4, 4]), [2, 2], 2, dilations=[2, 1]),
+     "OutputTensor.Sizes [1, 1, 4, 4] must be [1, 1, 3, 4]"),
+], ids=["p-0", "uint8", "dilated-output-size"])
+def test_lp_refusals(ref_device, desc, expected):
+    assert expected in refused(ref_device, desc)
+
+
+def test_lp_pooling_registered():
+    from dmlsim.operators import implemented_names
+
+    assert {f"DML_OPERATOR_{name}" for name in LP_MEMBERS} <= set(implemented_names())

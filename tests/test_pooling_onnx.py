@@ -1,10 +1,10 @@
-"""onnx's node cases of MaxPool, GlobalMaxPool, AveragePool and GlobalAveragePool through DirectML's pooling
-operators (dmlsim/operators/pooling), on every adapter: each case mapped onto a MAX_POOLING2 / AVERAGE_POOLING1 desc
-as onnxruntime's DirectML provider maps the node, compared with onnx's expected outputs; a case the desc cannot
-express is listed with its reason.
+"""onnx's node cases of MaxPool, GlobalMaxPool, AveragePool, GlobalAveragePool and LpPool through DirectML's pooling
+operators (dmlsim/operators/pooling), on every adapter: each case mapped onto a MAX_POOLING2 / AVERAGE_POOLING1 /
+LP_POOLING1 desc as onnxruntime's DirectML provider maps the node, compared with onnx's expected outputs; a case the
+desc cannot express is listed with its reason.
 
 Tolerance: max pooling is exact (values and Indices, int64 as UINT64); an average of T taps within T + 2 float32
-ulps of the largest input magnitude.
+ulps of the largest input magnitude; an Lp norm of T taps within T + 8 float32 ulps of itself.
 """
 
 from __future__ import annotations
@@ -68,6 +68,9 @@ def onnx_pool_desc(case, name):
     if name.startswith("MAX_POOLING2"):
         fields["Dilations"] = d
         fields["OutputIndicesTensor"] = tensor(U64, out_sizes) if len(case.data_sets[0][1]) == 2 else None
+    elif name == "LP_POOLING1":
+        fields["Dilations"] = d
+        fields["P"] = int(attrs.get("p", 2))
     else:
         fields["Dilations"] = d
         fields["IncludePadding"] = bool(attrs.get("count_include_pad", 0))
@@ -144,3 +147,15 @@ def test_onnx_average_unmapped_cases_exist():
     assert set(ONNX_AVERAGE_UNMAPPED) <= names, set(ONNX_AVERAGE_UNMAPPED) - names
 
 
+
+
+@pytest.mark.parametrize("case", onnx_params(("LpPool",)))
+def test_onnx_lp_pool_node_cases(device, case):
+    """onnx's expected Lp norms through LP_POOLING1 as onnxruntime maps them (p -> P); tolerance T + 8 float32 ulps of
+    the result (no cancellation)."""
+    desc, x, _ = onnx_pool_desc(case, "LP_POOLING1")
+    got = run(device, desc, InputTensor=x)["OutputTensor"]
+    expected = case.data_sets[0][1][0]
+    taps = math.prod(desc.Desc.WindowSize)
+    report = compare_ulps(got.reshape(expected.shape), expected.astype(np.float64), np.float32, taps + 8)
+    assert report.ok, report.describe("OutputTensor")

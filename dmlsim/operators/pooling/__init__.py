@@ -1,29 +1,31 @@
 """DirectML's pooling family: DML_OPERATOR_MAX_POOLING (DML_FEATURE_LEVEL_1_0), MAX_POOLING1 (2_0, optional
-OutputIndicesTensor), MAX_POOLING2 (2_1, indices and Dilations), AVERAGE_POOLING (1_0) and AVERAGE_POOLING1
-(6_2, Dilations): one template, one kernel (one build per function and data type). The descs are DirectML's
-generated ones; the semantics are in :mod:`.reference`.
+OutputIndicesTensor), MAX_POOLING2 (2_1, indices and Dilations), AVERAGE_POOLING (1_0), AVERAGE_POOLING1 (6_2,
+Dilations), LP_POOLING (1_0) and LP_POOLING1 (6_2, Dilations): one template, one kernel (one build per function
+and data type). The descs are DirectML's generated ones; the semantics are in :mod:`.reference`.
 
 Data types and ranks (the doc pages' tensor-support tables at the newest feature level): InputTensor and
 OutputTensor of 4 or 5 dimensions, ``{N, C, H, W}`` / ``{N, C, D, H, W}``, the same DataType and DimensionCount;
 MAX_POOLING* take FLOAT32, FLOAT16, INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8 (5_0), the
 optional OutputIndicesTensor UINT32 or UINT64 with the DimensionCount and Sizes of OutputTensor;
-AVERAGE_POOLING* take FLOAT32 and FLOAT16. ``DimensionCount`` = InputTensor.DimensionCount - 2 (the pages: 2 for
-4-D, 3 for 5-D); Strides, WindowSize and Dilations at least 1. Any DML strides on every tensor (stride-0
-broadcast inputs, padded outputs); no in-place execution (the schema's: no input is eligible). FLOAT16 is storage:
-max compares the exact values; average sums in float32 and rounds once to nearest even.
+AVERAGE_POOLING* and LP_POOLING* take FLOAT32 and FLOAT16. ``DimensionCount`` = InputTensor.DimensionCount - 2
+(the pages: 2 for 4-D, 3 for 5-D); Strides, WindowSize and Dilations at least 1. Any DML strides on every
+tensor (stride-0 broadcast inputs, padded outputs); no in-place execution (the schema's: no input is eligible).
+FLOAT16 is storage: max compares the exact values; average and Lp compute in float32 and round once to nearest
+even.
 
 Output sizes: ``OutputTensor.Sizes[0:2]`` = InputTensor's; spatial ``(size + StartPadding + EndPadding -
 ((WindowSize - 1) * Dilations + 1)) / Strides + 1``, which must be at least 1 (refused otherwise). The pages'
-formula omits Dilations (MAX_POOLING2, AVERAGE_POOLING1, copied from the operators without them); dmlsim uses the
-dilated window's extent, as onnxruntime's DirectML provider sizes ONNX's dilated MaxPool/AveragePool outputs (a
-window must lie inside the padded input). Any other output size is refused.
+formula omits Dilations (MAX_POOLING2, AVERAGE_POOLING1, LP_POOLING1, copied from the operators without them);
+dmlsim uses the dilated window's extent, as ONNX sizes its dilated MaxPool/AveragePool/LpPool outputs, which
+onnxruntime's DirectML provider passes to DirectML (a window must lie inside the padded input). Any other output
+size is refused.
 
 Decisions where the pages are silent, each pinned by tests/test_pooling.py:
 
 * Padding never wins a max: padding taps are skipped, not read as 0 or -inf. A window that reads no input
   element at all (padding of a window's size or more, or dilation stepping over the input) gives the type's
   lowest value (-inf for FLOAT32/FLOAT16, INT*_MIN, 0 for unsigned types) and index all ones (``2^32 - 1`` /
-  ``2^64 - 1``: onnxruntime's CPU MaxPool leaves such an index at -1).
+  ``2^64 - 1``, -1 read as ONNX's signed int64: no element was chosen).
 * NaN: max ignores NaN (as HLSL's and OpenCL's ``fmax`` and dmlsim's REDUCE MAX) unless every element the window
   reads is NaN, which gives NaN and the index of the first. Equal values (+0 and -0 too): the first in window
   order, which is increasing input order, wins (the page: "the index points to the first value encountered"),
@@ -33,6 +35,11 @@ Decisions where the pages are silent, each pinned by tests/test_pooling.py:
   passes through).
 * Average: IncludePadding counts every tap of the window (``prod(WindowSize)``), dilation gaps not counted; without
   it the divisor is the number of input elements read. A window that reads nothing averages to 0 (not 0/0).
+* Lp: ``(sum |x|^P)^(1/P)`` with absolute values (the page writes ``X^P``; ONNX's LpPool, which onnxruntime's
+  provider maps onto LP_POOLING, takes ``|x|``, and an odd P would otherwise give roots of negative sums); P must be
+  at least 1 (refused: P = 0 has no root); padding taps are skipped (as zeros they would add nothing); a window
+  reading nothing gives 0; NaN if the window reads a NaN, else +inf if it reads an infinity. Computed scaled by the
+  window's largest magnitude, so |x|^P neither overflows nor underflows where the norm itself does not.
 """
 
 from __future__ import annotations
@@ -45,6 +52,8 @@ import numpy as np
 from dmlsim.api.directml_schema import (
     DML_AVERAGE_POOLING1_OPERATOR_DESC,
     DML_AVERAGE_POOLING_OPERATOR_DESC,
+    DML_LP_POOLING1_OPERATOR_DESC,
+    DML_LP_POOLING_OPERATOR_DESC,
     DML_MAX_POOLING1_OPERATOR_DESC,
     DML_MAX_POOLING2_OPERATOR_DESC,
     DML_MAX_POOLING_OPERATOR_DESC,
@@ -54,7 +63,13 @@ from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import TensorLayout
 from dmlsim.operators.base import Operator, ValidatedDesc, Work, add_operator, elementwise_work, require_same
 from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, TensorArg, Vector
-from dmlsim.operators.pooling.reference import PoolingGeometry, average_pooling, max_pooling, output_spatial_sizes
+from dmlsim.operators.pooling.reference import (
+    PoolingGeometry,
+    average_pooling,
+    lp_pooling,
+    max_pooling,
+    output_spatial_sizes,
+)
 from dmlsim.operators.typed import (
     FLOAT16,
     FLOAT32,
@@ -92,7 +107,7 @@ def spatial_3(values: tuple[int, ...], fill: int) -> tuple[int, ...]:
 
 
 class Pooling(Operator):
-    """One member of the family: ``function`` MAX or AVERAGE; which fields its desc has decides the rest."""
+    """One member of the family: ``function`` MAX, AVERAGE or LP; which fields its desc has decides the rest."""
 
     def __init__(self, op_type: int, desc_cls: type, function: str) -> None:
         self.type = op_type
@@ -134,6 +149,8 @@ class Pooling(Operator):
         if v.attrs["DimensionCount"] != rank - 2:
             problems.add(f"{where}.DimensionCount {v.attrs['DimensionCount']} must be InputTensor.DimensionCount - 2 "
                          f"= {rank - 2} (the number of spatial dimensions)")
+        if self.function == "LP" and v.attrs["P"] == 0:
+            problems.add(f"{where}.P must be at least 1, got 0 (the norm's root is 1/P)")
         for name in ("Strides", "WindowSize", "Dilations"):
             for i, value in enumerate(v.attrs.get(name) or ()):
                 if value == 0:
@@ -171,6 +188,8 @@ class Pooling(Operator):
         out_spatial = v.layout(OUT).sizes[2:]
         if self.function == "AVERAGE":
             return {OUT: average_pooling(inputs[X], g, out_spatial, bool(v.attrs["IncludePadding"]))}
+        if self.function == "LP":
+            return {OUT: lp_pooling(inputs[X], g, out_spatial, v.attrs["P"])}
         values, indices = max_pooling(inputs[X], g, out_spatial)
         result = {OUT: values}
         indices_layout = v.tensors.get(INDICES)
@@ -196,11 +215,13 @@ class Pooling(Operator):
                 defines.update(HAS_INDICES=True, INDEX_T="uint" if v.layout(INDICES).data_type == UINT32 else "ulong")
                 args += [TensorArg("indices", INDICES, scalar=True),
                          Vector("indices_strides", as_5d(bound[INDICES].layout.strides, 0), rank=8, fill=0)]
-        else:
+        elif self.function == "AVERAGE":
             defines["INCLUDE_PADDING"] = bool(v.attrs["IncludePadding"])
         args += [Vector("strides", spatial_3(g.strides, 1)), Vector("window", spatial_3(g.window, 1)),
-                 Vector("dilations", spatial_3(g.dilations, 1)), Vector("start_padding", spatial_3(g.start_padding, 0)),
-                 Scalar("count", np.uint32(out.element_count))]
+                 Vector("dilations", spatial_3(g.dilations, 1)), Vector("start_padding", spatial_3(g.start_padding, 0))]
+        if self.function == "LP":
+            args.append(Scalar("p", np.uint32(v.attrs["P"])))
+        args.append(Scalar("count", np.uint32(out.element_count)))
         return [KernelLaunch(self.kernel_source, "pooling", defines, Items(out.element_count), args)]
 
 
@@ -210,6 +231,8 @@ MEMBERS = (
     (_OP.DML_OPERATOR_MAX_POOLING2, DML_MAX_POOLING2_OPERATOR_DESC, "MAX"),
     (_OP.DML_OPERATOR_AVERAGE_POOLING, DML_AVERAGE_POOLING_OPERATOR_DESC, "AVERAGE"),
     (_OP.DML_OPERATOR_AVERAGE_POOLING1, DML_AVERAGE_POOLING1_OPERATOR_DESC, "AVERAGE"),
+    (_OP.DML_OPERATOR_LP_POOLING, DML_LP_POOLING_OPERATOR_DESC, "LP"),
+    (_OP.DML_OPERATOR_LP_POOLING1, DML_LP_POOLING1_OPERATOR_DESC, "LP"),
 )
 
 for _type, _desc, _function in MEMBERS:

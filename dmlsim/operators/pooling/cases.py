@@ -3,9 +3,11 @@
 Draws 4-D and 5-D pooling over every data type the member's page allows, windows of 1-3 taps per axis, strides,
 dilations (members with Dilations), start/end paddings up to a window's size or more (windows that read only
 padding included), OutputIndicesTensor present or null and UINT32/UINT64 (members with it), IncludePadding both
-ways, every tensor in a random layout (broadcast inputs too). Tolerance: max is exact (a chosen element, stored
-unchanged; indices compare exactly); average sums at most 27 float32 terms, within 27 + 2 ulps of the mean of
-their magnitudes (the bound), FLOAT16 1 ulp after the half rounding.
+ways, P 1-4, every tensor in a random layout (broadcast inputs too). Tolerance: max is exact (a chosen element,
+stored unchanged; indices compare exactly); average sums at most 27 float32 terms, within 27 + 2 ulps of the mean
+of their magnitudes (the bound), FLOAT16 1 ulp after the half rounding; Lp sums T scaled powers (pown) and takes a
+root (rootn), no cancellation: T + 8 ulps of the result (pown and rootn each within a few ulps on the drivers
+here; OpenCL allows 16), FLOAT16 1 ulp.
 """
 
 from __future__ import annotations
@@ -48,10 +50,14 @@ def draw(op: Any, rng: np.random.Generator) -> Case:
                                                          role="output") if r.random() < 0.7 else None)
         if "IncludePadding" in fields:
             values["IncludePadding"] = bool(r.random() < 0.5)
+        if "P" in fields:
+            values["P"] = int(r.integers(1, 5))
         desc = op.desc_cls(**values)
         note = f"{spatial}-D window {window} strides {strides} dilations {dilations} pads {start}/{end}"
         if op.function == "MAX":
             return Case(desc, ulps=0, ulps16=0, note=note)
+        if op.function == "LP":  # no cancellation: the result is its own magnitude bound
+            return Case(desc, ulps=int(np.prod(window)) + 8, ulps16=1, note=f"{note} P {values['P']}")
 
         def bound(inputs: dict[str, Any]) -> dict[str, Any]:
             from dmlsim.operators.pooling.reference import PoolingGeometry, average_pooling

@@ -9,6 +9,8 @@
  *                   -DHAS_INDICES (INDEX_T uint/ulong): its row-major index in the packed input.
  *   -DFUNC_AVERAGE  float32 sum / (-DINCLUDE_PADDING: the window's tap count; else the elements read); none
  *                   read: 0.
+ *   -DFUNC_LP       (sum |x|^p)^(1/p) in float32, scaled by the largest magnitude m (a first pass over the window):
+ *                   m * rootn(sum pown(|x| / m, p), p); NaN if any is NaN, else inf if any is infinite; none read: 0.
  */
 #include "typed.h"
 
@@ -34,7 +36,11 @@ __kernel void pooling(TYPED_IN(x), ulong8 x_strides, ulong8 x_sizes, TYPED_OUT(y
 #ifdef HAS_INDICES
                       __global INDEX_T *indices__base, ulong indices__offset, ulong8 indices_strides,
 #endif
-                      ulong4 strides, ulong4 window, ulong4 dilations, ulong4 start_padding, uint count)
+                      ulong4 strides, ulong4 window, ulong4 dilations, ulong4 start_padding,
+#ifdef FUNC_LP
+                      uint p,
+#endif
+                      uint count)
 {
     const uint gid = get_global_id(0);
     if (gid >= count)
@@ -47,8 +53,11 @@ __kernel void pooling(TYPED_IN(x), ulong8 x_strides, ulong8 x_sizes, TYPED_OUT(y
     ulong best_index = ~(ulong)0;
     int found = 0;
 #else
-    float sum = 0.0f;
-    uint read = 0;
+    float sum = 0.0f, largest = 0.0f;
+    uint read = 0, nan = 0;
+#endif
+#ifdef FUNC_LP
+    for (int pass = 0; pass < 2; ++pass)
 #endif
     for (ulong kd = 0; kd < window.y; ++kd) {
         const long id = tap_position(od, kd, strides.y, dilations.y, start_padding.y, x_sizes.s5);
@@ -70,6 +79,14 @@ __kernel void pooling(TYPED_IN(x), ulong8 x_strides, ulong8 x_sizes, TYPED_OUT(y
                                   * x_sizes.s7) + (ulong)iw;
                     found = 1;
                 }
+#elif defined(FUNC_LP)
+                if (pass == 0) {
+                    largest = fmax(largest, fabs((float)v));
+                    nan |= isnan((float)v);
+                    ++read;
+                } else if (largest > 0.0f && !isinf(largest)) {
+                    sum += pown(fabs((float)v) / largest, (int)p);
+                }
 #else
                 sum += (float)v;
                 ++read;
@@ -82,6 +99,9 @@ __kernel void pooling(TYPED_IN(x), ulong8 x_strides, ulong8 x_sizes, TYPED_OUT(y
 #ifdef HAS_INDICES
     indices__base[indices__offset + AT5(indices_strides, n, c, od, oh, ow)] = (INDEX_T)best_index;
 #endif
+#elif defined(FUNC_LP)
+    float norm = (largest > 0.0f && !isinf(largest)) ? largest * rootn(sum, (int)p) : largest;
+    STORE_OUT(nan ? NAN : norm, y__base + y__offset, AT5(y_strides, n, c, od, oh, ow));
 #else
 #ifdef INCLUDE_PADDING
     const float divisor = (float)(window.y * window.z * window.w);

@@ -13,6 +13,10 @@ input position ``o * Strides + k * Dilations - StartPadding`` along each spatial
   type (-inf for floats) and index all ones (``2^32 - 1`` / ``2^64 - 1``).
 * AVERAGE: the sum of the elements read divided by the window's tap count (IncludePadding) or by the count
   of elements read (not IncludePadding); a window that reads no element gives 0.
+* LP: ``(|x1|^P + ... + |xn|^P)^(1/P)`` over the elements read (the absolute values of ONNX's LpPool, which
+  onnxruntime's DirectML provider maps onto it); a window that reads no element gives 0. Computed scaled by the
+  largest magnitude m, ``m * (sum (|x|/m)^P)^(1/P)``, so no power overflows or underflows where the result does
+  not: NaN if any element is NaN, else +inf if any is infinite.
 """
 
 from __future__ import annotations
@@ -107,3 +111,26 @@ def average_pooling(x: np.ndarray, g: PoolingGeometry, out_spatial: tuple[int, .
         count = np.full_like(count, float(np.prod(g.window)))
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(count > 0, total / np.maximum(count, 1), 0.0)
+
+
+def lp_pooling(x: np.ndarray, g: PoolingGeometry, out_spatial: tuple[int, ...], p: int) -> np.ndarray:
+    """The Lp norms in float64 (see the module docstring)."""
+    x = np.abs(np.asarray(x, np.float64))
+    out_shape = (*x.shape[:2], *out_spatial)
+    lead = (slice(None), slice(None))
+    taps = [(x[(*lead, *np.ix_(*[i.reshape(-1) for i in indices]))], inside)
+            for indices, inside in _taps(x.shape, g, out_spatial)]
+    largest = np.zeros(out_shape)
+    nan = np.zeros(out_shape, bool)
+    for taken, inside in taps:
+        largest = np.where(inside, np.fmax(largest, taken), largest)
+        nan |= inside & np.isnan(taken)
+    total = np.zeros(out_shape)
+    scale = np.where(np.isfinite(largest) & (largest > 0), largest, 1.0)
+    for taken, inside in taps:
+        with np.errstate(invalid="ignore"):
+            total += np.where(inside, (taken / scale) ** p, 0.0)
+    result = scale * total ** (1.0 / p)
+    result = np.where(largest == 0, 0.0, result)
+    result = np.where(np.isinf(largest), np.inf, result)
+    return np.where(nan, np.nan, result)
