@@ -1,5 +1,5 @@
 """DirectML's pooling family (dmlsim/operators/pooling): MAX_POOLING, MAX_POOLING1, MAX_POOLING2, AVERAGE_POOLING,
-AVERAGE_POOLING1, LP_POOLING, LP_POOLING1, on every adapter.
+AVERAGE_POOLING1, LP_POOLING, LP_POOLING1, MAX_UNPOOLING, on every adapter.
 
 Expected values are literals worked out by hand, or the pages' description written out here as a loop over output
 elements and window taps (never dmlsim's reference); onnx's node cases are in tests/test_pooling_onnx.py (apart, so
@@ -455,3 +455,52 @@ def test_lp_pooling_registered():
     from dmlsim.operators import implemented_names
 
     assert {f"DML_OPERATOR_{name}" for name in LP_MEMBERS} <= set(implemented_names())
+
+
+# --- MAX_UNPOOLING --------------------------------------------------------------------------------------------
+
+def unpool_desc(x, indices, out):
+    return operator("MAX_UNPOOLING", InputTensor=x, IndicesTensor=indices, OutputTensor=out)
+
+
+@pytest.mark.parametrize("data_type", [F32, F16, I64, U8], ids=type_id)
+def test_unpooling_by_hand(device, data_type):
+    """[1, 2; 3, 4] with indices [5, 7, 13, 16] into a 4 x 4 output: 1 at row 1 column 1, 2 at (1, 3), 3 at (3, 1);
+    index 16 is past the output's 16 elements and is skipped; every other element 0 (written, not left as it was)."""
+    desc = unpool_desc(tensor(data_type, [1, 1, 2, 2]), tensor(U32, [1, 1, 2, 2]), tensor(data_type, [1, 1, 4, 4]))
+    got = run(device, desc, InputTensor=np.array([1, 2, 3, 4], NUMPY[data_type]),
+              IndicesTensor=np.array([5, 7, 13, 16], np.uint32))["OutputTensor"]
+    expected = np.zeros(16, NUMPY[data_type])
+    expected[[5, 7, 13]] = [1, 2, 3]
+    assert got.dtype == NUMPY[data_type]
+    np.testing.assert_array_equal(got.reshape(-1), expected)
+
+
+def test_unpooling_strided_tensors_and_extremes(device):
+    """A channel-broadcast input (stride 0) with UINT64 indices laid out column-major, into a padded INT64 output:
+    the values (INT64 extremes, exact) land at the row-major positions of the output's sizes, whatever its strides."""
+    plane = np.array([[np.iinfo(np.int64).min, 7], [np.iinfo(np.int64).max, -1]], np.int64)
+    x = np.broadcast_to(plane, (1, 2, 2, 2))
+    where = np.array([[[0, 5], [10, 15]], [[16, 21], [26, 31]]], np.uint64).reshape(1, 2, 2, 2)
+    desc = unpool_desc(tensor(I64, [1, 2, 2, 2], [0, 0, 2, 1]), tensor(U64, [1, 2, 2, 2], [8, 1, 2, 4]),
+                       tensor(I64, [1, 2, 4, 4], [64, 32, 8, 1]))
+    got = run(device, desc, InputTensor=np.ascontiguousarray(x), IndicesTensor=where)["OutputTensor"]
+    expected = np.zeros(32, np.int64)
+    expected[where.reshape(-1).astype(np.int64)] = x.reshape(-1)
+    np.testing.assert_array_equal(got.reshape(-1), expected)
+
+
+@pytest.mark.parametrize(("desc", "expected"), [
+    (unpool_desc(tensor(F32, [1, 2, 2]), tensor(U32, [1, 2, 2]), tensor(F32, [1, 4, 4])),
+     "InputTensor.DimensionCount 3 is not supported by DML_OPERATOR_MAX_UNPOOLING (supported: 4)"),
+    (unpool_desc(tensor(F32, [1, 1, 2, 2]), tensor(I32, [1, 1, 2, 2]), tensor(F32, [1, 1, 4, 4])),
+     "IndicesTensor.DataType INT32 is not supported by DML_OPERATOR_MAX_UNPOOLING (supported: UINT32, UINT64)"),
+    (unpool_desc(tensor(F64, [1, 1, 2, 2]), tensor(U32, [1, 1, 2, 2]), tensor(F64, [1, 1, 4, 4])),
+     "InputTensor.DataType FLOAT64 is not supported by DML_OPERATOR_MAX_UNPOOLING"),
+    (unpool_desc(tensor(F32, [1, 1, 2, 2]), tensor(U32, [1, 1, 2, 2]), tensor(F16, [1, 1, 4, 4])),
+     "OutputTensor.DataType FLOAT16 must equal InputTensor.DataType FLOAT32"),
+    (unpool_desc(tensor(F32, [1, 1, 2, 2]), tensor(U32, [1, 1, 2, 1]), tensor(F32, [1, 1, 4, 4])),
+     "IndicesTensor.Sizes [1, 1, 2, 1] must equal InputTensor.Sizes [1, 1, 2, 2]"),
+], ids=["rank-3", "indices-int32", "float64", "output-type", "indices-sizes"])
+def test_unpooling_refusals(ref_device, desc, expected):
+    assert expected in refused(ref_device, desc)

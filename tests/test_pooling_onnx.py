@@ -1,6 +1,7 @@
-"""onnx's node cases of MaxPool, GlobalMaxPool, AveragePool, GlobalAveragePool and LpPool through DirectML's pooling
-operators (dmlsim/operators/pooling), on every adapter: each case mapped onto a MAX_POOLING2 / AVERAGE_POOLING1 /
-LP_POOLING1 desc as onnxruntime's DirectML provider maps the node, compared with onnx's expected outputs; a case the
+"""onnx's node cases of MaxPool, GlobalMaxPool, AveragePool, GlobalAveragePool, LpPool and MaxUnpool through
+DirectML's pooling operators (dmlsim/operators/pooling), on every adapter: each case mapped onto a MAX_POOLING2 /
+AVERAGE_POOLING1 / LP_POOLING1 / MAX_UNPOOLING desc as onnxruntime's DirectML provider maps the node, compared with
+onnx's expected outputs; a case the
 desc cannot express is listed with its reason.
 
 Tolerance: max pooling is exact (values and Indices, int64 as UINT64); an average of T taps within T + 2 float32
@@ -103,8 +104,9 @@ def test_onnx_max_pool_node_cases(device, case):
 
 def test_onnx_unmapped_cases_exist():
     """Each listed unmapped case is still one of onnx's (a renamed case must not hide behind the list)."""
-    names = {case.name for case in node_cases("MaxPool") + node_cases("AveragePool")}
-    assert set(ONNX_UNMAPPED) <= names, set(ONNX_UNMAPPED) - names
+    names = {case.name for case in node_cases("MaxPool") + node_cases("AveragePool") + node_cases("MaxUnpool")}
+    listed = set(ONNX_UNMAPPED) | set(ONNX_UNPOOL_UNMAPPED)
+    assert listed <= names, listed - names
 
 
 
@@ -159,3 +161,24 @@ def test_onnx_lp_pool_node_cases(device, case):
     taps = math.prod(desc.Desc.WindowSize)
     report = compare_ulps(got.reshape(expected.shape), expected.astype(np.float64), np.float32, taps + 8)
     assert report.ok, report.describe("OutputTensor")
+
+
+ONNX_UNPOOL_UNMAPPED = {
+    "test_maxunpool_export_with_output_shape":
+        "output_shape 5 x 5 larger than the default 4 x 4: onnx's indices count over the default unpooled shape and "
+        "the result is padded; DirectML's indices count row-major over OutputTensor's own sizes",
+}
+
+
+@pytest.mark.parametrize("case", onnx_params(("MaxUnpool",)))
+def test_onnx_max_unpool_node_cases(device, case):
+    """onnx's MaxUnpool through MAX_UNPOOLING: X as InputTensor, I (int64) as UINT64 IndicesTensor, the output sized
+    as onnx's expected output (the default from kernel_shape and strides); exact."""
+    if case.name in ONNX_UNPOOL_UNMAPPED:
+        pytest.skip(f"{case.name} does not map onto DML: {ONNX_UNPOOL_UNMAPPED[case.name]}")
+    x, where = case.data_sets[0][0][:2]
+    expected = case.data_sets[0][1][0]
+    desc = operator("MAX_UNPOOLING", InputTensor=tensor(F32, x.shape), IndicesTensor=tensor(U64, where.shape),
+                    OutputTensor=tensor(F32, expected.shape))
+    got = run(device, desc, InputTensor=x, IndicesTensor=where.astype(np.uint64))["OutputTensor"]
+    np.testing.assert_array_equal(got, expected)

@@ -1,7 +1,8 @@
 """DirectML's pooling family: DML_OPERATOR_MAX_POOLING (DML_FEATURE_LEVEL_1_0), MAX_POOLING1 (2_0, optional
 OutputIndicesTensor), MAX_POOLING2 (2_1, indices and Dilations), AVERAGE_POOLING (1_0), AVERAGE_POOLING1 (6_2,
 Dilations), LP_POOLING (1_0) and LP_POOLING1 (6_2, Dilations): one template, one kernel (one build per function
-and data type). The descs are DirectML's generated ones; the semantics are in :mod:`.reference`.
+and data type); DML_OPERATOR_MAX_UNPOOLING (3_0) shares the folder and kernel file (:class:`MaxUnpooling`). The
+descs are DirectML's generated ones; the semantics are in :mod:`.reference`.
 
 Data types and ranks (the doc pages' tensor-support tables at the newest feature level): InputTensor and
 OutputTensor of 4 or 5 dimensions, ``{N, C, H, W}`` / ``{N, C, D, H, W}``, the same DataType and DimensionCount;
@@ -57,6 +58,7 @@ from dmlsim.api.directml_schema import (
     DML_MAX_POOLING1_OPERATOR_DESC,
     DML_MAX_POOLING2_OPERATOR_DESC,
     DML_MAX_POOLING_OPERATOR_DESC,
+    DML_MAX_UNPOOLING_OPERATOR_DESC,
 )
 from dmlsim.api.enums import DML_OPERATOR_TYPE
 from dmlsim.api.errors import Problems
@@ -68,6 +70,7 @@ from dmlsim.operators.pooling.reference import (
     average_pooling,
     lp_pooling,
     max_pooling,
+    max_unpooling,
     output_spatial_sizes,
 )
 from dmlsim.operators.typed import (
@@ -237,3 +240,63 @@ MEMBERS = (
 
 for _type, _desc, _function in MEMBERS:
     add_operator(Pooling(_type, _desc, _function))
+
+
+class MaxUnpooling(Operator):
+    """DML_OPERATOR_MAX_UNPOOLING (DML_FEATURE_LEVEL_3_0): the output is zeros except where IndicesTensor sends
+    InputTensor's elements (the page: "The elements in the output tensor untouched by this process are left with zero
+    values"). Tensors of 4 dimensions; InputTensor and OutputTensor the same DataType, any of FLOAT32, FLOAT16,
+    INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8 (5_0); IndicesTensor UINT32 or UINT64 with
+    InputTensor's Sizes. An index counts row-major over OutputTensor.Sizes ("a contiguous one-dimensional array"),
+    whatever OutputTensor's strides; any DML strides on every tensor.
+
+    Decisions where the page is silent: OutputTensor's sizes are free (ONNX's MaxUnpool takes an output_shape;
+    onnxruntime's provider passes it); an index at or past OutputTensor's element count is skipped (nothing written,
+    no fault); of two input elements with the same index, which one lands is unspecified (a max pooling's indices
+    are distinct; the reference device keeps the last). Two launches: the zeros, then the scatter.
+    """
+
+    type = _OP.DML_OPERATOR_MAX_UNPOOLING
+    desc_cls = DML_MAX_UNPOOLING_OPERATOR_DESC
+    function = "UNPOOL"
+
+    def check(self, v: ValidatedDesc, problems: Problems) -> None:
+        where, why = v.struct_name, f"by {v.operator.name}"
+        fine = True
+        for name in (X, "IndicesTensor", OUT):
+            layout = v.tensors.get(name)
+            if not isinstance(layout, TensorLayout):
+                continue
+            fine &= require_type(v, problems, name, INDEX_TYPES if name == "IndicesTensor" else MAX_TYPES, why)
+            if len(layout.sizes) != 4:
+                problems.add(f"{where}.{name}.DimensionCount {len(layout.sizes)} is not supported {why} (supported: 4)")
+                fine = False
+        if not fine:
+            return
+        # "InputTensor and OutputTensor must have the same DataType"; "Both the InputTensor and IndicesTensor have
+        # the same tensor sizes"
+        require_same(v, problems, X, (OUT,), ("DataType",))
+        require_same(v, problems, X, ("IndicesTensor",), ("Sizes",))
+
+    def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
+        return {OUT: max_unpooling(inputs[X], inputs["IndicesTensor"], v.layout(OUT).sizes)}
+
+    def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        x, out = v.layout(X), v.layout(OUT)
+        defines = {**typed_defines(x.data_type, x.data_type),
+                   "UNPOOL": True, "INDEX_T": "uint" if v.layout("IndicesTensor").data_type == UINT32 else "ulong"}
+        y_args = [TensorArg("y", OUT, scalar=True), Vector("y_strides", bound[OUT].layout.strides, rank=8, fill=0),
+                  Vector("y_sizes", out.sizes, rank=8)]
+        zero = KernelLaunch(self.kernel_source, "unpool_zero", defines, Items(out.element_count),
+                            [*y_args, Scalar("count", np.uint32(out.element_count))])
+        scatter = KernelLaunch(self.kernel_source, "unpool_scatter", defines, Items(x.element_count),
+                               [TensorArg("x", X, scalar=True), Vector("x_strides", bound[X].layout.strides, rank=8,
+                                                                       fill=0),
+                                Vector("x_sizes", x.sizes, rank=8), TensorArg("indices", "IndicesTensor", scalar=True),
+                                Vector("indices_strides", bound["IndicesTensor"].layout.strides, rank=8, fill=0),
+                                *y_args, Scalar("out_count", np.uint64(out.element_count)),
+                                Scalar("count", np.uint32(x.element_count))])
+        return [zero, scatter]
+
+
+add_operator(MaxUnpooling())

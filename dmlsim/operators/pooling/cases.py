@@ -7,7 +7,7 @@ ways, P 1-4, every tensor in a random layout (broadcast inputs too). Tolerance: 
 stored unchanged; indices compare exactly); average sums at most 27 float32 terms, within 27 + 2 ulps of the mean
 of their magnitudes (the bound), FLOAT16 1 ulp after the half rounding; Lp sums T scaled powers (pown) and takes a
 root (rootn), no cancellation: T + 8 ulps of the result (pown and rootn each within a few ulps on the drivers
-here; OpenCL allows 16), FLOAT16 1 ulp.
+here; OpenCL allows 16), FLOAT16 1 ulp. MAX_UNPOOLING (draw_unpooling) moves values: exact.
 """
 
 from __future__ import annotations
@@ -20,7 +20,33 @@ from dmlsim.operators.harness import Case, draw_tensor, draw_valid
 from dmlsim.operators.typed import FLOAT16, FLOAT32, INTEGERS, UINT32, UINT64
 
 
+def draw_unpooling(op: Any, rng: np.random.Generator) -> Case:
+    """MAX_UNPOOLING: 4-D tensors, every data type, UINT32/UINT64 indices (never broadcast: repeated indices leave
+    the landing element unspecified), distinct index values, a few past the output's end (skipped)."""
+
+    def attempt(r: np.random.Generator) -> Case:
+        x_sizes = [int(r.integers(1, 3)), int(r.integers(1, 3)), int(r.integers(1, 4)), int(r.integers(1, 4))]
+        out_sizes = [*x_sizes[:2], x_sizes[2] * int(r.integers(1, 3)) + int(r.integers(0, 2)),
+                     x_sizes[3] * int(r.integers(1, 3)) + int(r.integers(0, 2))]
+        dtype = int(r.choice([FLOAT32, FLOAT16, *INTEGERS]))
+        out_count = int(np.prod(out_sizes))
+
+        def indices(rr: np.random.Generator, sizes: tuple[int, ...], data_type: int) -> np.ndarray:
+            values = rr.permutation(out_count + 3)[:int(np.prod(sizes))]
+            return values.astype(np.uint32 if data_type == UINT32 else np.uint64).reshape(sizes)
+
+        desc = op.desc_cls(InputTensor=draw_tensor(r, dtype, x_sizes),
+                           IndicesTensor=draw_tensor(r, int(r.choice([UINT32, UINT64])), x_sizes, broadcast=False),
+                           OutputTensor=draw_tensor(r, dtype, out_sizes, role="output"))
+        return Case(desc, fills={"IndicesTensor": indices}, ulps=0, ulps16=0, note=f"{x_sizes} -> {out_sizes}")
+
+    return draw_valid(op, rng, attempt)
+
+
 def draw(op: Any, rng: np.random.Generator) -> Case:
+    if op.function == "UNPOOL":
+        return draw_unpooling(op, rng)
+
     def attempt(r: np.random.Generator) -> Case:
         fields = op.desc_cls.__dataclass_fields__
         spatial = int(r.choice([2, 3]))

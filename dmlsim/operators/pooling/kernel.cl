@@ -111,3 +111,33 @@ __kernel void pooling(TYPED_IN(x), ulong8 x_strides, ulong8 x_sizes, TYPED_OUT(y
     STORE_OUT(read ? sum / divisor : 0.0f, y__base + y__offset, AT5(y_strides, n, c, od, oh, ow));
 #endif
 }
+
+#ifdef UNPOOL
+/* DML_OPERATOR_MAX_UNPOOLING (built with -DUNPOOL and INDEX_T), launch 1: every output element 0 (one work-item each, 4-D strides in .s4...s7). */
+__kernel void unpool_zero(TYPED_OUT(y), ulong8 y_strides, ulong8 y_sizes, uint count)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+    COORDS8(o, gid, y_sizes)
+    STORE_OUT((ACC_T)0, y__base + y__offset, OFFSET8(o, y_strides));
+}
+
+/* Launch 2: each input element to the output element its index names (row-major over the output's sizes); an
+ * index past the output's last element is skipped. Distinct indices only: which of two inputs naming the same
+ * output element lands there is unspecified. */
+__kernel void unpool_scatter(TYPED_IN(x), ulong8 x_strides, ulong8 x_sizes, __global const INDEX_T *indices__base,
+                             ulong indices__offset, ulong8 indices_strides, TYPED_OUT(y), ulong8 y_strides,
+                             ulong8 y_sizes, ulong out_count, uint count)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+    COORDS8(i, gid, x_sizes)
+    const ulong target = (ulong)indices__base[indices__offset + OFFSET8(i, indices_strides)];
+    if (target >= out_count)
+        return;
+    COORDS8(o, (uint)target, y_sizes)
+    STORE_OUT(LOAD_IN(x__base + x__offset, OFFSET8(i, x_strides)), y__base + y__offset, OFFSET8(o, y_strides));
+}
+#endif

@@ -134,3 +134,16 @@ def lp_pooling(x: np.ndarray, g: PoolingGeometry, out_spatial: tuple[int, ...], 
     result = np.where(largest == 0, 0.0, result)
     result = np.where(np.isinf(largest), np.inf, result)
     return np.where(nan, np.nan, result)
+
+
+def max_unpooling(x: np.ndarray, indices: np.ndarray, out_sizes: tuple[int, ...]) -> np.ndarray:
+    """The output in the input's dtype (float64 for floats): zeros, then each input element at the row-major position
+    its index names in the output; an index past the output's last element is skipped; of repeated indices the
+    last input element (row-major) lands (the kernel leaves that choice unspecified)."""
+    x = np.asarray(x)
+    values = x.astype(np.float64) if np.issubdtype(x.dtype, np.floating) else x
+    out = np.zeros(int(np.prod(out_sizes)), values.dtype)
+    flat = np.asarray(indices, np.uint64).reshape(-1)
+    keep = flat < out.size
+    out[flat[keep].astype(np.int64)] = values.reshape(-1)[keep]
+    return out.reshape(out_sizes)
