@@ -1,0 +1,302 @@
+"""DirectML's pooling family: DML_OPERATOR_MAX_POOLING (DML_FEATURE_LEVEL_1_0), MAX_POOLING1 (2_0, optional
+OutputIndicesTensor), MAX_POOLING2 (2_1, indices and Dilations), AVERAGE_POOLING (1_0), AVERAGE_POOLING1 (6_2,
+Dilations), LP_POOLING (1_0) and LP_POOLING1 (6_2, Dilations): one template, one kernel (one build per function
+and data type); DML_OPERATOR_MAX_UNPOOLING (3_0) shares the folder and kernel file (:class:`MaxUnpooling`). The
+descs are DirectML's generated ones; the semantics are in :mod:`.reference`.
+
+Data types and ranks (the doc pages' tensor-support tables at the newest feature level): InputTensor and
+OutputTensor of 4 or 5 dimensions, ``{N, C, H, W}`` / ``{N, C, D, H, W}``, the same DataType and DimensionCount;
+MAX_POOLING* take FLOAT32, FLOAT16, INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8 (5_0), the
+optional OutputIndicesTensor UINT32 or UINT64 with the DimensionCount and Sizes of OutputTensor;
+AVERAGE_POOLING* and LP_POOLING* take FLOAT32 and FLOAT16. ``DimensionCount`` = InputTensor.DimensionCount - 2
+(the pages: 2 for 4-D, 3 for 5-D); Strides, WindowSize and Dilations at least 1. Any DML strides on every
+tensor (stride-0 broadcast inputs, padded outputs); no in-place execution (the schema's: no input is eligible).
+FLOAT16 is storage: max compares the exact values; average and Lp compute in float32 and round once to nearest
+even.
+
+Output sizes: ``OutputTensor.Sizes[0:2]`` = InputTensor's; spatial ``(size + StartPadding + EndPadding -
+((WindowSize - 1) * Dilations + 1)) / Strides + 1``, which must be at least 1 (refused otherwise). The pages'
+formula omits Dilations (MAX_POOLING2, AVERAGE_POOLING1, LP_POOLING1, copied from the operators without them);
+dmlsim uses the dilated window's extent, as ONNX sizes its dilated MaxPool/AveragePool/LpPool outputs, which
+onnxruntime's DirectML provider passes to DirectML (a window must lie inside the padded input). Any other output
+size is refused.
+
+Decisions where the pages are silent, each pinned by tests/test_pooling.py:
+
+* Padding never wins a max: padding taps are skipped, not read as 0 or -inf. A window that reads no input
+  element at all (padding of a window's size or more, or dilation stepping over the input) gives the type's
+  lowest value (-inf for FLOAT32/FLOAT16, INT*_MIN, 0 for unsigned types) and index all ones (``2^32 - 1`` /
+  ``2^64 - 1``, -1 read as ONNX's signed int64: no element was chosen).
+* NaN: max ignores NaN (as HLSL's and OpenCL's ``fmax`` and dmlsim's REDUCE MAX) unless every element the window
+  reads is NaN, which gives NaN and the index of the first. Equal values (+0 and -0 too): the first in window
+  order, which is increasing input order, wins (the page: "the index points to the first value encountered"),
+  so the output keeps that element's sign of zero.
+* Indices count row-major over InputTensor.Sizes (the page: "the input tensor as a contiguous one-dimensional
+  array"), whatever InputTensor's strides, batch and channel included (ONNX's MaxPool Indices, which the provider
+  passes through).
+* Average: IncludePadding counts every tap of the window (``prod(WindowSize)``), dilation gaps not counted; without
+  it the divisor is the number of input elements read. A window that reads nothing averages to 0 (not 0/0).
+* Lp: ``(sum |x|^P)^(1/P)`` with absolute values (the page writes ``X^P``; ONNX's LpPool, which onnxruntime's
+  provider maps onto LP_POOLING, takes ``|x|``, and an odd P would otherwise give roots of negative sums); P must be
+  at least 1 (refused: P = 0 has no root); padding taps are skipped (as zeros they would add nothing); a window
+  reading nothing gives 0; NaN if the window reads a NaN, else +inf if it reads an infinity. Computed scaled by the
+  window's largest magnitude, so |x|^P neither overflows nor underflows where the norm itself does not.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from dmlsim.api.directml_schema import (
+    DML_AVERAGE_POOLING1_OPERATOR_DESC,
+    DML_AVERAGE_POOLING_OPERATOR_DESC,
+    DML_LP_POOLING1_OPERATOR_DESC,
+    DML_LP_POOLING_OPERATOR_DESC,
+    DML_MAX_POOLING1_OPERATOR_DESC,
+    DML_MAX_POOLING2_OPERATOR_DESC,
+    DML_MAX_POOLING_OPERATOR_DESC,
+    DML_MAX_UNPOOLING_OPERATOR_DESC,
+)
+from dmlsim.api.enums import DML_OPERATOR_TYPE
+from dmlsim.api.errors import Problems
+from dmlsim.api.tensor import TensorLayout
+from dmlsim.operators.base import Operator, ValidatedDesc, Work, add_operator, elementwise_work, require_same
+from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, TensorArg, Vector
+from dmlsim.operators.pooling.reference import (
+    PoolingGeometry,
+    average_pooling,
+    lp_pooling,
+    max_pooling,
+    max_unpooling,
+    output_spatial_sizes,
+)
+from dmlsim.operators.typed import (
+    FLOAT16,
+    FLOAT32,
+    FLOATS,
+    INT8,
+    INT16,
+    INT32,
+    INT64,
+    INTEGERS,
+    UINT32,
+    UINT64,
+    require_type,
+    typed_defines,
+)
+
+X, OUT, INDICES = "InputTensor", "OutputTensor", "OutputIndicesTensor"
+_OP = DML_OPERATOR_TYPE
+MAX_TYPES = (FLOAT32, FLOAT16, *INTEGERS)
+INDEX_TYPES = (UINT32, UINT64)
+# the kernel's start value of a max (what a window reading no element gives): the type's lowest value
+LOWEST = {FLOAT32: "-INFINITY", FLOAT16: "-INFINITY", INT64: "LONG_MIN", INT32: "INT_MIN", INT16: "SHRT_MIN",
+          INT8: "CHAR_MIN"}
+# reference-device steps (dmlsim.operators.base.Work) per window tap: a few numpy calls over the output
+TAP_STEPS = 10
+
+
+def as_5d(values: tuple[int, ...], fill: int) -> tuple[int, ...]:
+    """{N, C, [D], H, W} padded to {N, C, D, H, W}."""
+    return values if len(values) == 5 else (*values[:2], fill, *values[2:])
+
+
+def spatial_3(values: tuple[int, ...], fill: int) -> tuple[int, ...]:
+    """A per-spatial-dimension array padded at the front to (D, H, W)."""
+    return (fill,) * (3 - len(values)) + tuple(values)
+
+
+class Pooling(Operator):
+    """One member of the family: ``function`` MAX, AVERAGE or LP; which fields its desc has decides the rest."""
+
+    def __init__(self, op_type: int, desc_cls: type, function: str) -> None:
+        self.type = op_type
+        self.desc_cls = desc_cls
+        self.function = function
+
+    @property
+    def has_dilations(self) -> bool:
+        return "Dilations" in self.desc_cls.__dataclass_fields__
+
+    def geometry(self, v: ValidatedDesc) -> PoolingGeometry:
+        a = v.attrs
+        count = len(a["WindowSize"])
+        dilations = tuple(a["Dilations"]) if self.has_dilations else (1,) * count
+        return PoolingGeometry(tuple(a["Strides"]), tuple(a["WindowSize"]), tuple(a["StartPadding"]),
+                               tuple(a["EndPadding"]), dilations)
+
+    def check(self, v: ValidatedDesc, problems: Problems) -> None:
+        where = v.struct_name
+        types = MAX_TYPES if self.function == "MAX" else FLOATS
+        why = f"by {v.operator.name}"
+        fine = True
+        for name in (X, OUT, INDICES):
+            layout = v.tensors.get(name)
+            if not isinstance(layout, TensorLayout):
+                continue
+            fine &= require_type(v, problems, name, INDEX_TYPES if name == INDICES else types, why)
+            if len(layout.sizes) not in (4, 5):
+                problems.add(f"{where}.{name}.DimensionCount {len(layout.sizes)} is not supported {why} "
+                             "(supported: 4 to 5)")
+                fine = False
+        if not fine:
+            return
+        # "InputTensor and OutputTensor must have the same DataType" (and, with indices, "InputTensor,
+        # OutputIndicesTensor, and OutputTensor must have the same DimensionCount")
+        require_same(v, problems, X, (OUT,), ("DataType", "DimensionCount"))
+        require_same(v, problems, OUT, (INDICES,), ("DimensionCount", "Sizes"))
+        rank = len(v.layout(X).sizes)
+        if v.attrs["DimensionCount"] != rank - 2:
+            problems.add(f"{where}.DimensionCount {v.attrs['DimensionCount']} must be InputTensor.DimensionCount - 2 "
+                         f"= {rank - 2} (the number of spatial dimensions)")
+        if self.function == "LP" and v.attrs["P"] == 0:
+            problems.add(f"{where}.P must be at least 1, got 0 (the norm's root is 1/P)")
+        for name in ("Strides", "WindowSize", "Dilations"):
+            for i, value in enumerate(v.attrs.get(name) or ()):
+                if value == 0:
+                    problems.add(f"{where}.{name}[{i}] must be at least 1, got 0")
+        if problems:
+            return
+        g = self.geometry(v)
+        x, out = v.layout(X).sizes, v.layout(OUT).sizes
+        for i, size in enumerate(x[2:]):
+            extent = (g.window[i] - 1) * g.dilations[i] + 1
+            padded = size + g.start_padding[i] + g.end_padding[i]
+            if extent > padded:
+                problems.add(f"{where}.WindowSize[{i}] {g.window[i]} with Dilations[{i}] {g.dilations[i]} spans "
+                             f"{extent} elements, more than InputTensor.Sizes[{i + 2}] {size} plus StartPadding[{i}] "
+                             f"and EndPadding[{i}] ({padded})")
+        if problems:
+            return
+        expected = (*x[:2], *output_spatial_sizes(g, x[2:]))
+        if tuple(out) != expected:
+            problems.add(f"{where}.OutputTensor.Sizes {list(out)} must be {list(expected)} (InputTensor.Sizes[0:2], "
+                         "then (size + StartPadding + EndPadding - ((WindowSize - 1) * Dilations + 1)) / Strides + 1)")
+
+    def work(self, v: ValidatedDesc) -> Work:
+        """Each output element reads its window: the default estimate plus a few operations per tap and output
+        element; the reference makes a few numpy calls per tap over the whole output."""
+        taps = math.prod(v.attrs["WindowSize"])
+        return elementwise_work(v) + Work(8 * taps * v.layout(OUT).element_count, 0, TAP_STEPS * taps)
+
+    def reference_bytes(self, v: ValidatedDesc) -> int:
+        """The default plus, per output element, the float64 values, uint64 indices and masks one tap holds."""
+        return super().reference_bytes(v) + 48 * v.layout(OUT).element_count
+
+    def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
+        g = self.geometry(v)
+        out_spatial = v.layout(OUT).sizes[2:]
+        if self.function == "AVERAGE":
+            return {OUT: average_pooling(inputs[X], g, out_spatial, bool(v.attrs["IncludePadding"]))}
+        if self.function == "LP":
+            return {OUT: lp_pooling(inputs[X], g, out_spatial, v.attrs["P"])}
+        values, indices = max_pooling(inputs[X], g, out_spatial)
+        result = {OUT: values}
+        indices_layout = v.tensors.get(INDICES)
+        if isinstance(indices_layout, TensorLayout):
+            result[INDICES] = indices.astype(np.uint32 if indices_layout.data_type == UINT32 else np.uint64)
+        return result
+
+    def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        g = self.geometry(v)
+        x, out = v.layout(X), v.layout(OUT)
+        dtype = x.data_type
+        args: list[Any] = [TensorArg("x", X, scalar=True),
+                           Vector("x_strides", as_5d(bound[X].layout.strides, 0), rank=8, fill=0),
+                           Vector("x_sizes", as_5d(x.sizes, 1), rank=8),
+                           TensorArg("y", OUT, scalar=True),
+                           Vector("y_strides", as_5d(bound[OUT].layout.strides, 0), rank=8, fill=0),
+                           Vector("y_sizes", as_5d(out.sizes, 1), rank=8)]
+        defines = {**typed_defines(dtype, dtype), "IS_FLOAT": dtype in FLOATS, f"FUNC_{self.function}": True}
+        has_indices = bound.get(INDICES) is not None
+        if self.function == "MAX":
+            defines["LOWEST"] = LOWEST.get(dtype, "0")
+            if has_indices:
+                defines.update(HAS_INDICES=True, INDEX_T="uint" if v.layout(INDICES).data_type == UINT32 else "ulong")
+                args += [TensorArg("indices", INDICES, scalar=True),
+                         Vector("indices_strides", as_5d(bound[INDICES].layout.strides, 0), rank=8, fill=0)]
+        elif self.function == "AVERAGE":
+            defines["INCLUDE_PADDING"] = bool(v.attrs["IncludePadding"])
+        args += [Vector("strides", spatial_3(g.strides, 1)), Vector("window", spatial_3(g.window, 1)),
+                 Vector("dilations", spatial_3(g.dilations, 1)), Vector("start_padding", spatial_3(g.start_padding, 0))]
+        if self.function == "LP":
+            args.append(Scalar("p", np.uint32(v.attrs["P"])))
+        args.append(Scalar("count", np.uint32(out.element_count)))
+        return [KernelLaunch(self.kernel_source, "pooling", defines, Items(out.element_count), args)]
+
+
+MEMBERS = (
+    (_OP.DML_OPERATOR_MAX_POOLING, DML_MAX_POOLING_OPERATOR_DESC, "MAX"),
+    (_OP.DML_OPERATOR_MAX_POOLING1, DML_MAX_POOLING1_OPERATOR_DESC, "MAX"),
+    (_OP.DML_OPERATOR_MAX_POOLING2, DML_MAX_POOLING2_OPERATOR_DESC, "MAX"),
+    (_OP.DML_OPERATOR_AVERAGE_POOLING, DML_AVERAGE_POOLING_OPERATOR_DESC, "AVERAGE"),
+    (_OP.DML_OPERATOR_AVERAGE_POOLING1, DML_AVERAGE_POOLING1_OPERATOR_DESC, "AVERAGE"),
+    (_OP.DML_OPERATOR_LP_POOLING, DML_LP_POOLING_OPERATOR_DESC, "LP"),
+    (_OP.DML_OPERATOR_LP_POOLING1, DML_LP_POOLING1_OPERATOR_DESC, "LP"),
+)
+
+for _type, _desc, _function in MEMBERS:
+    add_operator(Pooling(_type, _desc, _function))
+
+
+class MaxUnpooling(Operator):
+    """DML_OPERATOR_MAX_UNPOOLING (DML_FEATURE_LEVEL_3_0): the output is zeros except where IndicesTensor sends
+    InputTensor's elements (the page: "The elements in the output tensor untouched by this process are left with zero
+    values"). Tensors of 4 dimensions; InputTensor and OutputTensor the same DataType, any of FLOAT32, FLOAT16,
+    INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8 (5_0); IndicesTensor UINT32 or UINT64 with
+    InputTensor's Sizes. An index counts row-major over OutputTensor.Sizes ("a contiguous one-dimensional array"),
+    whatever OutputTensor's strides; any DML strides on every tensor.
+
+    Decisions where the page is silent: OutputTensor's sizes are free (ONNX's MaxUnpool takes an output_shape;
+    onnxruntime's provider passes it); an index at or past OutputTensor's element count is skipped (nothing written,
+    no fault); of two input elements with the same index, which one lands is unspecified (a max pooling's indices
+    are distinct; the reference device keeps the last). Two launches: the zeros, then the scatter.
+    """
+
+    type = _OP.DML_OPERATOR_MAX_UNPOOLING
+    desc_cls = DML_MAX_UNPOOLING_OPERATOR_DESC
+    function = "UNPOOL"
+
+    def check(self, v: ValidatedDesc, problems: Problems) -> None:
+        where, why = v.struct_name, f"by {v.operator.name}"
+        fine = True
+        for name in (X, "IndicesTensor", OUT):
+            layout = v.tensors.get(name)
+            if not isinstance(layout, TensorLayout):
+                continue
+            fine &= require_type(v, problems, name, INDEX_TYPES if name == "IndicesTensor" else MAX_TYPES, why)
+            if len(layout.sizes) != 4:
+                problems.add(f"{where}.{name}.DimensionCount {len(layout.sizes)} is not supported {why} (supported: 4)")
+                fine = False
+        if not fine:
+            return
+        # "InputTensor and OutputTensor must have the same DataType"; "Both the InputTensor and IndicesTensor have
+        # the same tensor sizes"
+        require_same(v, problems, X, (OUT,), ("DataType",))
+        require_same(v, problems, X, ("IndicesTensor",), ("Sizes",))
+
+    def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
+        return {OUT: max_unpooling(inputs[X], inputs["IndicesTensor"], v.layout(OUT).sizes)}
+
+    def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        x, out = v.layout(X), v.layout(OUT)
+        defines = {**typed_defines(x.data_type, x.data_type),
+                   "UNPOOL": True, "INDEX_T": "uint" if v.layout("IndicesTensor").data_type == UINT32 else "ulong"}
+        y_args = [TensorArg("y", OUT, scalar=True), Vector("y_strides", bound[OUT].layout.strides, rank=8, fill=0),
+                  Vector("y_sizes", out.sizes, rank=8)]
+        zero = KernelLaunch(self.kernel_source, "unpool_zero", defines, Items(out.element_count),
+                            [*y_args, Scalar("count", np.uint32(out.element_count))])
+        scatter = KernelLaunch(self.kernel_source, "unpool_scatter", defines, Items(x.element_count),
+                               [TensorArg("x", X, scalar=True), Vector("x_strides", bound[X].layout.strides, rank=8,
+                                                                       fill=0),
+                                Vector("x_sizes", x.sizes, rank=8), TensorArg("indices", "IndicesTensor", scalar=True),
+                                Vector("indices_strides", bound["IndicesTensor"].layout.strides, rank=8, fill=0),
+                                *y_args, Scalar("out_count", np.uint64(out.element_count)),
+                                Scalar("count", np.uint32(x.element_count))])
+        return [zero, scatter]
+
+
+add_operator(MaxUnpooling())

@@ -1,0 +1,98 @@
+"""Pooling cases for the differential harness (dmlsim/operators/harness.py).
+
+Draws 4-D and 5-D pooling over every data type the member's page allows, windows of 1-3 taps per axis, strides,
+dilations (members with Dilations), start/end paddings up to a window's size or more (windows that read only
+padding included), OutputIndicesTensor present or null and UINT32/UINT64 (members with it), IncludePadding both
+ways, P 1-4, every tensor in a random layout (broadcast inputs too). Tolerance: max is exact (a chosen element,
+stored unchanged; indices compare exactly); average sums at most 27 float32 terms, within 27 + 2 ulps of the mean
+of their magnitudes (the bound), FLOAT16 1 ulp after the half rounding; Lp sums T scaled powers (pown) and takes a
+root (rootn), no cancellation: T + 8 ulps of the result (pown and rootn each within a few ulps on the drivers
+here; OpenCL allows 16), FLOAT16 1 ulp. MAX_UNPOOLING (draw_unpooling) moves values: exact.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dmlsim.operators.harness import Case, draw_tensor, draw_valid
+from dmlsim.operators.typed import FLOAT16, FLOAT32, INTEGERS, UINT32, UINT64
+
+
+def draw_unpooling(op: Any, rng: np.random.Generator) -> Case:
+    """MAX_UNPOOLING: 4-D tensors, every data type, UINT32/UINT64 indices (never broadcast: repeated indices leave
+    the landing element unspecified), distinct index values, a few past the output's end (skipped)."""
+
+    def attempt(r: np.random.Generator) -> Case:
+        x_sizes = [int(r.integers(1, 3)), int(r.integers(1, 3)), int(r.integers(1, 4)), int(r.integers(1, 4))]
+        out_sizes = [*x_sizes[:2], x_sizes[2] * int(r.integers(1, 3)) + int(r.integers(0, 2)),
+                     x_sizes[3] * int(r.integers(1, 3)) + int(r.integers(0, 2))]
+        dtype = int(r.choice([FLOAT32, FLOAT16, *INTEGERS]))
+        out_count = int(np.prod(out_sizes))
+
+        def indices(rr: np.random.Generator, sizes: tuple[int, ...], data_type: int) -> np.ndarray:
+            values = rr.permutation(out_count + 3)[:int(np.prod(sizes))]
+            return values.astype(np.uint32 if data_type == UINT32 else np.uint64).reshape(sizes)
+
+        desc = op.desc_cls(InputTensor=draw_tensor(r, dtype, x_sizes),
+                           IndicesTensor=draw_tensor(r, int(r.choice([UINT32, UINT64])), x_sizes, broadcast=False),
+                           OutputTensor=draw_tensor(r, dtype, out_sizes, role="output"))
+        return Case(desc, fills={"IndicesTensor": indices}, ulps=0, ulps16=0, note=f"{x_sizes} -> {out_sizes}")
+
+    return draw_valid(op, rng, attempt)
+
+
+def draw(op: Any, rng: np.random.Generator) -> Case:
+    if op.function == "UNPOOL":
+        return draw_unpooling(op, rng)
+
+    def attempt(r: np.random.Generator) -> Case:
+        fields = op.desc_cls.__dataclass_fields__
+        spatial = int(r.choice([2, 3]))
+        window = [int(r.integers(1, 4)) for _ in range(spatial)]
+        strides = [int(r.integers(1, 3)) for _ in range(spatial)]
+        dilations = [int(r.integers(1, 3)) for _ in range(spatial)] if "Dilations" in fields else [1] * spatial
+        start = [int(r.integers(0, 3)) for _ in range(spatial)]
+        end = [int(r.integers(0, 3)) for _ in range(spatial)]
+        size_in = [max(1, (window[i] - 1) * dilations[i] + 1 - start[i] - end[i]) + int(r.integers(0, 3))
+                   for i in range(spatial)]
+        out = [(size_in[i] + start[i] + end[i] - (window[i] - 1) * dilations[i] - 1) // strides[i] + 1
+               for i in range(spatial)]
+        batch, channels = int(r.integers(1, 3)), int(r.integers(1, 3))
+        if op.function == "MAX":
+            dtype = int(r.choice([FLOAT32, FLOAT32, FLOAT16, FLOAT16, *INTEGERS]))
+        else:
+            dtype = int(r.choice([FLOAT32, FLOAT16]))
+        values: dict[str, Any] = {
+            "InputTensor": draw_tensor(r, dtype, [batch, channels, *size_in]),
+            "OutputTensor": draw_tensor(r, dtype, [batch, channels, *out], role="output"),
+            "DimensionCount": spatial, "Strides": strides, "WindowSize": window, "StartPadding": start,
+            "EndPadding": end}
+        if "Dilations" in fields:
+            values["Dilations"] = dilations
+        if "OutputIndicesTensor" in fields:
+            values["OutputIndicesTensor"] = (draw_tensor(r, int(r.choice([UINT32, UINT64])), [batch, channels, *out],
+                                                         role="output") if r.random() < 0.7 else None)
+        if "IncludePadding" in fields:
+            values["IncludePadding"] = bool(r.random() < 0.5)
+        if "P" in fields:
+            values["P"] = int(r.integers(1, 5))
+        desc = op.desc_cls(**values)
+        note = f"{spatial}-D window {window} strides {strides} dilations {dilations} pads {start}/{end}"
+        if op.function == "MAX":
+            return Case(desc, ulps=0, ulps16=0, note=note)
+        if op.function == "LP":  # no cancellation: the result is its own magnitude bound
+            return Case(desc, ulps=int(np.prod(window)) + 8, ulps16=1, note=f"{note} P {values['P']}")
+
+        def bound(inputs: dict[str, Any]) -> dict[str, Any]:
+            from dmlsim.operators.pooling.reference import PoolingGeometry, average_pooling
+
+            g = PoolingGeometry(tuple(strides), tuple(window), tuple(start), tuple(end), tuple(dilations))
+            magnitude = np.abs(np.asarray(inputs["InputTensor"], np.float64))
+            return {"OutputTensor": average_pooling(magnitude, g, tuple(out), values["IncludePadding"])}
+
+        return Case(desc, ulps=int(np.prod(window)) + 2, ulps16=1, bound=bound, note=note)
+
+    return draw_valid(op, rng, attempt)
+

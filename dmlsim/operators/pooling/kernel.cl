@@ -1,0 +1,143 @@
+/* DirectML's pooling family: one work-item per output element. Every tensor is seen as 5-D {N, C, D, H, W}
+ * (a 4-D tensor has D of size 1 and stride 0): sizes and DML strides arrive as ulong8 whose .s3...s7 are
+ * N, C, D, H, W; the per-spatial-dimension attributes as ulong4 whose .y .z .w are D, H, W.
+ * Window taps run row-major (d, then h, then w), which is increasing input order; a tap at input position
+ * o * stride + k * dilation - start_padding outside [0, size) reads padding and is skipped.
+ * Build variants (typed.h: IN_T = OUT_T = the data type, ACC_T = float for FLOAT16/FLOAT32):
+ *   -DFUNC_MAX      the largest element read, NaN ignored unless all are NaN (a NaN is replaced by the next
+ *                   number), the first of equal elements; none read: LOWEST, index all ones.
+ *                   -DHAS_INDICES (INDEX_T uint/ulong): its row-major index in the packed input.
+ *   -DFUNC_AVERAGE  float32 sum / (-DINCLUDE_PADDING: the window's tap count; else the elements read); none
+ *                   read: 0.
+ *   -DFUNC_LP       (sum |x|^p)^(1/p) in float32, scaled by the largest magnitude m (a first pass over the window):
+ *                   m * rootn(sum pown(|x| / m, p), p); NaN if any is NaN, else inf if any is infinite; none read: 0.
+ */
+#include "typed.h"
+
+#define AT5(st, n, c, d, h, w) \
+    ((ulong)(n) * (st).s3 + (ulong)(c) * (st).s4 + (ulong)(d) * (st).s5 + (ulong)(h) * (st).s6 + (ulong)(w) * (st).s7)
+
+/* v replaces the best so far: larger, or a number after a NaN (NaN is ignored unless all are NaN) */
+#ifdef IS_FLOAT
+#define BETTER(v, best) ((v) > (best) || (isnan(best) && !isnan(v)))
+#else
+#define BETTER(v, best) ((v) > (best))
+#endif
+
+/* The input position tap k reads for output position o along one axis; -1 for padding. */
+inline long tap_position(ulong o, ulong k, ulong stride, ulong dilation, ulong pad, ulong in_size)
+{
+    const long i = (long)(o * stride + k * dilation) - (long)pad;
+    return (i >= 0 && i < (long)in_size) ? i : -1;
+}
+
+__kernel void pooling(TYPED_IN(x), ulong8 x_strides, ulong8 x_sizes, TYPED_OUT(y), ulong8 y_strides,
+                      ulong8 y_sizes,
+#ifdef HAS_INDICES
+                      __global INDEX_T *indices__base, ulong indices__offset, ulong8 indices_strides,
+#endif
+                      ulong4 strides, ulong4 window, ulong4 dilations, ulong4 start_padding,
+#ifdef FUNC_LP
+                      uint p,
+#endif
+                      uint count)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+    COORDS8(o, gid, y_sizes)  /* the 5-D output {N, C, D, H, W} sits in o[3..7] */
+    const uint n = o[3], c = o[4], od = o[5], oh = o[6], ow = o[7];
+    __global const in_t *x = x__base + x__offset;
+#ifdef FUNC_MAX
+    ACC_T best = (ACC_T)(LOWEST);
+    ulong best_index = ~(ulong)0;
+    int found = 0;
+#else
+    float sum = 0.0f, largest = 0.0f;
+    uint read = 0, nan = 0;
+#endif
+#ifdef FUNC_LP
+    for (int pass = 0; pass < 2; ++pass)
+#endif
+    for (ulong kd = 0; kd < window.y; ++kd) {
+        const long id = tap_position(od, kd, strides.y, dilations.y, start_padding.y, x_sizes.s5);
+        if (id < 0)
+            continue;
+        for (ulong kh = 0; kh < window.z; ++kh) {
+            const long ih = tap_position(oh, kh, strides.z, dilations.z, start_padding.z, x_sizes.s6);
+            if (ih < 0)
+                continue;
+            for (ulong kw = 0; kw < window.w; ++kw) {
+                const long iw = tap_position(ow, kw, strides.w, dilations.w, start_padding.w, x_sizes.s7);
+                if (iw < 0)
+                    continue;
+                const ACC_T v = LOAD_IN(x, AT5(x_strides, n, c, id, ih, iw));
+#ifdef FUNC_MAX
+                if (!found || BETTER(v, best)) {
+                    best = v;
+                    best_index = (((((ulong)n * x_sizes.s4 + c) * x_sizes.s5 + (ulong)id) * x_sizes.s6 + (ulong)ih)
+                                  * x_sizes.s7) + (ulong)iw;
+                    found = 1;
+                }
+#elif defined(FUNC_LP)
+                if (pass == 0) {
+                    largest = fmax(largest, fabs((float)v));
+                    nan |= isnan((float)v);
+                    ++read;
+                } else if (largest > 0.0f && !isinf(largest)) {
+                    sum += pown(fabs((float)v) / largest, (int)p);
+                }
+#else
+                sum += (float)v;
+                ++read;
+#endif
+            }
+        }
+    }
+#ifdef FUNC_MAX
+    STORE_OUT(best, y__base + y__offset, AT5(y_strides, n, c, od, oh, ow));
+#ifdef HAS_INDICES
+    indices__base[indices__offset + AT5(indices_strides, n, c, od, oh, ow)] = (INDEX_T)best_index;
+#endif
+#elif defined(FUNC_LP)
+    float norm = (largest > 0.0f && !isinf(largest)) ? largest * rootn(sum, (int)p) : largest;
+    STORE_OUT(nan ? NAN : norm, y__base + y__offset, AT5(y_strides, n, c, od, oh, ow));
+#else
+#ifdef INCLUDE_PADDING
+    const float divisor = (float)(window.y * window.z * window.w);
+#else
+    const float divisor = (float)read;
+#endif
+    STORE_OUT(read ? sum / divisor : 0.0f, y__base + y__offset, AT5(y_strides, n, c, od, oh, ow));
+#endif
+}
+
+#ifdef UNPOOL
+/* DML_OPERATOR_MAX_UNPOOLING (built with -DUNPOOL and INDEX_T), launch 1: every output element 0 (one work-item each, 4-D strides in .s4...s7). */
+__kernel void unpool_zero(TYPED_OUT(y), ulong8 y_strides, ulong8 y_sizes, uint count)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+    COORDS8(o, gid, y_sizes)
+    STORE_OUT((ACC_T)0, y__base + y__offset, OFFSET8(o, y_strides));
+}
+
+/* Launch 2: each input element to the output element its index names (row-major over the output's sizes); an
+ * index past the output's last element is skipped. Distinct indices only: which of two inputs naming the same
+ * output element lands there is unspecified. */
+__kernel void unpool_scatter(TYPED_IN(x), ulong8 x_strides, ulong8 x_sizes, __global const INDEX_T *indices__base,
+                             ulong indices__offset, ulong8 indices_strides, TYPED_OUT(y), ulong8 y_strides,
+                             ulong8 y_sizes, ulong out_count, uint count)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+    COORDS8(i, gid, x_sizes)
+    const ulong target = (ulong)indices__base[indices__offset + OFFSET8(i, indices_strides)];
+    if (target >= out_count)
+        return;
+    COORDS8(o, (uint)target, y_sizes)
+    STORE_OUT(LOAD_IN(x__base + x__offset, OFFSET8(i, x_strides)), y__base + y__offset, OFFSET8(o, y_strides));
+}
+#endif
