@@ -265,3 +265,105 @@ def test_onnx_tile(device, case):
     data_type = ONNX_TYPE[x.dtype]
     op = tile_op(tensor(data_type, x.shape), tensor(data_type, expected.shape), [int(r) for r in repeats])
     assert bits(run(device, op, InputTensor=x)[OUT]).tolist() == bits(expected).tolist()
+
+
+# --- SPACE_TO_DEPTH(1), DEPTH_TO_SPACE(1) ------------------------------------------------------------------------
+DCR, CRD = 0, 1  # DML_DEPTH_SPACE_ORDER
+# The doc pages' example: depth channel k of {1, 8, 2, 3} holds 9k + 0..5; its space forms, transcribed.
+DEPTH = (np.arange(8)[:, None] * 9 + np.arange(6)).reshape(1, 8, 2, 3).astype(np.uint32)
+SPACE = {
+    DCR: [[[0, 18, 1, 19, 2, 20], [36, 54, 37, 55, 38, 56], [3, 21, 4, 22, 5, 23], [39, 57, 40, 58, 41, 59]],
+          [[9, 27, 10, 28, 11, 29], [45, 63, 46, 64, 47, 65], [12, 30, 13, 31, 14, 32], [48, 66, 49, 67, 50, 68]]],
+    CRD: [[[0, 9, 1, 10, 2, 11], [18, 27, 19, 28, 20, 29], [3, 12, 4, 13, 5, 14], [21, 30, 22, 31, 23, 32]],
+          [[36, 45, 37, 46, 38, 47], [54, 63, 55, 64, 56, 65], [39, 48, 40, 49, 41, 50], [57, 66, 58, 67, 59, 68]]],
+}
+
+
+def depth_space(name, x_desc, y_desc, block, order=None):
+    fields = dict(InputTensor=x_desc, OutputTensor=y_desc, BlockSize=block)
+    if order is not None:
+        fields["Order"] = order
+    return operator(name, **fields)
+
+
+@pytest.mark.parametrize(("name", "order"), [("DEPTH_TO_SPACE", None), ("DEPTH_TO_SPACE1", DCR),
+                                             ("DEPTH_TO_SPACE1", CRD)], ids=["v0", "dcr", "crd"])
+def test_depth_to_space_doc_examples(device, name, order):
+    op = depth_space(name, tensor(U32, [1, 8, 2, 3]), tensor(U32, [1, 2, 4, 6]), 2, order)
+    assert run(device, op, InputTensor=DEPTH)[OUT][0].tolist() == SPACE[order or DCR]
+
+
+@pytest.mark.parametrize(("name", "order"), [("SPACE_TO_DEPTH", None), ("SPACE_TO_DEPTH1", DCR),
+                                             ("SPACE_TO_DEPTH1", CRD)], ids=["v0", "dcr", "crd"])
+def test_space_to_depth_doc_examples(device, name, order):
+    op = depth_space(name, tensor(U32, [1, 2, 4, 6]), tensor(U32, [1, 8, 2, 3]), 2, order)
+    space = np.array([SPACE[order or DCR]], np.uint32)
+    assert run(device, op, InputTensor=space)[OUT].tolist() == DEPTH.tolist()
+
+
+@pytest.mark.parametrize("data_type", [F64, F16, I8, U64], ids=type_id)
+def test_depth_space_strided_bits_round_trip(device, data_type):
+    """Block 3, two batches, strided (padded, permuted) input and output: DEPTH_TO_SPACE1 (CRD) against numpy's
+    reshape/transpose written here, then SPACE_TO_DEPTH1 (CRD) of that gives the input back, bit for bit."""
+    skip_without_fp64(device, data_type)
+    dtype = np.dtype(NUMPY[data_type])
+    x = pattern(2 * 18 * 2 * 1, dtype).view(dtype).reshape(2, 18, 2, 1)
+    if data_type == F16:  # signalling NaNs with payloads, a quiet one, -0.0, infinity: as bits
+        x.reshape(-1).view(np.uint16)[:5] = [0x7C01, 0xFD55, 0x7E01, 0x8000, 0x7C00]
+    space_sizes = [2, 2, 6, 3]
+    x_desc = tensor(data_type, [2, 18, 2, 1], strides=[1, 2, 40, 80])
+    y_desc = tensor(data_type, space_sizes, strides=[80, 36, 6, 1])
+    got = run(device, depth_space("DEPTH_TO_SPACE1", x_desc, y_desc, 3, CRD), InputTensor=x)[OUT]
+    # CRD: depth channel c*9 + i*3 + j holds space (c, h*3 + i, w*3 + j)
+    expected = x.reshape(2, 2, 3, 3, 2, 1).transpose(0, 1, 4, 2, 5, 3).reshape(space_sizes)
+    assert bits(got).tolist() == bits(expected).tolist()
+    back = run(device, depth_space("SPACE_TO_DEPTH1", y_desc, x_desc, 3, CRD), InputTensor=got)[OUT]
+    assert bits(back).tolist() == bits(x).tolist()
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda: depth_space("DEPTH_TO_SPACE", tensor(F32, [1, 6, 2, 2]), tensor(F32, [1, 1, 4, 4]), 2),
+     "DML_DEPTH_TO_SPACE_OPERATOR_DESC.InputTensor.Sizes[1] 6 must be a multiple of BlockSize * BlockSize 4"),
+    (lambda: depth_space("DEPTH_TO_SPACE1", tensor(F32, [1, 8, 2, 2]), tensor(F32, [1, 2, 4, 2]), 2, DCR),
+     "DML_DEPTH_TO_SPACE1_OPERATOR_DESC.OutputTensor.Sizes [1, 2, 4, 2] must be [1, 2, 4, 4]"),
+    (lambda: depth_space("SPACE_TO_DEPTH1", tensor(F32, [1, 1, 4, 3]), tensor(F32, [1, 4, 2, 1]), 2, CRD),
+     "DML_SPACE_TO_DEPTH1_OPERATOR_DESC.InputTensor.Sizes [1, 1, 4, 3]: Height and Width must be multiples of "
+     "BlockSize 2"),
+    (lambda: depth_space("SPACE_TO_DEPTH", tensor(F32, [1, 1, 4, 4]), tensor(F32, [1, 4, 2, 2]), 0),
+     "DML_SPACE_TO_DEPTH_OPERATOR_DESC.BlockSize 0 must be at least 1"),
+    (lambda: depth_space("SPACE_TO_DEPTH", tensor(F32, [1, 4, 4]), tensor(F32, [1, 4, 2, 2]), 2),
+     "DML_SPACE_TO_DEPTH_OPERATOR_DESC.InputTensor.DimensionCount 3 is not supported"),
+    (lambda: depth_space("SPACE_TO_DEPTH", tensor(F32, [1, 1, 4, 4]), tensor(F16, [1, 4, 2, 2]), 2),
+     "DML_SPACE_TO_DEPTH_OPERATOR_DESC.OutputTensor.DataType FLOAT16 must equal InputTensor.DataType FLOAT32"),
+], ids=["d2s-channels", "d2s-output", "s2d-spatial", "block-0", "rank", "type"])
+def test_depth_space_refusals_name_the_field(ref_device, make, message):
+    assert message in refused(ref_device, make())
+
+
+
+
+def _depth_space_params() -> list:
+    cases = node_cases("DepthToSpace") + node_cases("SpaceToDepth")
+    return [pytest.param(c, id=c.name) for c in cases]
+
+
+def test_onnx_depth_space_cases_exist():
+    """onnx has DepthToSpace (DCR and CRD modes) and SpaceToDepth node cases; each runs below (none is dropped)."""
+    names = [p.id for p in _depth_space_params()]
+    assert any("crd" in n for n in names) and any("spacetodepth" in n for n in names)
+
+
+@pytest.mark.parametrize("case", _depth_space_params())
+def test_onnx_depth_space(device, case):
+    """ONNX DepthToSpace and SpaceToDepth (mode DCR, the default, or CRD, which onnx 1.23's SpaceToDepth cases
+    have too) as DEPTH_TO_SPACE1 / SPACE_TO_DEPTH1 with Order DEPTH_COLUMN_ROW / COLUMN_ROW_DEPTH, as onnxruntime's
+    DirectML provider maps DepthToSpace. Every case of onnx 1.23 maps; none is left out."""
+    node = case.model.graph.node[0]
+    attrs = {a.name: a for a in node.attribute}
+    block = attrs["blocksize"].i
+    order = CRD if "mode" in attrs and attrs["mode"].s.decode() == "CRD" else DCR
+    (x,), (expected,) = case.data_sets[0]
+    data_type = ONNX_TYPE[x.dtype]
+    name = "DEPTH_TO_SPACE1" if node.op_type == "DepthToSpace" else "SPACE_TO_DEPTH1"
+    op = depth_space(name, tensor(data_type, x.shape), tensor(data_type, expected.shape), block, order)
+    assert bits(run(device, op, InputTensor=x)[OUT]).tolist() == bits(expected).tolist()

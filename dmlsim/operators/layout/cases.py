@@ -1,4 +1,4 @@
-"""Harness draws of the layout operators (PADDING, PADDING1, TILE).
+"""Harness draws of the layout operators (PADDING, PADDING1, TILE, SPACE_TO_DEPTH(1), DEPTH_TO_SPACE(1)).
 
 What is drawn (the rules are in this folder's ``__init__``): every data type the operator's table allows, 1 to 8
 dimensions, inputs packed, padded, permuted or broadcast (stride 0), sometimes OWNED_BY_DML; outputs packed, padded
@@ -7,6 +7,8 @@ or permuted, sometimes with TotalTensorSizeInBytes slack.
   dimension: the periodic folds); PADDING's FLOAT value from a list with fractions, negatives, a huge value and
   NaN (its conversion rules), PADDING1's union value an adversarial value of the tensor's type.
 - TILE: per dimension 1 to 3 repeats.
+- SPACE_TO_DEPTH(1) / DEPTH_TO_SPACE(1): 4-D, every data type, BlockSize 1 to 3, both orders (the 1 versions),
+  batch, channels, height and width of 1 to 3 (in block units).
 Tolerance: these operators move bits, so every output must equal the formula exactly (``ulps=0``).
 """
 
@@ -74,6 +76,25 @@ def _attempt(op: Operator, rng: np.random.Generator) -> Case:
     return Case(desc, ulps=0.0, ulps16=0.0, note=f"mode {mode}, start {start}, end {end}")
 
 
+DEPTH_SPACE = (_O.DML_OPERATOR_SPACE_TO_DEPTH, _O.DML_OPERATOR_SPACE_TO_DEPTH1, _O.DML_OPERATOR_DEPTH_TO_SPACE,
+               _O.DML_OPERATOR_DEPTH_TO_SPACE1)
+
+
+def _depth_space(op: Operator, rng: np.random.Generator) -> Case:
+    """A 4-D depth/space pair of a random block size; the input is the depth form for DEPTH_TO_SPACE."""
+    data_type = EVERY_TYPE[int(rng.integers(len(EVERY_TYPE)))]
+    block = int(rng.integers(1, 4))
+    n, c, h, w = (int(rng.integers(1, 4)) for _ in range(4))
+    depth, space = [n, c * block * block, h, w], [n, c, h * block, w * block]
+    x_sizes, y_sizes = (depth, space) if op.type in DEPTH_SPACE[2:] else (space, depth)
+    x, y = _input(rng, data_type, x_sizes), draw_tensor(rng, data_type, y_sizes, role=OUTPUT)
+    if op.type in (_O.DML_OPERATOR_SPACE_TO_DEPTH1, _O.DML_OPERATOR_DEPTH_TO_SPACE1):
+        order = int(rng.integers(2))
+        return Case(op.desc_cls(x, y, block, order), ulps=0.0, ulps16=0.0, note=f"block {block}, order {order}")
+    return Case(op.desc_cls(x, y, block), ulps=0.0, ulps16=0.0, note=f"block {block}")
+
+
 def draw(op: Operator, rng: np.random.Generator) -> Case:
     """A valid case of ``op`` (module docstring)."""
-    return draw_valid(op, rng, lambda r: _attempt(op, r))
+    attempt = _depth_space if op.type in DEPTH_SPACE else _attempt
+    return draw_valid(op, rng, lambda r: attempt(op, r))

@@ -58,3 +58,16 @@ __kernel void pad(TYPED_IN8(x), TYPED_OUT8(y), ulong8 sizes, ulong8 x_sizes, ulo
     const ACC_T v = outside ? (ACC_T)value : LOAD_IN(TENSOR_PTR(x), src);
     STORE_OUT(v, TENSOR_PTR(y), OFFSET8(c, y__strides));
 }
+
+/* SPACE_TO_DEPTH(1) and DEPTH_TO_SPACE(1): a copy over an up-to-8-D index space (row-major over `sizes`) where
+ * each index dimension has its own step in the input and in the output (element units):
+ *   y[sum_d c[d] * y_steps[d]] = x[sum_d c[d] * x_steps[d]]
+ * The plan views the 4-D tensors as 6-D {Batch, Channels, Height, BlockHeight, Width, BlockWidth}. */
+__kernel void move(TYPED_IN(x), TYPED_OUT(y), ulong8 sizes, ulong8 x_steps, ulong8 y_steps, uint n)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= n)
+        return;
+    COORDS8(c, gid, sizes)
+    STORE_OUT(LOAD_IN(TENSOR_PTR(x), OFFSET8(c, x_steps)), TENSOR_PTR(y), OFFSET8(c, y_steps));
+}

@@ -51,3 +51,24 @@ def tile(x: np.ndarray, repeats: Sequence[int]) -> np.ndarray:
     """TILE: output[c] = x[c mod InputTensor.Sizes], the input repeated ``repeats[d]`` times along dimension d."""
     index = [source_indices(n * r, n, 0, WRAP) for n, r in zip(x.shape, repeats, strict=True)]
     return np.array(x[np.ix_(*index)])
+
+
+def depth_to_space(x: np.ndarray, block: int, column_row_depth: bool) -> np.ndarray:
+    """DEPTH_TO_SPACE(1): {B, C*b*b, H, W} to {B, C, H*b, W*b}; the depth dimension read as (bh, bw, C)
+    (DEPTH_COLUMN_ROW) or (C, bh, bw) (COLUMN_ROW_DEPTH)."""
+    n, depth, h, w = x.shape
+    c = depth // (block * block)
+    if column_row_depth:
+        v = x.reshape(n, c, block, block, h, w).transpose(0, 1, 4, 2, 5, 3)
+    else:
+        v = x.reshape(n, block, block, c, h, w).transpose(0, 3, 4, 1, 5, 2)
+    return np.ascontiguousarray(v).reshape(n, c, h * block, w * block)
+
+
+def space_to_depth(x: np.ndarray, block: int, column_row_depth: bool) -> np.ndarray:
+    """SPACE_TO_DEPTH(1): the inverse of depth_to_space: {B, C, H*b, W*b} to {B, C*b*b, H, W}."""
+    n, c, hb, wb = x.shape
+    h, w = hb // block, wb // block
+    v = x.reshape(n, c, h, block, w, block)
+    v = v.transpose(0, 1, 3, 5, 2, 4) if column_row_depth else v.transpose(0, 3, 5, 1, 2, 4)
+    return np.ascontiguousarray(v).reshape(n, c * block * block, h, w)
