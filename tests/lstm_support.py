@@ -40,7 +40,9 @@ ACTIVATIONS = {
     "LINEAR": ({"Alpha": 0.75, "Beta": -0.25}, lambda z: 0.75 * z - 0.25, 0.75),
     "ELU": ({"Alpha": 0.5}, lambda z: z if z >= 0 else 0.5 * math.expm1(z), 1.0),
     "SOFTSIGN": ({}, lambda z: z / (1 + abs(z)), 1.0),
+    "IDENTITY": ({}, lambda z: z, 1.0),
 }
+NAN_RESULTS = {"RELU": 0.0, "HARD_SIGMOID": 1.0}
 DEFAULT = ("SIGMOID", "TANH", "TANH")  # ONNX's f, g, h
 
 
@@ -50,11 +52,13 @@ def activation_desc(name):
                                  getattr(dml, f"DML_ACTIVATION_{name}_OPERATOR_DESC")(None, None, **attrs))
 
 
-def _apply(name, z):
-    """f(z) and its error factor; NaN in, NaN out; clip keeps NaN."""
+def activate(name, z):
+    """f(z) and its error factor. NaN in gives NaN out, except where DirectML's formulas (as dmlsim's activations
+    decide, README) absorb it: RELU(NaN) = 0 (max(0, x) as a comparison), HARD_SIGMOID(NaN) = 1
+    (max(0, min(NaN, 1)) with IEEE fmin/fmax)."""
     _, f, slope = ACTIVATIONS[name]
     if math.isnan(z):
-        return math.nan, slope
+        return NAN_RESULTS.get(name, math.nan), slope
     try:
         return f(z), slope
     except OverflowError:
@@ -115,14 +119,14 @@ def transcribe(values, *, hidden, backward, activations, lengths=None, clip=None
                     if p is not None:
                         z[0], ez[0] = z[0] + p[0] * c[j], ez[0] + abs(p[0]) * ec[j] + 2 * EPS * abs(p[0] * c[j])
                         z[2], ez[2] = z[2] + p[2] * c[j], ez[2] + abs(p[2]) * ec[j] + 2 * EPS * abs(p[2] * c[j])
-                    gi, si = _apply(f_name, clipped(z[0]))
+                    gi, si = activate(f_name, clipped(z[0]))
                     ei = si * ez[0] + 4 * EPS * abs(gi)
                     if couple:
                         gf, ef = 1.0 - gi, ei + EPS * abs(1.0 - gi)
                     else:
-                        gf, sf = _apply(f_name, clipped(z[2]))
+                        gf, sf = activate(f_name, clipped(z[2]))
                         ef = sf * ez[2] + 4 * EPS * abs(gf)
-                    gc, sc = _apply(g_name, clipped(z[3]))
+                    gc, sc = activate(g_name, clipped(z[3]))
                     egc = sc * ez[3] + 4 * EPS * abs(gc)
                     c_new = gf * c[j] + gi * gc
                     ec_new = (abs(gf) * ec[j] + abs(c[j]) * ef + abs(gi) * egc + abs(gc) * ei
@@ -130,9 +134,9 @@ def transcribe(values, *, hidden, backward, activations, lengths=None, clip=None
                     if p is not None:
                         z[1] = z[1] + p[1] * c_new
                         ez[1] = ez[1] + abs(p[1]) * ec_new + 2 * EPS * abs(p[1] * c_new)
-                    go, so = _apply(f_name, clipped(z[1]))
+                    go, so = activate(f_name, clipped(z[1]))
                     eo = so * ez[1] + 4 * EPS * abs(go)
-                    hc, sh = _apply(h_name, c_new)
+                    hc, sh = activate(h_name, c_new)
                     ehc = sh * ec_new + 4 * EPS * abs(hc)
                     new.append((go * hc, abs(go) * ehc + abs(hc) * eo + 2 * EPS * abs(go * hc), c_new, ec_new))
                 h, eh = [v[0] for v in new], [v[1] for v in new]

@@ -1,4 +1,5 @@
-"""DML_OPERATOR_RNN and DML_OPERATOR_LSTM (class ``Lstm`` below, its semantics and decisions in its docstring).
+"""DML_OPERATOR_RNN, DML_OPERATOR_LSTM and DML_OPERATOR_GRU (classes ``Lstm`` and ``Gru`` below: their semantics
+and decisions in their docstrings).
 
 DML_OPERATOR_RNN: a one-layer simple recurrent network, forward, backward or bidirectional.
 
@@ -23,7 +24,12 @@ from typing import Any
 
 import numpy as np
 
-from dmlsim.api.directml_schema import DML_LSTM_OPERATOR_DESC, DML_RECURRENT_NETWORK_DIRECTION, DML_RNN_OPERATOR_DESC
+from dmlsim.api.directml_schema import (
+    DML_GRU_OPERATOR_DESC,
+    DML_LSTM_OPERATOR_DESC,
+    DML_RECURRENT_NETWORK_DIRECTION,
+    DML_RNN_OPERATOR_DESC,
+)
 from dmlsim.api.enums import DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE
 from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import TensorLayout, data_type_name
@@ -32,7 +38,7 @@ from dmlsim.operators.base import Operator, ValidatedDesc, Work, elementwise_wor
 from dmlsim.operators.plan import Groups, KernelLaunch, LaunchTarget, Scalar, TemporaryArg, TensorArg
 from dmlsim.operators.rnn import recurrent as rec
 from dmlsim.operators.rnn.recurrent import directions
-from dmlsim.operators.rnn.reference import lstm, rnn
+from dmlsim.operators.rnn.reference import gru, lstm, rnn
 
 _T = DML_TENSOR_DATA_TYPE
 _D = DML_RECURRENT_NETWORK_DIRECTION
@@ -287,4 +293,104 @@ class Lstm(Operator):
                     Scalar("d", np.uint32(d)), Scalar("clip_threshold", np.float32(v.attrs["ClipThreshold"]))]
             launches.append(KernelLaunch(self.kernel_source, "lstm", defines, Groups(batch, min(rec.MAX_LOCAL, hidden)),
                                          args))
+        return launches
+
+
+@register
+class Gru(Operator):
+    """DML_OPERATOR_GRU: a one-layer gated recurrent unit network, forward, backward or bidirectional.
+
+    Semantics (DML_GRU_OPERATOR_DESC's page; W, R, B rows in gate order z, r, h, as the page's ``W_[zrh]`` and
+    ONNX's GRU):
+
+        z = f(X_t·Wzᵀ + H·Rzᵀ + Wbz + Rbz);   r = f(X_t·Wrᵀ + H·Rrᵀ + Wbr + Rbr)
+        h~ = g(X_t·Whᵀ + (r⊙H)·Rhᵀ + Rbh + Wbh)             (LinearBeforeReset FALSE)
+        h~ = g(X_t·Whᵀ + r⊙(H·Rhᵀ + Rbh) + Wbh)             (LinearBeforeReset TRUE)
+        H' = (1 − z)⊙h~ + z⊙H
+
+    Tensors (every one 4-D, the page's tensor-support table): X {1, seq_length, batch_size, input_size}, W {1, D,
+    3·hidden_size, input_size}, R {1, D, 3·hidden_size, hidden_size}, B {1, 1, D, 6·hidden_size}, HiddenInit {1, D,
+    batch_size, hidden_size}, SequenceLengths {1, 1, 1, batch_size}, OutputSequence {seq_length, D, batch_size,
+    hidden_size}, OutputSingle {1, D, batch_size, hidden_size}; D = 2 for BIDIRECTIONAL, else 1. Data types:
+    FLOAT32 or FLOAT16 (the page's table), one for every float tensor (its tensor constraints); SequenceLengthsTensor
+    UINT32. FLOAT16 is storage: H is carried in float32 between steps and rounded to nearest even only when stored.
+    Any strides (stride 0 broadcasts too); no in place (the schema's). ``ActivationDescCount`` is 2·D: f and g of
+    the forward direction, then of the backward one (the page); each validated generically as a fusable activation.
+
+    Decisions where the page is silent (pinned by tests/test_gru.py): sequence lengths as DML_OPERATOR_RNN's and
+    LSTM's (clamped to seq_length, the debug device refusing a longer one; OutputSequence 0 at t ≥ length;
+    OutputSingle the last H computed, the initial H for a length of 0); at least one output must be given
+    (dmlsim's rule); OWNED_BY_DML is refused as by RNN and LSTM (the GRU page does not say; dmlsim's rule, kept for
+    the three recurrent operators alike).
+
+    Execution: one kernel launch per direction (rnn/gru.cl), one work-group per batch entry looping over time, two
+    phases per step a barrier apart (z and r of every unit, then h~ and H', since h~ reads r⊙H of every unit); H
+    (two slots), r⊙H and z in float32 in the temporary resource.
+    """
+
+    type = DML_OPERATOR_TYPE.DML_OPERATOR_GRU
+    desc_cls = DML_GRU_OPERATOR_DESC
+    kernel_file = "gru.cl"
+
+    # --- validation ---------------------------------------------------------------------------------
+    def check(self, v: ValidatedDesc, problems: Problems) -> None:
+        layouts = rec.check_recurrent_tensors(v, problems, rec.GRU_FLOAT_TENSORS, rec.GRU_OUTPUTS, "GRU")
+        count = len(rec.directions(v.attrs["Direction"]))
+        if v.attrs["ActivationDescCount"] != 2 * count:
+            problems.add(f"{v.struct_name}.ActivationDescCount {v.attrs['ActivationDescCount']} must be {2 * count}: "
+                         f"f and g per direction ({v.struct_name}.Direction is {_D(v.attrs['Direction']).name})")
+        rec.check_sizes(v, layouts, rec.GRU_SIZES, count, 3, problems)
+
+    def work(self, v: ValidatedDesc) -> Work:
+        """Each timestep of each direction and batch entry: 3·hidden x (input + hidden) multiply-adds and the
+        gates; the reference takes each such step in Python, the kernel two barriers apart."""
+        _, seq, batch, inputs = v.layout(rec.X).sizes
+        _, count, rows, _ = v.layout(rec.W).sizes
+        steps = count * seq * batch
+        return elementwise_work(v) + Work(steps * rows * (2 * (inputs + rows // 3) + 6), 0,
+                                          rec.STEP_HOST_STEPS * steps + 2 * rec.KERNEL_STEP_HOST_STEPS * count * seq)
+
+    def temporary_size(self, v: ValidatedDesc) -> int:
+        """H (two slots), r⊙H and z in float32 per direction and batch entry."""
+        _, count, rows, _ = v.layout(rec.W).sizes
+        return 4 * 4 * count * v.layout(rec.X).sizes[2] * (rows // 3)
+
+    # --- execution ----------------------------------------------------------------------------------
+    def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
+        acts = v.attrs["ActivationDescs"]
+        pairs = [tuple((lambda a, f=f: apply_fused(a, f)) for f in acts[2 * d:2 * d + 2])
+                 for d in range(len(acts) // 2)]
+        sequence, single = gru(
+            inputs[rec.X], inputs[rec.W], inputs[rec.R], bias=inputs.get(rec.B), hidden_init=inputs.get(rec.H0),
+            sequence_lengths=inputs.get(rec.LENGTHS), activations=pairs, backward=rec.directions(v.attrs["Direction"]),
+            linear_before_reset=bool(v.attrs["LinearBeforeReset"]))
+        return {rec.Y_SEQUENCE: sequence, rec.Y_SINGLE: single}
+
+    def debug_check(self, v: ValidatedDesc, read: Any, problems: Problems) -> None:
+        rec.debug_check_lengths(v, read, problems)
+
+    def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        _, seq, batch, inputs = v.layout(rec.X).sizes
+        hidden = v.layout(rec.W).sizes[2] // 3
+        given = [name for name in rec.GRU_TENSORS if bound.get(name) is not None]
+        base = {"STORE_HALF": v.layout(rec.X).data_type == _T.DML_TENSOR_DATA_TYPE_FLOAT16,
+                "LINEAR_BEFORE_RESET": bool(v.attrs["LinearBeforeReset"]),
+                **{define: name in given for name, define in rec.GRU_OPTIONAL.items()}}
+        acts = v.attrs["ActivationDescs"]
+        count = len(rec.directions(v.attrs["Direction"]))
+        slot = batch * hidden
+        launches = []
+        for i, backward in enumerate(rec.directions(v.attrs["Direction"])):
+            defines = {**base, "BACKWARD": backward}
+            for k, role in enumerate(rec.ROLES[:2]):
+                defines.update(rec.activation_defines(role, acts[2 * i + k]))
+            # [H: D][2 slots][batch][hidden], then [r⊙H: D][batch][hidden], then [z: D][batch][hidden]
+            state = TemporaryArg("state", (("state__offset", 2 * i * slot), ("reset__offset", (2 * count + i) * slot),
+                                           ("update__offset", (3 * count + i) * slot)))
+            args = [*(TensorArg(rec.KERNEL_PARAMS[name], name) for name in given), state,
+                    Scalar("seq_length", np.uint32(seq)), Scalar("input_size", np.uint32(inputs)),
+                    Scalar("hidden_size", np.uint32(hidden)), Scalar("batch_size", np.uint32(batch)),
+                    Scalar("d", np.uint32(i))]
+            launches.append(KernelLaunch(self.kernel_source, "gru", defines,
+                                         Groups(batch, min(rec.MAX_LOCAL, hidden)), args))
         return launches

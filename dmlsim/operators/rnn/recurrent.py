@@ -1,7 +1,7 @@
-"""What DML_OPERATOR_LSTM (and the GRU to come) share: their tensors' names, the page rules common to the recurrent
-operators, the activation build defines of lstm.cl, and the debug device's sequence-length rule.
+"""What DML_OPERATOR_LSTM and DML_OPERATOR_GRU share: their tensors' names, the page rules common to the recurrent
+operators, the activation build defines of lstm.cl and gru.cl, and the debug device's sequence-length rule.
 
-The operator itself, its semantics and decisions are in the package's ``__init__.py`` (``Lstm``).
+The operators themselves, their semantics and decisions are in the package's ``__init__.py`` (``Lstm``, ``Gru``).
 """
 
 from __future__ import annotations
@@ -135,3 +135,15 @@ def debug_check_lengths(v: ValidatedDesc, read: Any, problems: Problems) -> None
         shown = ", ".join(f"[{i}] = {lengths[i]}" for i in bad[:8])
         problems.add(f"{v.struct_name}.{LENGTHS} holds {bad.size} sequence length(s) above seq_length {seq} "
                      f"({X}.Sizes[1]): {shown}")
+
+
+# --- DML_OPERATOR_GRU -------------------------------------------------------------------------------------------
+GRU_OUTPUTS = (Y_SEQUENCE, Y_SINGLE)
+GRU_FLOAT_TENSORS = (X, W, R, B, H0, *GRU_OUTPUTS)
+GRU_TENSORS = (X, W, R, B, H0, LENGTHS, *GRU_OUTPUTS)  # in gru.cl's parameter order
+GRU_OPTIONAL = {B: "HAS_BIAS", H0: "HAS_HIDDEN_INIT", LENGTHS: "HAS_SEQUENCE_LENGTHS",
+                Y_SEQUENCE: "HAS_OUTPUT_SEQUENCE", Y_SINGLE: "HAS_OUTPUT_SINGLE"}
+GRU_SIZES = {**{name: SIZES[name] for name in (X, H0, LENGTHS, *GRU_OUTPUTS)},
+             W: (lambda s, b, i, h, d: (1, d, 3 * h, i), "{1, num_directions, 3 * hidden_size, input_size}"),
+             R: (lambda s, b, i, h, d: (1, d, 3 * h, h), "{1, num_directions, 3 * hidden_size, hidden_size}"),
+             B: (lambda s, b, i, h, d: (1, 1, d, 6 * h), "{1, 1, num_directions, 6 * hidden_size}")}

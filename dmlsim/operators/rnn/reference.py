@@ -106,3 +106,45 @@ def lstm(x: np.ndarray, w: np.ndarray, r: np.ndarray, *, bias: np.ndarray | None
             single[0, d, b] = h
             cell_single[0, d, b] = c
     return sequence, single, cell_single
+
+
+def gru(x: np.ndarray, w: np.ndarray, r: np.ndarray, *, bias: np.ndarray | None, hidden_init: np.ndarray | None,
+        sequence_lengths: np.ndarray | None, activations: Sequence[tuple[Activation, Activation]],
+        backward: Sequence[bool], linear_before_reset: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The GRU of one desc, in float64 (DML_GRU_OPERATOR_DESC's page and ONNX's GRU). Gate order z, r, h:
+
+        z = f(X·Wzᵀ + H·Rzᵀ + Wbz + Rbz);  r = f(X·Wrᵀ + H·Rrᵀ + Wbr + Rbr)
+        h~ = g(X·Whᵀ + (r⊙H)·Rhᵀ + Rbh + Wbh), or with ``linear_before_reset`` g(X·Whᵀ + r⊙(H·Rhᵀ + Rbh) + Wbh)
+        H' = (1 − z)⊙h~ + z⊙H
+
+    ``activations[d]`` is (f, g) of direction d. Returns (OutputSequenceTensor, OutputSingleTensor); lengths as
+    :func:`rnn`.
+    """
+    x, w, r = (np.asarray(a, np.float64) for a in (x, w, r))
+    seq, batch = x.shape[1], x.shape[2]
+    directions, hidden = w.shape[1], w.shape[2] // 3
+    lengths = (np.full(batch, seq) if sequence_lengths is None
+               else np.minimum(np.asarray(sequence_lengths).reshape(batch).astype(np.int64), seq))
+    sequence = np.zeros((seq, directions, batch, hidden))
+    single = np.zeros((1, directions, batch, hidden))
+    for d in range(directions):
+        f_act, g_act = activations[d]
+        b_all = np.zeros(6 * hidden) if bias is None else np.asarray(bias, np.float64)[0, 0, d]
+        wb, rb = b_all[:3 * hidden], b_all[3 * hidden:]
+        w_d, r_d = w[0, d], r[0, d]
+        for b in range(batch):
+            h = np.zeros(hidden) if hidden_init is None else np.asarray(hidden_init, np.float64)[0, d, b]
+            steps = range(lengths[b] - 1, -1, -1) if backward[d] else range(lengths[b])
+            for t in steps:
+                with np.errstate(all="ignore"):
+                    xw = x[0, t, b] @ w_d.T + wb
+                    z = f_act(xw[:hidden] + h @ r_d[:hidden].T + rb[:hidden])
+                    reset = f_act(xw[hidden:2 * hidden] + h @ r_d[hidden:2 * hidden].T + rb[hidden:2 * hidden])
+                    if linear_before_reset:
+                        candidate = g_act(xw[2 * hidden:] + reset * (h @ r_d[2 * hidden:].T + rb[2 * hidden:]))
+                    else:
+                        candidate = g_act(xw[2 * hidden:] + (reset * h) @ r_d[2 * hidden:].T + rb[2 * hidden:])
+                    h = (1.0 - z) * candidate + z * h
+                sequence[t, d, b] = h
+            single[0, d, b] = h
+    return sequence, single
