@@ -20,6 +20,8 @@ opencl: $(STAMP)
 demo: opencl
 	$(PY) -m dmlsim.demo
 	$(PY) -m dmlsim.mlp_demo
+	$(PY) -m dmlsim.cnn_demo
+	$(PY) -m dmlsim.transformer_demo
 
 test: opencl
 	$(PY) tests/matrix.py -q

@@ -1,12 +1,12 @@
 """The ONNX lowering's rules, one onnx node case each, on every device (dmlsim/onnx/lowering.py and ops_*.py).
 
-A fast selection of onnx's generated node cases (the whole suite is tests/test_onnx_node_suite.py), each
-exercising one rule of the lowering: broadcasting as stride 0, reshapes as renamed bytes, transposes as permuted
-strides, negative slice steps, Softmax's opset-dependent axes, keepdims=0 as a view, MatMul's batch broadcast
-and 1-D operands, convolution padding, ConvTranspose's pads, JOIN/SPLIT, CLIP1's host-read bounds, variadic
-Mean, per-axis dequantization, normalizations (LayerNormalization's Mean and InvStdDev as extra nodes), Resize's coordinate modes as RESAMPLE2 offsets, the gather family padded to one rank. Expected outputs are onnx's (its numpy transcriptions), compared with onnx's
-tolerances.
-"""
+A fast selection of onnx's generated node cases (the whole suite is tests/test_onnx_node_suite.py), each exercising
+one rule of the lowering: broadcasting as stride 0, reshapes as renamed bytes, transposes as permuted strides,
+negative slice steps, Softmax's opset-dependent axes, keepdims=0 as a view, MatMul's batch broadcast and 1-D
+operands, convolution padding, ConvTranspose's pads, JOIN/SPLIT, CLIP1's host-read bounds, variadic Mean, per-axis
+dequantization, normalizations (LayerNormalization's Mean and InvStdDev as extra nodes), Resize's coordinate modes
+as RESAMPLE2 offsets, the gather family padded to one rank. Expected outputs are onnx's (its numpy transcriptions),
+compared with onnx's tolerances."""
 
 from __future__ import annotations
 
@@ -17,18 +17,43 @@ import pytest
 from dmlsim.api.errors import DMLError
 from dmlsim.onnx.node_suite import all_cases, run_case
 
-CASES = ["test_add_bcast", "test_argmax_keepdims_random_select_last_index", "test_clip_default_inbounds",
-         "test_concat_3d_axis_negative_1", "test_conv_with_strides_and_asymmetric_padding", "test_convtranspose_pads",
-         "test_dequantizelinear_axis", "test_expand_dim_changed", "test_flatten_negative_axis1",
-         "test_gemm_all_attributes", "test_matmul_4d", "test_matmul_4d_1d", "test_mean_example",
-         "test_mod_mixed_sign_int32", "test_reduce_sum_do_not_keepdims_random", "test_reshape_negative_dim",
-         "test_slice_neg_steps", "test_softmax_axis_0", "test_softmax_axis_0_expanded",
-         "test_split_variable_parts_2d_opset18", "test_transpose_all_permutations_3", "test_unsqueeze_negative_axes",
-         "test_where_long_example", "test_layer_normalization_4d_axis1", "test_batchnorm_example",
-         "test_instancenorm_epsilon", "test_resize_upsample_sizes_nearest_ceil_half_pixel",
-         "test_resize_tf_crop_and_resize_axes_3_2", "test_resize_downsample_scales_linear", "test_upsample_nearest", "test_gather_2d_indices",
-         "test_top_k_smallest", "test_onehot_negative_indices", "test_scatternd",
-         "test_gathernd_example_int32_batch_dim1"]
+CASES = [
+    "test_add_bcast",
+    "test_argmax_keepdims_random_select_last_index",
+    "test_clip_default_inbounds",
+    "test_concat_3d_axis_negative_1",
+    "test_conv_with_strides_and_asymmetric_padding",
+    "test_convtranspose_pads",
+    "test_dequantizelinear_axis",
+    "test_expand_dim_changed",
+    "test_flatten_negative_axis1",
+    "test_gemm_all_attributes",
+    "test_matmul_4d",
+    "test_matmul_4d_1d",
+    "test_mean_example",
+    "test_mod_mixed_sign_int32",
+    "test_reduce_sum_do_not_keepdims_random",
+    "test_reshape_negative_dim",
+    "test_slice_neg_steps",
+    "test_softmax_axis_0",
+    "test_softmax_axis_0_expanded",
+    "test_split_variable_parts_2d_opset18",
+    "test_transpose_all_permutations_3",
+    "test_unsqueeze_negative_axes",
+    "test_where_long_example",
+    "test_layer_normalization_4d_axis1",
+    "test_batchnorm_example",
+    "test_instancenorm_epsilon",
+    "test_resize_upsample_sizes_nearest_ceil_half_pixel",
+    "test_resize_tf_crop_and_resize_axes_3_2",
+    "test_resize_downsample_scales_linear",
+    "test_upsample_nearest",
+    "test_gather_2d_indices",
+    "test_top_k_smallest",
+    "test_onehot_negative_indices",
+    "test_scatternd",
+    "test_gathernd_example_int32_batch_dim1",
+]
 
 
 @functools.cache
