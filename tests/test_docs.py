@@ -167,4 +167,13 @@ def test_mkdocs_builds_strict(tmp_path):
                           timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "WARNING" not in proc.stderr, proc.stderr[-3000:]
-    assert (tmp_path / "site" / "operators" / "table" / "index.html").is_file()
+    assert (tmp_path / "site" / "operators" / "table.html").is_file()  # use_directory_urls: false (opened from disk)
+
+
+def test_the_tutorial_is_the_readme_tour():
+    """docs/tutorial.md is the README's five-minute tour (then where each step leads): they cannot drift apart."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    tour = readme[readme.index("## A five-minute tour"):readme.index("## Where to go next")].strip()
+    tutorial = (ROOT / "docs" / "tutorial.md").read_text(encoding="utf-8")
+    assert tutorial.startswith(tour.replace("## A five-minute tour", "# A five-minute tour", 1))
+    assert "## Where each step leads" in tutorial

@@ -133,3 +133,15 @@ def test_a_batch_first_lstm_over_several_timesteps(device):
     got = backend.prepare(model, device).run(inputs)
     for g, e in zip(got, expected, strict=True):
         np.testing.assert_allclose(g, e, rtol=0, atol=1e-5)
+
+
+def test_run_node_lowers_a_node_of_the_default_domain(device):
+    """onnx's Backend.run_node: the node as a one-node model of the newest opset; expected values by hand."""
+    import numpy as np
+    from onnx import helper
+
+    from dmlsim import backend
+
+    node = helper.make_node("Softmax", ["x"], ["y"], axis=0)
+    (y,) = backend.run_node(node, [np.array([0.0, np.log(3.0)], np.float32)], device)
+    np.testing.assert_allclose(y, [0.25, 0.75], rtol=1e-6)

@@ -59,3 +59,13 @@ def test_a_sample_of_passing_cases_passes_on_every_device(device):
                 failures.append(f"{case.name}: {outcome.status} ({outcome.reason})")
     assert len(names) == SAMPLE
     assert not failures, "\n".join(failures)
+
+
+def test_the_docs_state_the_listed_pass_count():
+    """README and the ONNX guide quote the pass count: it is the list's, so the prose cannot go stale."""
+    expected = _expected()
+    passes = sum(status == "pass" for status, _ in expected.values())
+    phrase = f"{passes:,} of {len(expected):,}"
+    root = EXPECTED.parent.parent.parent
+    for page in (root / "README.md", root / "docs" / "guides" / "onnx.md"):
+        assert phrase in page.read_text(encoding="utf-8").replace("onnx's ", ""), f"{page.name} lacks {phrase!r}"

@@ -1,19 +1,23 @@
-"""An ONNX backend (``onnx.backend.base.Backend`` conventions) for ONNX's training optimizers.
+"""dmlsim's ONNX backend (``onnx.backend.base.Backend`` conventions): ONNX models on a dmlsim device.
 
-``ai.onnx.preview.training`` Adagrad, Adam and Momentum have no kernels in onnxruntime (its DirectML
-backend is inference-only) and only a numpy reference in onnx; here each node runs as one fused
-multi-tensor dmlsim operator (DMLSIM_OPERATOR_ONNX_ADAGRAD / _ADAM / _MOMENTUM)::
+Two paths, chosen by the model's nodes:
+
+- A model of the default ONNX domain is lowered onto DirectML operators and one ``CompileGraph`` graph, as
+  onnxruntime's DirectML provider lowers it (:mod:`dmlsim.onnx.run_model`, :mod:`dmlsim.onnx.lowering` and the
+  ``ops_*`` modules); ``run_node`` lowers a one-node model the same way.
+- ``ai.onnx.preview.training`` Adagrad, Adam and Momentum (no kernels in onnxruntime, only a numpy reference in
+  onnx) each run as one fused multi-tensor dmlsim operator (DMLSIM_OPERATOR_ONNX_ADAGRAD / _ADAM / _MOMENTUM)::
 
     import dmlsim.backend as backend
     rep = backend.prepare(model, "CPU")      # checks the model, picks the device
-    x_new, v_new, h_new = rep.run([r, t, x, g, v, h])
+    outputs = rep.run(inputs)
     outputs = backend.run_model(model, inputs, device="reference")
     outputs = backend.run_node(node, inputs)
 
 Devices: ``"CPU"`` (an OpenCL CPU device, else the reference device), ``"GPU"``/``"CUDA"`` (an OpenCL
 GPU; ``"GPU:1"`` the second), or any dmlsim adapter spec (``"reference"``, ``"0:0"``, a name
-substring). Other operators raise a DMLError (E_NOTIMPL) naming the op. Needs the ``onnx`` package
-(``pip install 'dmlsim[onnx]'``).
+substring). A node nothing lowers raises a DMLError (E_NOTIMPL) naming the node, its op type and the opset. Needs
+the ``onnx`` package (``pip install 'dmlsim[onnx]'``).
 """
 
 from __future__ import annotations
@@ -297,12 +301,27 @@ class DmlsimBackend(Backend):
     def run_node(cls, node: onnx.NodeProto, inputs: Any, device: str = "CPU",
                  outputs_info: Sequence[tuple[np.dtype, tuple[int, ...]]] | None = None,
                  **kwargs: Any) -> tuple[np.ndarray, ...]:
-        """Run one node; ``inputs`` is a list in ``node.input`` order or a dict by input name."""
-        _spec_for(node)
+        """Run one node; ``inputs`` is a list in ``node.input`` order or a dict by input name. A node of the default
+        domain is lowered as a one-node model of the newest opset onnx defines; a training node runs fused."""
         if isinstance(inputs, dict):
-            inputs = [inputs[name] for name in node.input]
-        outputs = run_training_node(node, list(inputs), device_for(device))
-        return tuple(outputs[:len(node.output)])
+            inputs = [inputs[name] for name in node.input if name]
+        if node.domain == TRAINING_DOMAIN:
+            _spec_for(node)
+            outputs = run_training_node(node, list(inputs), device_for(device))
+            return tuple(outputs[:len(node.output)])
+        from dmlsim.onnx.run_model import run_lowered
+
+        arrays = [np.asarray(a) for a in inputs]
+        names = [name for name in node.input if name]
+        if len(arrays) != len(names):
+            raise DMLError(E_INVALIDARG, f"{node.op_type} node {node.name!r} takes {len(names)} inputs, got "
+                                         f"{len(arrays)}")
+        graph = helper.make_graph([node], "run_node", [
+            helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(a.dtype), list(a.shape))
+            for name, a in zip(names, arrays, strict=True)],
+            [onnx.ValueInfoProto(name=name) for name in node.output if name])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", defs.onnx_opset_version())])
+        return tuple(run_lowered(model, dict(zip(names, arrays, strict=True)), device_for(device)))
 
     @classmethod
     def supports_device(cls, device: str) -> bool:
