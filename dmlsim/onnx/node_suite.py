@@ -88,6 +88,12 @@ def run_all(device: Any, cases: list[Any] | None = None) -> Iterator[Outcome]:
         yield run_case(case, device)
 
 
+def listed_onnx_version(text: str) -> str | None:
+    """The onnx version the expected-results list was written with (its first line), or None."""
+    first = text.splitlines()[0] if text else ""
+    return first.split()[2].rstrip(":") if first.startswith("# onnx ") else None
+
+
 def read_expected(text: str) -> dict[str, tuple[str, str]]:
     """The expected-results list: ``name<TAB>status[<TAB>reason]`` lines; ``#`` starts a comment."""
     expected = {}
@@ -101,7 +107,10 @@ def read_expected(text: str) -> dict[str, tuple[str, str]]:
 
 def write_expected(outcomes: list[Outcome]) -> str:
     """The expected-results list for ``outcomes``, sorted by name."""
-    lines = ["# onnx node cases through dmlsim.backend on the reference device: name, outcome, reason.",
+    import onnx
+
+    lines = [f"# onnx {onnx.__version__}: its node cases through dmlsim.backend on the reference device: name, "
+             "outcome, reason.",
              "# Regenerate with `python -m dmlsim.onnx.node_suite --write` and read the diff: every change of",
              "# outcome is a change of behaviour (tests/test_onnx_node_suite.py fails until this list says so)."]
     for outcome in sorted(outcomes, key=lambda o: o.name):
