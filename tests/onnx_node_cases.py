@@ -40,17 +40,9 @@ def node_cases(op_type: str) -> list[Any]:
 
 def node_attributes(case: Any) -> dict[str, Any]:
     """The single node's attributes as Python values (ints, floats, strings, lists, tensors as arrays)."""
-    from onnx import helper, numpy_helper
+    from dmlsim.onnx.lowering import attributes_of
 
-    out: dict[str, Any] = {}
-    for attr in case.model.graph.node[0].attribute:
-        value = helper.get_attribute_value(attr)
-        if isinstance(value, bytes):
-            value = value.decode()
-        elif hasattr(value, "dims") and hasattr(value, "data_type"):
-            value = numpy_helper.to_array(value)
-        out[attr.name] = value
-    return out
+    return attributes_of(case.model.graph.node[0])
 
 
 def case_ids(cases: list[Any]) -> list[str]:
