@@ -132,9 +132,12 @@ if spec is None or root not in pathlib.Path(spec.origin).resolve().parents:
 if os.environ.get("@LOG@"):
     record_marker_builds(os.environ["@LOG@"])
 import pytest
+os.environ["DMLSIM_TESTS_RETURN"] = "1"  # tests/conftest.py: pytest returns here even under Oclgrind's ICD
 code = pytest.main(sys.argv[1:])
 guard("after pytest")
-sys.exit(int(code))
+sys.stdout.flush()
+sys.stderr.flush()
+os._exit(int(code))  # no interpreter finalization: Oclgrind cannot release its objects from this thread
 """.replace("%d", str(SCRATCH_IMPORT_ERROR)).replace("@MARKER@", MARKER).replace("@LOG@", MARKER_LOG_VARIABLE)
 
 
