@@ -307,3 +307,36 @@ def test_kernel_builds_print_no_compiler_warning_unless_asked(monkeypatch):
     assert "CompilerWarning" not in quiet.stderr, quiet.stderr
     shown = dmlsim("run", "-a", "intel", model, env={**env, "PYOPENCL_COMPILER_OUTPUT": "1"})
     assert shown.returncode == 0 and "CompilerWarning" in shown.stderr, shown.stderr
+
+
+def test_the_oclgrind_tier_runs_in_parts_and_a_crashed_part_runs_again(monkeypatch, capsys):
+    """Oclgrind's in-process compiler has crashed (SIGSEGV) in a build after hundreds of builds in one process: the
+    tier runs in parts (every test file once, the model files too), and a part ended by a signal runs once more,
+    reported as such; a test failure (exit 1) is never rerun."""
+    import importlib.util
+
+    from dmlsim.backends.opencl.icd import IcdReport
+
+    spec = importlib.util.spec_from_file_location("matrix_parts", ROOT / "tests" / "matrix.py")
+    matrix = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(matrix)
+    parts = matrix.oclgrind_parts()
+    files = [name for part in parts for name in part]
+    assert sorted(files) == sorted(["descriptors", *(f"tests/{p.name}" for p in (ROOT / "tests").glob("test_*.py"))])
+    cpu = {"id": "0:0", "kind": "CPU", "problem": None, "implementation": "pocl"}
+    sim = {"id": "0:0", "kind": "SIMULATOR", "problem": None, "implementation": "oclgrind"}
+    reports = {"a.icd": IcdReport("a.icd", [cpu]), "o.icd": IcdReport("o.icd", [sim])}
+    monkeypatch.setattr(matrix, "icd_files", lambda: list(reports))
+    monkeypatch.setattr(matrix, "probe_icd", lambda path: reports[path])
+    outcomes = {"run 4/5, Oclgrind tier, part 2/3": -11}
+    labels = []
+
+    def fake(label, *rest):
+        labels.append(label)
+        return outcomes.pop(label, 0), {"tests": 1, "failures": 0, "errors": 0, "skipped": 0, "seconds": 0.0}
+
+    monkeypatch.setattr(matrix, "run_pytest", fake)
+    assert matrix.main([]) == 0
+    assert labels[2:] == ["run 3/5, Oclgrind tier, part 1/3", "run 4/5, Oclgrind tier, part 2/3",
+                          "run 4/5 again, Oclgrind tier, part 2/3", "run 5/5, Oclgrind tier, part 3/3"]
+    assert "ended by signal 11 in Oclgrind, run again" in capsys.readouterr().out
