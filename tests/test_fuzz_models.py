@@ -90,3 +90,16 @@ def json_copy(tree):
     import json
 
     return json.loads(json.dumps(tree))
+
+
+def test_hostile_numbers_from_non_finite_values():
+    """The corpus holds infinities (pooling's -inf, padding values): the fuzzer's number mutations must not raise on
+    them (`make fuzz` died with OverflowError in int(inf) * 10**300 once such files arrived)."""
+    import math
+    import random
+
+    module = _fuzzer()
+    rng = random.Random(5)
+    for old in (math.inf, -math.inf, math.nan, 1.5, 7):
+        for _ in range(200):
+            module._hostile(rng, old, {"a": old})

@@ -25,6 +25,7 @@ import copy
 import enum
 import io
 import json
+import math
 import multiprocessing
 import os
 import random
@@ -206,7 +207,8 @@ def _hostile(rng: random.Random, old: Any, tree: Any) -> Any:
     if choice < 0.6:
         return copy.deepcopy(rng.choice(HOSTILE))
     if choice < 0.7 and isinstance(old, (int, float)) and not isinstance(old, bool):
-        return rng.choice([-old, old * 2**rng.randint(1, 70), old + rng.choice([-1, 1]), int(old) * 10**300,
+        huge = int(old) * 10**300 if math.isfinite(old) else -old  # the corpus now holds infinities too
+        return rng.choice([-old, old * 2**rng.randint(1, 70), old + rng.choice([-1, 1]), huge,
                            old / 3 if old else 0.5, str(old)])
     if choice < 0.75:
         return _nested(rng.choice([10, 70, 400]))
