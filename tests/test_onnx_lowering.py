@@ -65,6 +65,9 @@ CASES = [
     "test_lstm_batchwise",
     "test_gru_seq_length",
     "test_simple_rnn_bidirectional",
+    "test_cumprod_2d_int32",
+    "test_range_int32_type_negative_delta",
+    "test_mish",
 ]
 
 

@@ -206,3 +206,13 @@ def lower_clip(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     number = float if x.dtype.kind == "f" else int
     unary(low, "ELEMENT_WISE_CLIP1", x, node.output[0], MinMaxDataType=dml_type(x.dtype, low.where()),
           Min=number(low_bound), Max=number(high_bound))
+
+
+@lowers("Mish")
+def lower_mish(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    """x·tanh(softplus(x)): ACTIVATION_SOFTPLUS, ACTIVATION_TANH and ELEMENT_WISE_MULTIPLY (DirectML has no Mish)."""
+    x = low.view(node.input[0])
+    soft, tanh = low.fresh("softplus"), low.fresh("tanh")
+    unary(low, "ACTIVATION_SOFTPLUS", x, soft, Steepness=1.0)
+    unary(low, "ACTIVATION_TANH", low.views[soft], tanh)
+    binary(low, "ELEMENT_WISE_MULTIPLY", x, low.views[tanh], node.output[0])

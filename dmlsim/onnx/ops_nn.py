@@ -89,15 +89,33 @@ def lower_conv(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
              OutputPadding=[0] * count, GroupCount=group)
 
 
-@lowers("CumSum")
-def lower_cumsum(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+@lowers("CumSum", "CumProd")
+def lower_cumulative(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     x = low.view(node.input[0])
     axis = int(low.host_value(node.input[1], "axis").reshape(-1)[0])
     axis = axis + len(x.shape) if axis < 0 else axis
-    low.emit(dml.DML_OPERATOR_CUMULATIVE_SUMMATION, dml.DML_CUMULATIVE_SUMMATION_OPERATOR_DESC, {"InputTensor": x},
+    name, flag = (("CUMULATIVE_SUMMATION", "HasExclusiveSum") if node.op_type == "CumSum"
+                  else ("CUMULATIVE_PRODUCT", "HasExclusiveProduct"))
+    low.emit(getattr(dml, f"DML_OPERATOR_{name}"), getattr(dml, f"DML_{name}_OPERATOR_DESC"), {"InputTensor": x},
              {"OutputTensor": low.output(node.output[0], x.shape, x.dtype)}, Axis=axis,
              AxisDirection=dml.DML_AXIS_DIRECTION_DECREASING if attrs.get("reverse", 0) else
-             dml.DML_AXIS_DIRECTION_INCREASING, HasExclusiveSum=int(attrs.get("exclusive", 0)))
+             dml.DML_AXIS_DIRECTION_INCREASING, **{flag: int(attrs.get("exclusive", 0))})
+
+
+@lowers("Range")
+def lower_range(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    """FILL_VALUE_SEQUENCE: start, limit and delta are read on the host (the provider keeps them on the CPU)."""
+    start, limit, delta = (low.host_value(name, what).reshape(-1)[0] for name, what in
+                           zip(node.input[:3], ("start", "limit", "delta"), strict=True))
+    count = max(int(np.ceil((float(limit) - float(start)) / float(delta))), 0)
+    if count == 0:
+        low.host[node.output[0]] = np.zeros(0, np.asarray(start).dtype)
+        return
+    dtype = np.asarray(start).dtype
+    number = float if dtype.kind == "f" else int
+    low.emit(dml.DML_OPERATOR_FILL_VALUE_SEQUENCE, dml.DML_FILL_VALUE_SEQUENCE_OPERATOR_DESC, {},
+             {"OutputTensor": low.output(node.output[0], (count,), dtype)},
+             ValueDataType=dml_type(dtype, low.where()), ValueStart=number(start), ValueDelta=number(delta))
 
 
 def _per_axis(low: Lowering, view: View, x: View, axis: int) -> View:
