@@ -2,7 +2,9 @@
 X, W, R, B, initial_h, initial_c and P read as 4-D tensors with leading 1s (no copy), sequence_lens cast to UINT32, the
 activations as DirectML activation descs (ONNX's activation_alpha/beta as their attributes), layout=1 (batch
 first) expressed through the strides of X, Y, Y_h and Y_c. ONNX's RNN-family activations DirectML lacks (ScaledTanh
-is SCALED_TANH, Affine is LINEAR) map by name; any other is refused.
+is SCALED_TANH, Affine is LINEAR) map by name; any other is refused. DirectML's LSTM, GRU and RNN take no
+DML_TENSOR_FLAG_OWNED_BY_DML tensor (their doc pages), so an initializer read by one (W, R, B, ...) is copied by an
+ELEMENT_WISE_IDENTITY node from its OWNED_BY_DML weight into an intermediate the recurrent node reads.
 """
 
 from __future__ import annotations
@@ -55,11 +57,21 @@ def _row(view: View) -> View:
     return _four_d(view)
 
 
+def _not_owned(low: Lowering, name: str) -> View:
+    """The device view of ``name``; a weight (bound OWNED_BY_DML) read through an identity copy instead."""
+    view = low.view(name)
+    if low.builder.values[view.name].kind != "weight":
+        return view
+    copy = low.fresh(f"{name}_copy")
+    unary(low, "ELEMENT_WISE_IDENTITY", view, copy)
+    return low.views[copy]
+
+
 @lowers("LSTM", "GRU", "RNN")
 def lower_recurrent(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     lstm = node.op_type == "LSTM"
     names = list(node.input) + [""] * (8 - len(node.input))
-    x = low.view(names[0])
+    x = _not_owned(low, names[0])
     direction = {"forward": dml.DML_RECURRENT_NETWORK_DIRECTION_FORWARD,
                  "reverse": dml.DML_RECURRENT_NETWORK_DIRECTION_BACKWARD,
                  "bidirectional": dml.DML_RECURRENT_NETWORK_DIRECTION_BIDIRECTIONAL}[attrs.get("direction", "forward")]
@@ -70,29 +82,29 @@ def lower_recurrent(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
         x = View(x.name, (x.shape[1], x.shape[0], x.shape[2]), (x.strides[1], x.strides[0], x.strides[2]), x.dtype,
                  x.offset)
     seq, batch, _ = x.shape
-    inputs: dict[str, View] = {"InputTensor": _four_d(x), "WeightTensor": _four_d(low.view(names[1])),
-                               "RecurrenceTensor": _four_d(low.view(names[2]))}
+    inputs: dict[str, View] = {"InputTensor": _four_d(x), "WeightTensor": _four_d(_not_owned(low, names[1])),
+                               "RecurrenceTensor": _four_d(_not_owned(low, names[2]))}
     if names[3]:
-        inputs["BiasTensor"] = _row(low.view(names[3]))
+        inputs["BiasTensor"] = _row(_not_owned(low, names[3]))
     if names[4]:
         lengths = low.view(names[4])
         cast = low.fresh("lengths")
         unary(low, "CAST", lengths, cast, np.dtype(np.uint32))
         inputs["SequenceLengthsTensor"] = _four_d(low.views[cast])
     if names[5]:
-        h0 = low.view(names[5])
+        h0 = _not_owned(low, names[5])
         if batch_first:
             h0 = View(h0.name, (h0.shape[1], h0.shape[0], h0.shape[2]), (h0.strides[1], h0.strides[0], h0.strides[2]),
                       h0.dtype, h0.offset)
         inputs["HiddenInitTensor"] = _four_d(h0)
     if lstm and names[6]:
-        c0 = low.view(names[6])
+        c0 = _not_owned(low, names[6])
         if batch_first:
             c0 = View(c0.name, (c0.shape[1], c0.shape[0], c0.shape[2]), (c0.strides[1], c0.strides[0], c0.strides[2]),
                       c0.dtype, c0.offset)
         inputs["CellMemInitTensor"] = _four_d(c0)
     if lstm and names[7]:
-        inputs["PeepholeTensor"] = _row(low.view(names[7]))
+        inputs["PeepholeTensor"] = _row(_not_owned(low, names[7]))
     out_names = list(node.output) + [""] * (3 - len(node.output))
     fields = ["OutputSequenceTensor", "OutputSingleTensor"] + (["OutputCellSingleTensor"] if lstm else [])
     outputs = {}
