@@ -221,11 +221,12 @@ def test_content_after_the_root_object_is_ignored_and_lines_are_kept(tmp_path, c
     assert status == 2 and re.search(where, out), out
 
 
-def test_an_onnx_model_is_refused_clearly(tmp_path, capsys):
+def test_a_broken_onnx_model_is_refused_clearly(tmp_path, capsys):
+    """An .onnx file is run as an ONNX model (tests/test_onnx_run.py); one that does not parse is refused."""
     model = tmp_path / "net.onnx"
     model.write_bytes(b"\x08\x07\x12\x04\xff\xfe\x00binary")
     status, out = run(capsys, "run", "-a", "reference", str(model))
-    assert status == 2 and f"{model}:1:1: an ONNX model" in out and "Traceback" not in out, out
+    assert status == 2 and f"dmlsim: {model}: not an ONNX model" in out and "Traceback" not in out, out
     other = tmp_path / "net.json"
     other.write_bytes(b"\xff\xfe{}")
     status, out = run(capsys, "run", "-a", "reference", str(other))

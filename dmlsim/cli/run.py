@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from dmlsim.model.runner import Outcome
 
 NAME = "run"
-HELP = "run a model file (DxDispatch JSON or YAML) and check its expectations"
+HELP = "run a model file (DxDispatch JSON or YAML, or an ONNX model) and check its expectations"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,6 +54,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "before DxDispatch's flags, -o was the output folder, now --output_path)")
     parser.add_argument("--verbose", action="store_true", help="print every outcome, not only problems")
     add_limit_arguments(parser)
+    from dmlsim.onnx.cli_run import add_arguments as add_onnx_arguments
+
+    add_onnx_arguments(parser)
 
 
 def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
@@ -200,6 +203,10 @@ def run_one(args: argparse.Namespace, path: Path, limits: Limits) -> int:
     import dmlsim as dml
     from dmlsim.model import FAILED, INVALID, NOT_CHECKED, NOT_IMPLEMENTED, SKIPPED, ModelError, load_model, run_model
 
+    if path.suffix.lower() == ".onnx":  # an ONNX model: lowered onto DirectML (dmlsim.onnx.cli_run)
+        from dmlsim.onnx.cli_run import run_onnx
+
+        return run_onnx(args, path)
     try:
         model = load_model(path, limits=limits)
     except ModelError as exc:

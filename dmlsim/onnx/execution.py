@@ -228,6 +228,9 @@ class DmlsimBackendRep(BackendRep):
         self.initializers = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
         self.input_names = [i.name for i in graph.input if i.name not in self.initializers]
         self.output_names = [o.name for o in graph.output]
+        from dmlsim.onnx.run_model import LoweringCache
+
+        self.cache = LoweringCache()  # compiled graphs by input shapes: repeated runs do not compile again
 
     def run(self, inputs: Any, **kwargs: Any) -> tuple[np.ndarray, ...]:
         """Run the graph; ``inputs`` is a list (graph-input order), a dict by name, or one array."""
@@ -244,9 +247,7 @@ class DmlsimBackendRep(BackendRep):
                                              f"{len(self.input_names)} inputs")
             feeds = {self.input_names[0]: inputs}
         if not all(node.domain == TRAINING_DOMAIN and node.op_type in _OPS for node in self.model.graph.node):
-            from dmlsim.onnx.run_model import run_lowered
-
-            return tuple(run_lowered(self.model, feeds, self.device))
+            return tuple(self.cache.get(self.model, feeds, self.device).run(feeds))
         values: dict[str, Any] = {**self.initializers, **feeds}
         for node in self.model.graph.node:
             missing = [name for name in node.input if name and name not in values]

@@ -79,7 +79,7 @@ def compare(name: str, got: np.ndarray, expected: np.ndarray, ulps: float) -> Co
         return Comparison(name, True, f"{label}: identical")
     index = tuple(int(i) for i in np.argwhere(differs)[0])
     g, e = got[index], expected[index]
-    where = f"first differing element at {list(index)}: dmlsim {g!r}, onnxruntime {e!r}"
+    where = f"first differing element at {list(index)}: dmlsim {g!s}, onnxruntime {e!s}"
     if np.issubdtype(expected.dtype, np.floating):
         where += f" ({ulp_distance(float(g), float(e), expected.dtype)} ulp apart)"
     passed = bool(ok.all())

@@ -2,7 +2,10 @@
 
 :func:`run_lowered` is what ``dmlsim.backend`` calls for any model that is not made of the training optimizers.
 The model is lowered for the given inputs (their shapes, and the values of the inputs the provider reads on the
-CPU), so each call lowers, compiles and runs once: correct for every input, not yet cached.
+CPU): :func:`lower` lowers and compiles (a :class:`LoweredGraph`), :meth:`LoweredGraph.run` executes it. A
+:class:`LoweringCache` (one per prepared model, ``dmlsim.backend.prepare``) keeps the compiled graphs keyed by
+every graph input's shape and dtype plus the values of the graph inputs the lowering read on the host, so
+repeated runs with the same shapes bind new inputs to the graph already compiled instead of compiling again.
 """
 
 from __future__ import annotations
@@ -86,10 +89,35 @@ def check_lowerable(model: Any) -> None:
 
 def run_lowered(model: Any, feeds: dict[str, Any], device: Device) -> list[np.ndarray]:
     """The model's outputs for ``feeds`` (by graph input name), computed by DirectML operators on ``device``."""
+    return lower(model, feeds, device).run(feeds)
+
+
+class _HostReads(dict):
+    """The lowering's host values, noting which graph inputs were read on the host (their values key the cache)."""
+
+    def __init__(self, watched: set[str]) -> None:
+        super().__init__()
+        self.watched = watched
+        self.read: set[str] = set()
+
+    def __getitem__(self, key: Any) -> Any:
+        if key in self.watched:
+            self.read.add(key)
+        return super().__getitem__(key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        if key in self.watched:
+            self.read.add(key)
+        return super().get(key, default)
+
+
+def lower(model: Any, feeds: dict[str, Any], device: Device) -> LoweredGraph:
+    """The model lowered and compiled for the shapes (and host-read values) of ``feeds``."""
     from onnx import numpy_helper
 
     graph = model.graph
     low = Lowering(device, default_opset(model))
+    low.host = _HostReads({value.name for value in graph.input})
     constants: set[str] = set()
     for init in graph.initializer:
         low.host[init.name] = numpy_helper.to_array(init)
@@ -154,11 +182,13 @@ def run_lowered(model: Any, feeds: dict[str, Any], device: Device) -> list[np.nd
             raise low.refuse("no DirectML lowering for this op yet")
         lowering(low, node, attrs)
     low.node = None
-    return _finish(low, graph, feeds)
+    lowered = _finish(low, graph, feeds)
+    lowered.host_reads = {name: np.array(feeds[name]) for name in low.host.read if name in feeds}
+    return lowered
 
 
-def _finish(low: Lowering, graph: Any, feeds: dict[str, Any]) -> list[np.ndarray]:
-    """Compile the graph for the outputs on the device, run it, and gather every output."""
+def _finish(low: Lowering, graph: Any, feeds: dict[str, Any]) -> LoweredGraph:
+    """Compile the graph for the outputs on the device (a LoweredGraph, which runs it and gathers every output)."""
     from dmlsim.onnx.ops_elementwise import unary
 
     device_outputs: dict[str, str] = {}  # graph output → the builder tensor holding it packed
@@ -176,21 +206,72 @@ def _finish(low: Lowering, graph: Any, feeds: dict[str, Any]) -> list[np.ndarray
             device_outputs[name] = view.name
         elif name not in low.host:
             raise DMLError(E_INVALIDARG, f"graph output {name!r} is computed by no node")
-    results: dict[str, np.ndarray] = {}
-    if device_outputs:
-        network = low.builder.compile(list(device_outputs.values()))
-        inputs = {name: np.asarray(feeds[name]) for name in network.inputs}
-        ran = network.run(inputs)
-        for name, builder_name in device_outputs.items():
-            view = low.views[name]
+    network = low.builder.compile(list(device_outputs.values())) if device_outputs else None
+    return LoweredGraph(network, {name: (builder_name, low.views[name]) for name, builder_name
+                                  in device_outputs.items()},
+                        {o.name: np.asarray(low.host[o.name]) for o in graph.output if o.name not in device_outputs},
+                        [o.name for o in graph.output], len(low.builder.nodes))
+
+
+class LoweredGraph:
+    """A model compiled for one set of input shapes: the CompiledNetwork (None when every output is known on the
+    host), how each device output is read back, the outputs known on the host, and the graph inputs whose values
+    the lowering read on the host (a run with other values there needs another lowering)."""
+
+    def __init__(self, network: Any, device_outputs: dict[str, tuple[str, View]], host_outputs: dict[str, np.ndarray],
+                 output_names: list[str], node_count: int) -> None:
+        self.network = network
+        self.device_outputs = device_outputs
+        self.host_outputs = host_outputs
+        self.output_names = output_names
+        self.node_count = node_count
+        self.host_reads: dict[str, np.ndarray] = {}
+
+    def bind(self, feeds: dict[str, Any]) -> dict[str, np.ndarray]:
+        """The network's inputs taken from ``feeds``."""
+        return {name: np.asarray(feeds[name]) for name in self.network.inputs} if self.network else {}
+
+    def outputs(self, ran: dict[str, np.ndarray]) -> list[np.ndarray]:
+        """The graph outputs in ONNX order from the network's raw outputs ``ran``."""
+        results: dict[str, np.ndarray] = {}
+        for name, (builder_name, view) in self.device_outputs.items():
             array = ran[builder_name].reshape(view.shape)
             if view.dtype == np.bool_:
                 array = array.astype(np.bool_)
             elif array.dtype != view.dtype:  # the same bytes under ONNX's type (TopK's UINT64 indices as int64)
                 array = array.view(view.dtype)
             results[name] = array
-    out = []
-    for output in graph.output:
-        out.append(results[output.name] if output.name in results else np.asarray(low.host[output.name]))
-    return out
+        return [results[name] if name in results else self.host_outputs[name].copy() for name in self.output_names]
+
+    def run(self, feeds: dict[str, Any]) -> list[np.ndarray]:
+        """Execute the compiled graph on ``feeds`` (by graph input name); the outputs in ONNX order."""
+        return self.outputs(self.network.run(self.bind(feeds)) if self.network else {})
+
+
+def _signature(feeds: dict[str, Any]) -> tuple:
+    return tuple((name, tuple(np.shape(value)), np.asarray(value).dtype.str) for name, value in sorted(feeds.items()))
+
+
+class LoweringCache:
+    """Compiled graphs of one model, keyed by the graph inputs' shapes and dtypes and the values of the inputs read
+    on the host; at most ``capacity`` graphs (the least recently used goes). :attr:`compiles` counts lowerings."""
+
+    def __init__(self, capacity: int = 8) -> None:
+        self.capacity = capacity
+        self.entries: list[tuple[tuple, LoweredGraph]] = []
+        self.compiles = 0
+
+    def get(self, model: Any, feeds: dict[str, Any], device: Device) -> LoweredGraph:
+        """The graph for ``feeds``: a cached one whose key matches, else a new lowering (remembered)."""
+        key = _signature(feeds)
+        for i, (entry_key, lowered) in enumerate(self.entries):
+            if entry_key == key and all(np.array_equal(np.asarray(feeds[name]), value)
+                                        for name, value in lowered.host_reads.items()):
+                self.entries.append(self.entries.pop(i))
+                return lowered
+        lowered = lower(model, feeds, device)
+        self.compiles += 1
+        self.entries.append((key, lowered))
+        del self.entries[:-self.capacity]
+        return lowered
 
