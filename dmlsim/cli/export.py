@@ -22,6 +22,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the export folder (created; files of the same names are replaced)")
     parser.add_argument("--raw", action="store_true",
                         help="results as raw bytes (.bin) instead of .npy files (both are what writeFile writes)")
+    from dmlsim.onnx.cli_run import add_input_arguments
+
+    add_input_arguments(parser)  # an ONNX model is exported as its lowered graph for these inputs
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,6 +33,15 @@ def run(args: argparse.Namespace) -> int:
     from dmlsim.model.export import NotExportableError, export_model
     from dmlsim.progress import track
 
+    onnx_files = [Path(p) for p in args.models if Path(p).suffix.lower() == ".onnx" and not Path(p).is_dir()]
+    if onnx_files:  # ONNX models: their lowered DirectML graphs as DxDispatch models (dmlsim.onnx.export)
+        from dmlsim.onnx.cli_run import export_onnx
+
+        status = max(export_onnx(args, path) for path in onnx_files)
+        rest = [p for p in args.models if Path(p) not in onnx_files]
+        if not rest:
+            return status
+        args.models = rest
     files = model_files(args.models)
     if not files:
         print("dmlsim export: no model files found", file=sys.stderr)

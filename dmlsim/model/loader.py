@@ -487,9 +487,9 @@ def load_tree(path: str | Path, text: str | None = None, limits: Limits | None =
     name = str(path)
     limits = limits or Limits()
     if path.suffix.lower() == ".onnx":
-        raise ModelError([Diagnostic(Location(name, 1, 1), "an ONNX model: DxDispatch runs these through ONNX "
-                                                           "Runtime; dmlsim runs DxDispatch JSON (and YAML) models "
-                                                           "of DirectML operators only")])
+        raise ModelError([Diagnostic(Location(name, 1, 1), "an ONNX model: `dmlsim run` and `dmlsim export` "
+                                                           "take it (lowered onto DirectML); this reads DxDispatch "
+                                                           "JSON (and YAML) models of DirectML operators only")])
     if text is None:
         try:
             text = path.read_text(encoding="utf-8")

@@ -39,6 +39,15 @@ class BadInputError(Exception):
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options only ONNX models take (``dmlsim run`` adds them to its own)."""
+    group = add_input_arguments(parser)
+    group.add_argument("--compare-onnxruntime", action="store_true",
+                       help="check every output against onnxruntime's CPU provider (exit status 1 on a mismatch)")
+    group.add_argument("--ulps", type=float, default=32.0,
+                       help="--compare-onnxruntime's tolerance: ulps of each output's largest magnitude (default 32)")
+
+
+def add_input_arguments(parser: argparse.ArgumentParser) -> Any:
+    """--input, --dim and --seed (``run`` and ``export`` of an ONNX model); the argument group."""
     group = parser.add_argument_group("ONNX models (MODEL.onnx)")
     group.add_argument("--input", action="append", default=[], dest="onnx_inputs", metavar="NAME=FILE.npy|FILE.npz",
                        help="a graph input from a .npy file, or several from an .npz archive (repeatable); the "
@@ -46,10 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--dim", action="append", default=[], dest="onnx_dims", metavar="NAME=N",
                        help="the size of a symbolic dimension of the graph inputs (repeatable)")
     group.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
-    group.add_argument("--compare-onnxruntime", action="store_true",
-                       help="check every output against onnxruntime's CPU provider (exit status 1 on a mismatch)")
-    group.add_argument("--ulps", type=float, default=32.0,
-                       help="--compare-onnxruntime's tolerance: ulps of each output's largest magnitude (default 32)")
+    return group
 
 
 def parse_dims(items: list[str]) -> dict[str, int]:
@@ -128,6 +134,28 @@ def describe(name: str, array: np.ndarray) -> str:
                        for v in flat[:PREVIEW])
     more = f", ... ({flat.size} values)" if flat.size > PREVIEW else ""
     return f"{name}: {list(array.shape)} {array.dtype} [{values}{more}]"
+
+
+def export_onnx(args: argparse.Namespace, path: Path) -> int:
+    """``dmlsim export model.onnx -o DIR`` (:mod:`dmlsim.onnx.export`); the exit status (0, or 2 refused)."""
+    from dmlsim.cli import plain
+    from dmlsim.onnx import export
+    from dmlsim.onnx.model_file import BadModelError, located
+
+    try:
+        given, dims = given_inputs(args.onnx_inputs), parse_dims(args.onnx_dims)
+        target, count = export.export_onnx(path, args.output, lambda model: make_feeds(model, given, dims, args.seed))
+    except BadModelError as exc:
+        print(f"dmlsim: {exc}", file=sys.stderr)
+        return 2
+    except BadInputError as exc:
+        print(f"dmlsim: {path}: {exc}", file=sys.stderr)
+        return 2
+    except DMLError as exc:
+        print(f"dmlsim: {located(path, plain(exc))}", file=sys.stderr)
+        return 2
+    print(f"{path}: {target} ({count} DirectML dispatches; `dmlsim run {target}` runs it)")
+    return 0
 
 
 def run_onnx(args: argparse.Namespace, path: Path) -> int:

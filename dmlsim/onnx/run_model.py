@@ -184,6 +184,7 @@ def lower(model: Any, feeds: dict[str, Any], device: Device) -> LoweredGraph:
     low.node = None
     lowered = _finish(low, graph, feeds)
     lowered.host_reads = {name: np.array(feeds[name]) for name in low.host.read if name in feeds}
+    lowered.builder = low.builder  # its nodes and values: what dmlsim.onnx.export writes as a DxDispatch model
     return lowered
 
 
@@ -226,6 +227,7 @@ class LoweredGraph:
         self.output_names = output_names
         self.node_count = node_count
         self.host_reads: dict[str, np.ndarray] = {}
+        self.builder: Any = None
 
     def bind(self, feeds: dict[str, Any]) -> dict[str, np.ndarray]:
         """The network's inputs taken from ``feeds``."""
