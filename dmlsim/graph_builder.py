@@ -258,6 +258,7 @@ class CompiledNetwork:
         table.BindInputs(bindings)
         table.BindOutputs([DML_BINDING_DESC(DML_BINDING_TYPE.DML_BINDING_TYPE_BUFFER,
                                             DML_BUFFER_BINDING(b, 0, b.size)) for b in self.output_buffers.values()])
+        self.table = table  # bound for good: a caller may record the dispatch itself (dmlsim bench's onnx-resnet)
         if self.temporary:
             table.BindTemporaryResource(DML_BINDING_DESC(DML_BINDING_TYPE.DML_BINDING_TYPE_BUFFER, self.temporary))
         if self.persistent:

@@ -247,3 +247,18 @@ def test_export_round_trip_on_the_reference_device(tmp_path, capsys, name):
 
 def test_export_round_trip_on_every_device(device, tmp_path, capsys):
     _round_trip(tmp_path, capsys, "mobilenetv2", device.adapter.index)
+
+
+# --- dmlsim bench onnx-resnet ---------------------------------------------------------------------------------
+def test_bench_times_the_whole_model_against_onnxruntime(tmp_path):
+    """The ResNet-style CNN as one compiled graph on an OpenCL device, with onnxruntime's CPU latency timed in the
+    same run as its peer."""
+    import json
+
+    out = tmp_path / "bench.json"
+    assert main(["bench", "onnx-resnet", "--sizes", "2", "--dtype", "float32", "--peers", "onnxruntime",
+                 "--min-time", "0.05", "--no-native", "--no-overhead", "--json", str(out)]) == 0
+    (point,) = json.loads(out.read_text())["points"]
+    assert point.get("error") in (None, ""), point
+    assert point["device_median_ns"] > 0 and point["item_unit"] == "images"
+    assert "onnxruntime-cpu" in point["peers"]

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-KNOWN_PEERS = ("numpy", "torch", "native")  # native: a case's own step in C, where it has one
+KNOWN_PEERS = ("numpy", "torch", "native", "onnxruntime")  # native: a case's own step in C, where it has one;
+# onnxruntime: its CPU provider running a whole ONNX model (the onnx-* model cases)
 
 
 def torch_module() -> Any | None:
@@ -54,6 +55,10 @@ def versions() -> dict[str, str]:
     torch = torch_module()
     if torch is not None:
         found["torch"] = torch.__version__
+    if importlib.util.find_spec("onnxruntime") is not None:
+        from importlib.metadata import version
+
+        found["onnxruntime"] = version("onnxruntime")
     return found
 
 

@@ -24,8 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--warmup", type=int, default=2, help="untimed runs after the cold run (default 2)")
     parser.add_argument("--min-time", type=float, default=0.5,
                         help="seconds of alternating timed rounds per point, at least 5 rounds (default 0.5)")
-    parser.add_argument("--peers", default="numpy,torch,native",
-                        help="peers to time alongside (numpy, torch, native: the case's own step in C; 'none')")
+    parser.add_argument("--peers", default="numpy,torch,native,onnxruntime",
+                        help="peers to time alongside (numpy, torch, native: the case's own step in C, onnxruntime: "
+                             "a model case's whole model on its CPU provider; 'none')")
     parser.add_argument("--no-overhead", action="store_true", help="skip the 1-element dispatch-overhead measure")
     parser.add_argument("--no-native", action="store_true",
                         help="skip the native (C, OpenMP) same-traffic limit, which is built with $CC/cc/gcc")

@@ -106,8 +106,9 @@ def _f32(name: str, shape: list) -> object:
     return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
 
 
-def resnet(seed: int = 0) -> object:
-    """[2, 3, 16, 16] → stem conv 3→8, BN, Relu, MaxPool 2 → residual block → GAP → Flatten → Gemm → [2, 10]."""
+def resnet(seed: int = 0, batch: int = 2) -> object:
+    """[batch, 3, 16, 16] → stem conv 3→8, BN, Relu, MaxPool 2 → residual block → GAP → Flatten → Gemm →
+    [batch, 10]."""
     g = _Graph(seed)
     x = g.one("Relu", [g.batch_norm(g.conv("image", 3, 8, 3, "stem"), 8, "stem_bn")])
     x = g.one("MaxPool", [x], kernel_shape=[2, 2], strides=[2, 2])
@@ -117,7 +118,7 @@ def resnet(seed: int = 0) -> object:
     y = g.one("Flatten", [g.one("GlobalAveragePool", [y])], axis=1)
     g.node("Gemm", [y, g.weight("fc_w", (10, 8)), g.const("fc_b", np.zeros(10, np.float32))], ["logits"],
            transB=1)
-    return g.model("resnet", [_f32("image", [2, 3, 16, 16])], [_f32("logits", [2, 10])])
+    return g.model("resnet", [_f32("image", [batch, 3, 16, 16])], [_f32("logits", [batch, 10])])
 
 
 def mobilenetv2(seed: int = 0) -> object:
