@@ -1,4 +1,5 @@
-"""``dmlsim run MODEL...``: run DxDispatch-style model files (JSON or YAML) with DxDispatch's options."""
+"""``dmlsim run MODEL...``: run DxDispatch-style model files (JSON or YAML) with DxDispatch's options; an ``.onnx``
+file is lowered onto DirectML and run by :mod:`dmlsim.onnx.cli_run`."""
 
 from __future__ import annotations
 
