@@ -1,0 +1,56 @@
+"""ONNX lowerings onto DirectML's data-movement generators, as onnxruntime's DirectML provider maps them.
+
+- **EyeLike** → DML_DIAGONAL_MATRIX (Offset k, Value 1.0) over the output's shape, in ``dtype`` (default: the
+  input's type); the input's values are not read.
+- **Trilu** → DML_DIAGONAL_MATRIX1 over the input with Value 0 in the input's type: ``upper`` (ONNX's default 1)
+  fills the diagonals ``[INT32_MIN, k)`` with 0, keeping ``x - y >= k``; ``upper=0`` fills ``[k + 1, INT32_MAX)``,
+  keeping ``x - y <= k``. ``k`` (default 0) is read on the host, as the provider reads it, and clamped to
+  ``[-2^31 + 1, 2^31 - 2]`` (the provider narrows it to INT32; no matrix of a DirectML tensor is that wide, so a
+  clamped k keeps or clears the same elements). Ranks 2 to 4 (the desc's), as the provider requires.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dmlsim.onnx.lowering import Lowering, lowers
+
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+
+
+@lowers("EyeLike")
+def lower_eye_like(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    from onnx import helper
+
+    import dmlsim as dml
+
+    shape = low.value_shape(node.input[0])
+    dtype = low.value_dtype(node.input[0])
+    if attrs.get("dtype") is not None:
+        dtype = np.dtype(helper.tensor_dtype_to_np_dtype(attrs["dtype"]))
+    if len(shape) != 2:
+        raise low.refuse(f"an input of rank {len(shape)}: EyeLike takes a 2-D input")
+    low.emit(dml.DML_OPERATOR_DIAGONAL_MATRIX, dml.DML_DIAGONAL_MATRIX_OPERATOR_DESC, {},
+             {"OutputTensor": low.output(node.output[0], shape, dtype)}, Offset=int(attrs.get("k", 0)), Value=1.0)
+
+
+@lowers("Trilu")
+def lower_trilu(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    import dmlsim as dml
+
+    source = low.view(node.input[0])
+    if not 2 <= len(source.shape) <= 4:
+        raise low.refuse(f"an input of rank {len(source.shape)}: DML_DIAGONAL_MATRIX1 takes 2 to 4 dimensions")
+    k = 0
+    if len(node.input) > 1 and node.input[1]:
+        k = int(np.asarray(low.host_value(node.input[1], "k")).reshape(-1)[0])
+    k = min(max(k, INT32_MIN + 1), INT32_MAX - 1)
+    begin, end = (INT32_MIN, k) if attrs.get("upper", 1) else (k + 1, INT32_MAX)
+    out = low.output(node.output[0], source.shape, source.dtype)
+    data_type = out[1].Desc.DataType
+    zero = dml.DML_SCALAR_UNION(Bytes=[0] * 8)
+    low.emit(dml.DML_OPERATOR_DIAGONAL_MATRIX1, dml.DML_DIAGONAL_MATRIX1_OPERATOR_DESC, {"InputTensor": source},
+             {"OutputTensor": out}, ValueDataType=data_type, Value=zero, DiagonalFillBegin=begin,
+             DiagonalFillEnd=end)
