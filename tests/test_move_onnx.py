@@ -1,5 +1,6 @@
-"""ONNX's node cases as the external oracle of the data-movement generators: Trilu and EyeLike onto
-DML_DIAGONAL_MATRIX1 / DML_DIAGONAL_MATRIX (dmlsim/operators/diagonal), each case mapped as onnxruntime's DirectML
+"""ONNX's node cases as the external oracle of the data-movement operators: Trilu and EyeLike onto
+DML_DIAGONAL_MATRIX1 / DML_DIAGONAL_MATRIX (dmlsim/operators/diagonal), ReverseSequence onto
+DML_REVERSE_SUBSEQUENCES (dmlsim/operators/reverse_subsequences), each case mapped as onnxruntime's DirectML
 provider maps the node and run on every adapter, and a third of them through dmlsim's ONNX lowering
 (dmlsim/onnx/ops_move.py) on the reference device. Cases that do not map are listed with the reason (skipped
 saying it), never dropped. Expected outputs are onnx's, compared exactly.
@@ -66,11 +67,39 @@ def test_onnx_eye_like(device, case):
     assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
 
 
-@pytest.mark.parametrize("case", [c for c in TRILU + EYE_LIKE if c.name not in UNMAPPED][::3],
-                         ids=case_ids([c for c in TRILU + EYE_LIKE if c.name not in UNMAPPED][::3]))
+REVERSE_SEQUENCE = node_cases("ReverseSequence")
+UNMAPPED["test_reversesequence_bfloat16"] = "bfloat16 input: DirectML has no bfloat16 tensor data type"
+
+
+@pytest.mark.parametrize("case", REVERSE_SEQUENCE, ids=case_ids(REVERSE_SEQUENCE))
+def test_onnx_reverse_sequence(device, case):
+    """sequence_lens (INT64, per batch) as UINT64 lengths of the input's sizes with 1 along time_axis, broadcast
+    (stride 0) along every axis but batch_axis, as onnxruntime's provider reads it."""
+    if case.name in UNMAPPED:
+        pytest.skip(UNMAPPED[case.name])
+    (x, lengths), (expected,) = case.data_sets[0]
+    attrs = node_attributes(case)
+    time_axis, batch_axis = attrs.get("time_axis", 0), attrs.get("batch_axis", 1)
+    shape = [1 if d == time_axis else n for d, n in enumerate(x.shape)]
+    strides = [1 if d == batch_axis else 0 for d in range(x.ndim)]
+    data_type = DML_TYPE[x.dtype]
+    op = operator("REVERSE_SUBSEQUENCES", InputTensor=tensor(data_type, x.shape),
+                  SequenceLengthsTensor=tensor(DML_TYPE[np.dtype(np.uint64)], shape, strides),
+                  OutputTensor=tensor(data_type, x.shape), Axis=time_axis)
+    lengths = np.broadcast_to(lengths.astype(np.uint64).reshape([-1 if d == batch_axis else 1 for d in range(x.ndim)]),
+                              shape)
+    got = run(device, op, InputTensor=x, SequenceLengthsTensor=lengths)[OUT]
+    assert got.tobytes() == expected.tobytes()
+
+
+LOWERED = [c for c in TRILU + EYE_LIKE if c.name not in UNMAPPED][::3] + [
+    c for c in REVERSE_SEQUENCE if c.name not in UNMAPPED]
+
+
+@pytest.mark.parametrize("case", LOWERED, ids=case_ids(LOWERED))
 def test_onnx_lowering(ref_device, case):
-    """dmlsim's ONNX lowering (dmlsim/onnx/ops_move.py) of a third of the mapped cases, on the reference device
-    (the direct mappings above run them on every adapter)."""
+    """dmlsim's ONNX lowering (dmlsim/onnx/ops_move.py) of a third of the mapped Trilu/EyeLike cases and every
+    mapped ReverseSequence case, on the reference device (the direct mappings above run them on every adapter)."""
     from dmlsim.onnx.run_model import run_lowered
 
     graph = case.model.graph
@@ -81,6 +110,7 @@ def test_onnx_lowering(ref_device, case):
 
 
 def test_onnx_cases_accounted_for():
-    """18 Trilu and 3 EyeLike cases; only the listed ones do not map, and they are real case names."""
-    names = {c.name for c in TRILU}
-    assert len(TRILU) == 18 and len(EYE_LIKE) == 3 and set(UNMAPPED) <= names
+    """18 Trilu, 3 EyeLike and 3 ReverseSequence cases; only the listed ones do not map, and they are real case
+    names."""
+    names = {c.name for c in TRILU + REVERSE_SEQUENCE}
+    assert (len(TRILU), len(EYE_LIKE), len(REVERSE_SEQUENCE)) == (18, 3, 3) and set(UNMAPPED) <= names

@@ -7,6 +7,10 @@
   keeping ``x - y <= k``. ``k`` (default 0) is read on the host, as the provider reads it, and clamped to
   ``[-2^31 + 1, 2^31 - 2]`` (the provider narrows it to INT32; no matrix of a DirectML tensor is that wide, so a
   clamped k keeps or clears the same elements). Ranks 2 to 4 (the desc's), as the provider requires.
+- **ReverseSequence** → DML_REVERSE_SUBSEQUENCES along ``time_axis``: ``sequence_lens`` (INT64, one per batch) is
+  read on the device as a SequenceLengthsTensor of the input's sizes with 1 along the time axis, stride 1 along
+  ``batch_axis`` and 0 elsewhere (a broadcast), its INT64 bytes read as UINT64 (ONNX requires lengths in
+  ``[0, time size]``; a negative one would read as a huge length and reverse the whole subsequence).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from dmlsim.onnx.lowering import Lowering, lowers
+from dmlsim.onnx.lowering import Lowering, View, lowers
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
@@ -54,3 +58,22 @@ def lower_trilu(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     low.emit(dml.DML_OPERATOR_DIAGONAL_MATRIX1, dml.DML_DIAGONAL_MATRIX1_OPERATOR_DESC, {"InputTensor": source},
              {"OutputTensor": out}, ValueDataType=data_type, Value=zero, DiagonalFillBegin=begin,
              DiagonalFillEnd=end)
+
+
+@lowers("ReverseSequence")
+def lower_reverse_sequence(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    import dmlsim as dml
+
+    source, lengths = low.view(node.input[0]), low.view(node.input[1])
+    rank = len(source.shape)
+    time_axis, batch_axis = int(attrs.get("time_axis", 0)), int(attrs.get("batch_axis", 1))
+    if lengths.dtype.kind not in "iu" or lengths.dtype.itemsize not in (4, 8) or len(lengths.shape) != 1:
+        raise low.refuse(f"sequence_lens of type {lengths.dtype} and shape {list(lengths.shape)}: a 1-D tensor of "
+                         "32- or 64-bit integers is needed")
+    shape = tuple(1 if d == time_axis else n for d, n in enumerate(source.shape))
+    strides = tuple(lengths.strides[0] if d == batch_axis else 0 for d in range(rank))
+    unsigned = np.dtype(f"u{lengths.dtype.itemsize}")
+    broadcast = View(lengths.name, shape, strides, unsigned, lengths.offset)
+    low.emit(dml.DML_OPERATOR_REVERSE_SUBSEQUENCES, dml.DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC,
+             {"InputTensor": source, "SequenceLengthsTensor": broadcast},
+             {"OutputTensor": low.output(node.output[0], source.shape, source.dtype)}, Axis=time_axis)
