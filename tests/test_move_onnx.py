@@ -1,6 +1,7 @@
 """ONNX's node cases as the external oracle of the data-movement operators: Trilu and EyeLike onto
 DML_DIAGONAL_MATRIX1 / DML_DIAGONAL_MATRIX (dmlsim/operators/diagonal), ReverseSequence onto
-DML_REVERSE_SUBSEQUENCES (dmlsim/operators/reverse_subsequences), each case mapped as onnxruntime's DirectML
+DML_REVERSE_SUBSEQUENCES (dmlsim/operators/reverse_subsequences), Col2Im onto DML_FOLD (dmlsim/operators/fold), each
+case mapped as onnxruntime's DirectML
 provider maps the node and run on every adapter, and a third of them through dmlsim's ONNX lowering
 (dmlsim/onnx/ops_move.py) on the reference device. Cases that do not map are listed with the reason (skipped
 saying it), never dropped. Expected outputs are onnx's, compared exactly.
@@ -92,8 +93,31 @@ def test_onnx_reverse_sequence(device, case):
     assert got.tobytes() == expected.tobytes()
 
 
+COL2IM = node_cases("Col2Im")
+
+
+@pytest.mark.parametrize("case", COL2IM, ids=case_ids(COL2IM))
+def test_onnx_col2im(device, case):
+    """image_shape and block_shape as the output's spatial sizes and WindowSizes, pads [begin..., end...] as
+    Start/EndPadding. FLOAT32 sums of up to prod(block_shape) terms: that many ulps of the sum of magnitudes
+    (onnx's expected values are float32 sums too)."""
+    from dmlsim.api.numerics import compare_ulps
+
+    (x, image, block), (expected,) = case.data_sets[0]
+    attrs = node_attributes(case)
+    dims = len(image)
+    pads = list(attrs.get("pads", [0] * (2 * dims)))
+    op = operator("FOLD", InputTensor=tensor(DML_TYPE[x.dtype], x.shape),
+                  OutputTensor=tensor(DML_TYPE[expected.dtype], expected.shape), DimensionCount=dims,
+                  WindowSizes=[int(b) for b in block], Strides=list(attrs.get("strides", [1] * dims)),
+                  Dilations=list(attrs.get("dilations", [1] * dims)), StartPadding=pads[:dims], EndPadding=pads[dims:])
+    got = run(device, op, InputTensor=x)[OUT]
+    report = compare_ulps(got, expected, np.float32, float(np.prod(block)), np.abs(expected) + 1)
+    assert got.shape == expected.shape and report.ok, report.mismatches
+
+
 LOWERED = [c for c in TRILU + EYE_LIKE if c.name not in UNMAPPED][::3] + [
-    c for c in REVERSE_SEQUENCE if c.name not in UNMAPPED]
+    c for c in REVERSE_SEQUENCE + COL2IM if c.name not in UNMAPPED]
 
 
 @pytest.mark.parametrize("case", LOWERED, ids=case_ids(LOWERED))
@@ -106,11 +130,13 @@ def test_onnx_lowering(ref_device, case):
     feeds = {i.name: value for i, value in zip(graph.input, case.data_sets[0][0], strict=True)}
     (got,) = run_lowered(case.model, feeds, ref_device)
     expected = case.data_sets[0][1][0]
-    assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=1e-5 if case.name.startswith("test_col2im") else 0, atol=0)
 
 
 def test_onnx_cases_accounted_for():
-    """18 Trilu, 3 EyeLike and 3 ReverseSequence cases; only the listed ones do not map, and they are real case
-    names."""
+    """18 Trilu, 3 EyeLike, 3 ReverseSequence and 5 Col2Im cases; only the listed ones do not map, and they are
+    real case names."""
     names = {c.name for c in TRILU + REVERSE_SEQUENCE}
-    assert (len(TRILU), len(EYE_LIKE), len(REVERSE_SEQUENCE)) == (18, 3, 3) and set(UNMAPPED) <= names
+    counts = (len(TRILU), len(EYE_LIKE), len(REVERSE_SEQUENCE), len(COL2IM))
+    assert counts == (18, 3, 3, 5) and set(UNMAPPED) <= names

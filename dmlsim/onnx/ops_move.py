@@ -11,6 +11,9 @@
   read on the device as a SequenceLengthsTensor of the input's sizes with 1 along the time axis, stride 1 along
   ``batch_axis`` and 0 elsewhere (a broadcast), its INT64 bytes read as UINT64 (ONNX requires lengths in
   ``[0, time size]``; a negative one would read as a huge length and reverse the whole subsequence).
+- **Col2Im** → DML_FOLD: ``image_shape`` and ``block_shape`` read on the host (as the provider reads them), the
+  3-D input as the columns tensor, the output ``{N, C, image_shape...}``; ``pads`` ``[begin..., end...]`` as
+  StartPadding/EndPadding, ``strides`` and ``dilations`` default 1.
 """
 
 from __future__ import annotations
@@ -77,3 +80,23 @@ def lower_reverse_sequence(low: Lowering, node: Any, attrs: dict[str, Any]) -> N
     low.emit(dml.DML_OPERATOR_REVERSE_SUBSEQUENCES, dml.DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC,
              {"InputTensor": source, "SequenceLengthsTensor": broadcast},
              {"OutputTensor": low.output(node.output[0], source.shape, source.dtype)}, Axis=time_axis)
+
+
+@lowers("Col2Im")
+def lower_col2im(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    import dmlsim as dml
+
+    source = low.view(node.input[0])
+    image = [int(n) for n in np.asarray(low.host_value(node.input[1], "image_shape")).reshape(-1)]
+    block = [int(n) for n in np.asarray(low.host_value(node.input[2], "block_shape")).reshape(-1)]
+    dims = len(image)
+    if len(source.shape) != 3 or len(block) != dims:
+        raise low.refuse(f"an input of shape {list(source.shape)} with image_shape {image} and block_shape {block}: "
+                         "a 3-D input and one block size per image dimension are needed")
+    pads = [int(p) for p in attrs.get("pads", [0] * (2 * dims))]
+    channels = source.shape[1] // max(1, int(np.prod(block)))
+    out = low.output(node.output[0], (source.shape[0], channels, *image), source.dtype)
+    low.emit(dml.DML_OPERATOR_FOLD, dml.DML_FOLD_OPERATOR_DESC, {"InputTensor": source}, {"OutputTensor": out},
+             DimensionCount=dims, WindowSizes=block, Strides=[int(t) for t in attrs.get("strides", [1] * dims)],
+             Dilations=[int(d) for d in attrs.get("dilations", [1] * dims)], StartPadding=pads[:dims],
+             EndPadding=pads[dims:])
