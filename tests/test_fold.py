@@ -195,3 +195,18 @@ def test_refusals_name_the_field(ref_device):
         ref_device, desc("UNFOLD", image, tensor(F32, [2, 9, 4]), [3, 3]))
     assert f"{unfold_name}.DimensionCount 7 must be in [1, 6]" in refused(
         ref_device, desc("UNFOLD", tensor(F32, [1, 1, 1, 1, 1, 1, 1, 1]), cols, [1] * 7))
+
+
+def test_six_spatial_dimensions(device):
+    """DimensionCount 6 (an 8-D image: the batch and channel at the first two of the eight dimensions): UNFOLD,
+    then FOLD of its columns (each image element read once per window covering it, so FOLD(UNFOLD(x)) is x times
+    that count: computed here by the loops above)."""
+    sizes, window = [1, 2, 2, 1, 3, 1, 2, 1], [2, 1, 2, 1, 1, 1]
+    ones, zeros = [1] * 6, [0] * 6
+    x = np.arange(1, 1 + int(np.prod(sizes)), dtype=np.float32).reshape(sizes)
+    cols = unfold_of(x, window, ones, ones, zeros, zeros)
+    got = run(device, desc("UNFOLD", tensor(F32, sizes), tensor(F32, list(cols.shape)), window), InputTensor=x)[OUT]
+    assert got.tolist() == cols.tolist()
+    total, _ = fold_of(cols, sizes[2:], window, ones, ones, zeros, zeros)
+    back = run(device, desc("FOLD", tensor(F32, list(cols.shape)), tensor(F32, sizes), window), InputTensor=cols)[OUT]
+    assert back.tolist() == total.tolist()
