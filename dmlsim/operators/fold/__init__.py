@@ -106,8 +106,11 @@ class FoldFamily(Operator):
                          f"prod(WindowSizes) {window_count}, BlockCount = prod(BlocksPerDimension {blocks})}})")
 
     def work(self, v: ValidatedDesc) -> Work:
-        """The default plus, for FOLD, a window's worth of reads per image element."""
-        return elementwise_work(v) * max(1, int(np.prod(v.attrs["WindowSizes"])) if self.entry == "fold" else 1)
+        """The default plus, for FOLD, a window's worth of reads per image element; the references loop over the
+        window positions in Python (a host step each)."""
+        window_count = int(np.prod(v.attrs["WindowSizes"]))
+        base = elementwise_work(v) * (max(1, window_count) if self.entry == "fold" else 1)
+        return base + Work(0, 0, window_count)
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
         x, y = v.layout(IN), v.layout(OUT)
