@@ -43,9 +43,15 @@ def test_feature_levels_answer_the_highest_requested_level_reached(ref_device):
     assert data.MaxSupportedFeatureLevel == dml.DML_FEATURE_LEVEL_5_0 < ref_device.GetFeatureLevel()
     with pytest.raises(dml.DMLError, match="RequestedFeatureLevelCount 2 must be the length"):
         ref_device.CheckFeatureSupport(dml.DML_FEATURE_FEATURE_LEVELS, dml.DML_FEATURE_QUERY_FEATURE_LEVELS(2, levels))
+    newer = [level for level in dml.DML_FEATURE_LEVEL if level > ref_device.GetFeatureLevel()]
+    if not newer:  # FOLD and UNFOLD (6.4) are implemented: the newest level there is is reached
+        data = ref_device.CheckFeatureSupport(dml.DML_FEATURE_FEATURE_LEVELS,
+                                              dml.DML_FEATURE_QUERY_FEATURE_LEVELS(1, [dml.DML_FEATURE_LEVEL_6_4]))
+        assert data.MaxSupportedFeatureLevel == dml.DML_FEATURE_LEVEL_6_4
+        return
     with pytest.raises(dml.DMLError) as info:
         ref_device.CheckFeatureSupport(dml.DML_FEATURE_FEATURE_LEVELS,
-                                       dml.DML_FEATURE_QUERY_FEATURE_LEVELS(1, [dml.DML_FEATURE_LEVEL_6_4]))
+                                       dml.DML_FEATURE_QUERY_FEATURE_LEVELS(1, [newer[-1]]))
     assert info.value.hresult == dml.DXGI_ERROR_UNSUPPORTED
 
 

@@ -19,6 +19,7 @@ from dmlsim.onnx import (  # noqa: F401  (each registers its lowerings)
     ops_elementwise,
     ops_gather,
     ops_math,
+    ops_move,
     ops_nn,
     ops_norm,
     ops_pool,
