@@ -338,3 +338,15 @@ commands: []
 """
     result = run_reference(write(tmp_path, "m.yaml", text))
     assert result.outcomes["momentum"].status == PASSED, result.outcomes["momentum"].message
+
+
+def test_a_one_member_enum_is_named_without_its_enums_prefix():
+    """A file may leave the enum's own name off a member: DML_RANDOM_GENERATOR_TYPE has one member, whose short
+    name is PHILOX_4X32_10 (the members' shared prefix alone would have made it '10')."""
+    from dmlsim.api.directml_schema import DML_RANDOM_GENERATOR_TYPE
+    from dmlsim.api.enums import enum_member
+    assert enum_member(DML_RANDOM_GENERATOR_TYPE, "PHILOX_4X32_10") == DML_RANDOM_GENERATOR_TYPE(0)
+    assert enum_member(DML_RANDOM_GENERATOR_TYPE, "DML_RANDOM_GENERATOR_TYPE_PHILOX_4X32_10") == 0
+    with pytest.raises(KeyError):
+        enum_member(DML_RANDOM_GENERATOR_TYPE, "PHILOX")
+    assert enum_member(dml.DML_TENSOR_DATA_TYPE, "FLOAT16") == dml.DML_TENSOR_DATA_TYPE_FLOAT16

@@ -149,13 +149,25 @@ def _short_names(enum_cls: type[IntEnum], prefix: str | None) -> dict[str, IntEn
     """Each member's name without each known prefix → the first member (in definition order) it names; made
     once per enum, so a model file of ten thousand operators looks each type up in constant time."""
     members = enum_cls.__members__
-    prefixes = [p for p in (prefix, _common_prefix(members), "DML_OPERATOR_", "DMLSIM_OPERATOR_") if p]
+    prefixes = [p for p in (prefix, enum_prefix(enum_cls), _common_prefix(members), "DML_OPERATOR_",
+                            "DMLSIM_OPERATOR_") if p]
     table: dict[str, IntEnum] = {}
     for name, member in members.items():
         for p in prefixes:
             if name.startswith(p):
                 table.setdefault(name[len(p):], member)
     return table
+
+
+def enum_prefix(enum_cls: type[IntEnum]) -> str:
+    """The prefix a file may leave off a member's name: the enum's own name and ``_`` where every member
+    starts with it (``DML_RANDOM_GENERATOR_TYPE_``, so its one member is ``PHILOX_4X32_10``, not ``10``),
+    else the members' shared ``DML_..._`` prefix."""
+    own = enum_cls.__name__ + "_"
+    members = enum_cls.__members__
+    if all(name.startswith(own) for name in members):
+        return own
+    return _common_prefix(members)
 
 
 def _common_prefix(names: object) -> str:

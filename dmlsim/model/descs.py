@@ -25,8 +25,8 @@ from dmlsim.api.enums import (
     DML_TENSOR_DATA_TYPE,
     DML_TENSOR_FLAGS,
     DML_TENSOR_TYPE,
-    _common_prefix,
     enum_member,
+    enum_prefix,
 )
 from dmlsim.api.errors import DMLError
 from dmlsim.api.schema import ARRAY_KINDS, ATTRIBUTE, attr_type_name, count_fields, infer_array_counts
@@ -74,7 +74,7 @@ def parse_enum(node: Node, enum_cls: type[Enum], problems: Diagnostics) -> Any:
     try:
         return enum_member(enum_cls, node.value)  # type: ignore[arg-type]
     except (KeyError, ValueError):
-        prefix = _common_prefix(enum_cls.__members__)  # type: ignore[attr-defined]
+        prefix = enum_prefix(enum_cls)  # type: ignore[arg-type]
         names = ", ".join(m.name.removeprefix(prefix) for m in enum_cls)  # type: ignore[attr-defined]
         problems.add(node.location, f"unknown {enum_cls.__name__} value {show(node.value)} (one of {names})")
         return None
