@@ -19,6 +19,8 @@ a relative and absolute 1e-3 (two FLOAT16 ulps at the values' magnitude 1; one i
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from onnx_node_cases import case_ids, node_attributes, node_cases
@@ -214,3 +216,79 @@ def test_onnx_reasons_cover_all_cases():
     reasons = [unmapped_reason(case) for case in cases]
     assert len(cases) >= 93
     assert sum(r is None for r in reasons) >= 50, sum(r is None for r in reasons)
+
+
+# --- the lowering (dmlsim/onnx/ops_attention.py) -------------------------------------------------------------------
+# one node case per rule of the lowering, through dmlsim.backend (onnx's expected outputs and tolerances)
+LOWERED = [
+    "test_attention_4d",  # 4-D Q/K/V copied to {B, S, H * D}, Y a strided view
+    "test_attention_3d_gqa",  # 3-D, q_num_heads 9 over kv_num_heads 3: MULTIHEAD_ATTENTION1
+    "test_attention_4d_attn_mask_bool_4d",  # a bool mask: CAST to INT32, BOOLEAN
+    "test_attention_4d_attn_mask_3d_causal",  # a float mask plus the causal weight: ELEMENT_WISE_ADD, additive bias
+    "test_attention_3d_with_past_and_present",  # past key/value, present outputs
+    "test_attention_4d_causal_with_past_and_present",  # causal aligned after the past (opset 24)
+    "test_attention_4d_gqa_with_past_and_present_fp16",  # FLOAT16
+]
+REFUSED = {
+    "test_attention_4d_softcap": "softcap",
+    "test_attention_4d_with_qk_matmul": "qk_matmul_output",
+    "test_attention_local_window": "sliding window",
+    "test_attention_4d_diff_heads_mask4d_padded_kv": "onnx pads a shorter mask",
+    "test_attention_4d_causal_nonpad_batch_prefill": "is_causal with nonpad_kv_seqlen",
+}
+
+
+@functools.cache
+def _by_name():
+    return {case.name: case for case in node_cases("Attention")}  # generated once per process (onnx_node_cases)
+
+
+@pytest.mark.parametrize("name", LOWERED)
+def test_lowering(device, name):
+    from dmlsim.onnx.node_suite import run_case
+
+    outcome = run_case(_by_name()[name], device)
+    assert outcome.status == "pass", f"{name}: {outcome.status} ({outcome.reason})"
+
+
+@pytest.mark.parametrize(("name", "reason"), list(REFUSED.items()), ids=list(REFUSED))
+def test_lowering_refuses_with_the_reason(ref_device, name, reason):
+    from dmlsim.onnx.node_suite import run_case
+
+    outcome = run_case(_by_name()[name], ref_device)
+    assert outcome.status == "refused" and reason in outcome.reason, f"{outcome.status}: {outcome.reason}"
+
+
+def attention_model(with_bool_mask: bool):
+    """An opset-24 Attention node over 4-D Q, K, V {1, 2, 3, 2} with nonpad_kv_seqlen (no case of onnx's uses it
+    without is_causal), or with a bool attn_mask {3, 3} and is_causal (LOGICAL_AND with the causal pattern)."""
+    from onnx import TensorProto, helper
+
+    shape = [1, 2, 3, 2]
+    inputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape) for n in ("Q", "K", "V")]
+    if with_bool_mask:
+        inputs.append(helper.make_tensor_value_info("M", TensorProto.BOOL, [3, 3]))
+        node = helper.make_node("Attention", ["Q", "K", "V", "M"], ["Y"], is_causal=1)
+    else:
+        inputs.append(helper.make_tensor_value_info("L", TensorProto.INT64, [1]))
+        node = helper.make_node("Attention", ["Q", "K", "V", "", "", "", "L"], ["Y"])
+    graph = helper.make_graph([node], "g", inputs, [helper.make_tensor_value_info("Y", TensorProto.FLOAT, shape)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 24)])
+
+
+@pytest.mark.parametrize("with_bool_mask", [False, True], ids=["nonpad_kv_seqlen", "bool_mask_causal"])
+def test_lowering_masks_against_onnx_reference(device, with_bool_mask):
+    """nonpad_kv_seqlen [2] as KEY_SEQUENCE_LENGTH (keys 0-1 of 3), and a bool mask ANDed with is_causal, against
+    onnx.reference's answer (float32; T + D + 8 ulps of the largest input, as the node cases)."""
+    from onnx.reference import ReferenceEvaluator
+
+    from dmlsim import backend
+
+    model = attention_model(with_bool_mask)
+    rng = np.random.default_rng(3)
+    q, k, v = (rng.uniform(-1, 1, (1, 2, 3, 2)).astype(np.float32) for _ in range(3))
+    extra = np.array([[1, 0, 1], [1, 1, 0], [0, 1, 1]], bool) if with_bool_mask else np.array([2], np.int64)
+    expected = ReferenceEvaluator(model).run(None, {"Q": q, "K": k, "V": v, ("M" if with_bool_mask else "L"): extra})
+    got = backend.prepare(model, device).run([q, k, v, extra])[0]
+    report = compare_ulps(np.asarray(got), expected[0], np.float32, 3 + 2 + 8, np.full(expected[0].shape, 1.0))
+    assert report.ok, report.describe("Y")
