@@ -163,9 +163,23 @@ def onnx_attention(case):
     return desc, inputs, output, allowed, {"D": d, "T": total, "scale": scale, "q": q3, "k": k3}
 
 
+# multiply-adds (B·Hq·S·Dv·T·D) from which a node case is marked large: Oclgrind simulates each of them a few
+# times; the small cases (and tests/test_attention.py) take the same kernel paths there
+ONNX_LARGE = 5_000
+
+
+def case_work(case) -> int:
+    x = node_inputs(case)
+    q, k, v = x["Q"], x["K"], x["V"]
+    past = x["past_key"].shape[2] if "past_key" in x else 0
+    total = past + (k.shape[2] if k.ndim == 4 else k.shape[1])
+    return int(q.size) * total * int(v.shape[-1])  # (3-D: times the value heads, an upper estimate)
+
+
 def params():
     cases = node_cases("Attention")
-    return [pytest.param(case, id=case_id) for case, case_id in zip(cases, case_ids(cases), strict=True)]
+    return [pytest.param(case, id=case_id, marks=[pytest.mark.large] if case_work(case) > ONNX_LARGE else [])
+            for case, case_id in zip(cases, case_ids(cases), strict=True)]
 
 
 @pytest.mark.parametrize("case", params())
@@ -243,7 +257,8 @@ def _by_name():
     return {case.name: case for case in node_cases("Attention")}  # generated once per process (onnx_node_cases)
 
 
-@pytest.mark.parametrize("name", LOWERED)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=[] if n == LOWERED[0] else [pytest.mark.large])
+                                  for n in LOWERED])  # one on Oclgrind: the same kernels as test_attention.py
 def test_lowering(device, name):
     from dmlsim.onnx.node_suite import run_case
 
