@@ -3,17 +3,17 @@
     x [1, 8, 16]  (batch 1, sequence 8, hidden 16, 2 heads of 8)
     ln1   MEAN_VARIANCE_NORMALIZATION1 over the hidden axis, scale and bias (LayerNorm)
     q,k,v GEMM ln1·Wq + bq, ln1·Wk + bk, ln1·Wv + bv
-    attn  per head (2 heads of 8, the heads split by strides, no copy): GEMM q·kᵀ scaled by 1/√8 (Alpha),
-          + a causal mask (ELEMENT_WISE_ADD of 0 / −10000, broadcast over the heads), ACTIVATION_SOFTMAX1 over
-          the keys, GEMM ·v written straight into the [sequence, hidden] layout (output strides)
+    attn  one MULTIHEAD_ATTENTION node: 2 heads of 8 (HeadCount splits the hidden axis), Scale 1/√8, the causal
+          mask (0 / −10000) as its RelativePositionBiasTensor (added to the scores, broadcast over the heads by
+          stride 0), the softmax over the keys and the weighted sum of v in the [sequence, hidden] layout
     o     GEMM attn·Wo + bo;  h = x + o (ELEMENT_WISE_ADD)
     ln2   MEAN_VARIANCE_NORMALIZATION1
     ffn   GEMM ln2·W1 + b1 → ACTIVATION_GELU → GEMM ·W2 + b2;  y = h + ffn
 
-The attention is composed of GEMM and softmax nodes, as onnx's expanded Attention function composes it
-(DML_OPERATOR_MULTIHEAD_ATTENTION is not implemented yet). Every weight is bound once to the operator initializer
+The attention is DirectML's fused operator, as onnxruntime's DirectML provider maps its Attention and
+MultiHeadAttention nodes onto DML_OPERATOR_MULTIHEAD_ATTENTION. Every weight is bound once to the operator initializer
 (OWNED_BY_DML graph inputs, as onnxruntime's DirectML provider binds a model's initializers); the activations are
-the same bytes read by each node through its own desc ([1, 1, 8, 16] rows, or [1, 2, 8, 8] heads). The demo prints
+the same bytes read by each node through its own desc ([1, 1, 8, 16] rows). The demo prints
 how far the device's output is from the same block in float64 numpy (:func:`forward_float64`).
 
 Run: ``python -m dmlsim.transformer_demo [--adapter A]``.
@@ -95,21 +95,15 @@ def build(device: dml.Device, weights: dict[str, np.ndarray]) -> CompiledNetwork
     ln1 = _layer_norm(b, x, 1)
     for name in "qkv":
         _linear(b, ln1, f"w{name}", f"b{name}", HIDDEN, HIDDEN, name)
-    size = HIDDEN // HEADS
-    heads = [SEQUENCE * HIDDEN, size, HIDDEN, 1]  # [1, HEADS, SEQUENCE, size] over a [SEQUENCE, HIDDEN] matrix
-    per_head = _t(1, HEADS, SEQUENCE, size, strides=heads)
-    scores = _t(1, HEADS, SEQUENCE, SEQUENCE)
-    qk = dml.DML_GEMM_OPERATOR_DESC(per_head, per_head, None, scores, dml.DML_MATRIX_TRANSFORM_NONE,
-                                    dml.DML_MATRIX_TRANSFORM_TRANSPOSE, 1 / math.sqrt(size), 0.0, None)
-    b.node(dml.DML_OPERATOR_GEMM, qk, {"ATensor": "q", "BTensor": "k"}, {"OutputTensor": "scores"})
-    mask = _t(1, HEADS, SEQUENCE, SEQUENCE, strides=[0, 0, SEQUENCE, 1])
-    b.node(dml.DML_OPERATOR_ELEMENT_WISE_ADD, dml.DML_ELEMENT_WISE_ADD_OPERATOR_DESC(scores, mask, scores),
-           {"ATensor": "scores", "BTensor": "mask"}, {"OutputTensor": "masked"})
-    b.node(dml.DML_OPERATOR_ACTIVATION_SOFTMAX1, dml.DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC(scores, scores, 1, [3]),
-           {"InputTensor": "masked"}, {"OutputTensor": "probs"})
-    pv = dml.DML_GEMM_OPERATOR_DESC(scores, per_head, None, per_head, dml.DML_MATRIX_TRANSFORM_NONE,
-                                    dml.DML_MATRIX_TRANSFORM_NONE, 1.0, 0.0, None)
-    b.node(dml.DML_OPERATOR_GEMM, pv, {"ATensor": "probs", "BTensor": "v"}, {"OutputTensor": "attn"})
+    plane = _t(1, 1, SEQUENCE, HIDDEN)  # {batch, sequence, HEADS * head size} with a leading 1
+    causal = _t(1, HEADS, SEQUENCE, SEQUENCE, strides=[0, 0, SEQUENCE, 1])  # one mask for every head
+    attention = dml.DML_MULTIHEAD_ATTENTION_OPERATOR_DESC(
+        QueryTensor=plane, KeyTensor=plane, ValueTensor=plane, RelativePositionBiasTensor=causal, OutputTensor=plane,
+        Scale=1 / math.sqrt(HIDDEN // HEADS), MaskFilterValue=MASK_FILTER, HeadCount=HEADS,
+        MaskType=dml.DML_MULTIHEAD_ATTENTION_MASK_TYPE_NONE)
+    b.node(dml.DML_OPERATOR_MULTIHEAD_ATTENTION, attention,
+           {"QueryTensor": "q", "KeyTensor": "k", "ValueTensor": "v", "RelativePositionBiasTensor": "mask"},
+           {"OutputTensor": "attn"})
     o = _linear(b, "attn", "wo", "bo", HIDDEN, HIDDEN, "o")
     h = _add(b, x, o, "h")
     ln2 = _layer_norm(b, h, 2)
@@ -160,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"device: {device.description}")
     print(f"transformer encoder block (sequence {SEQUENCE}, hidden {HIDDEN}, {HEADS} heads, causal mask): layer "
-          "norm, attention (GEMM, mask, softmax, GEMM), residual, layer norm, GELU feed-forward, residual as one "
+          "norm, attention (one MULTIHEAD_ATTENTION node), residual, layer norm, GELU feed-forward, residual as one "
           "DirectML graph")
     print(f"  output row 0: {np.array2string(y[0, :6], precision=4)} ...")
     print(f"  largest difference from float64 numpy: {np.abs(y - forward_float64(x, weights)).max():.2e}")

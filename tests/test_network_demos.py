@@ -108,6 +108,25 @@ def test_transformer_block_matches_float64(device):
     np.testing.assert_allclose(got.reshape(expected.shape), expected, rtol=0, atol=TOLERANCE)
 
 
+def test_transformer_attention_is_one_multihead_attention_node(ref_device, monkeypatch):
+    """The block's attention is one DML_OPERATOR_MULTIHEAD_ATTENTION node, not a GEMM/mask/softmax composition."""
+    import dmlsim as dml
+    from dmlsim.graph_builder import GraphBuilder
+
+    seen: list[int] = []
+    original = GraphBuilder.node
+
+    def spy(self, op_type, desc, inputs, outputs):
+        seen.append(int(op_type))
+        return original(self, op_type, desc, inputs, outputs)
+
+    monkeypatch.setattr(GraphBuilder, "node", spy)
+    transformer_demo.build(ref_device, transformer_demo.make_weights(np.random.default_rng(1)))
+    assert seen.count(int(dml.DML_OPERATOR_MULTIHEAD_ATTENTION)) == 1
+    assert int(dml.DML_OPERATOR_ACTIVATION_SOFTMAX1) not in seen
+    assert seen.count(int(dml.DML_OPERATOR_GEMM)) == 6  # q, k, v, o and the two feed-forward layers
+
+
 def test_transformer_demo_prints_its_comparison(capsys):
     assert transformer_demo.main(["--adapter", "reference"]) == 0
     assert "largest difference from float64 numpy" in capsys.readouterr().out

@@ -16,6 +16,7 @@ import numpy as np
 
 from dmlsim.api.errors import E_INVALIDARG, E_NOTIMPL, DMLError
 from dmlsim.onnx import (  # noqa: F401  (each registers its lowerings)
+    ops_attention,
     ops_elementwise,
     ops_gather,
     ops_math,
