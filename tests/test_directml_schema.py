@@ -350,25 +350,46 @@ def test_a_generated_desc_works_for_an_implemented_operator(ref_device):
     assert isinstance(op.validated.desc, dml.DML_ADAM_OPTIMIZER_OPERATOR_DESC)
 
 
-def test_the_feature_level_is_the_newest_implemented_directml_operators(ref_device):
-    """The newest level among the implemented DirectML operators (their levels: the header's blocks, checked
-    above); ACTIVATION_SWISH and ACTIVATION_HARD_SWISH (6.2) are implemented, so it is at least 6.2."""
+def complete_level_by_hand(implemented) -> int:
+    """The highest level whose operators, with every earlier level's, are all in ``implemented``: written
+    here from the schema's levels, independently of dmlsim.operators."""
+    levels = sorted({int(s.feature_level) for s in SCHEMAS.values()})
+    best = int(dml.DML_FEATURE_LEVEL_1_0)
+    for level in levels:
+        if all(t in implemented for t, s in SCHEMAS.items() if s.feature_level <= level):
+            best = level
+        else:
+            break
+    return best
+
+
+def test_the_feature_level_is_the_highest_at_which_the_operator_set_is_complete(ref_device):
+    """GetFeatureLevel promises every operator up to the level it answers: the highest level at which every
+    DirectML operator of that level and the earlier ones runs (DML_FEATURE_LEVEL_1_0 at least)."""
     load_all()
-    newest = max(SCHEMAS[t].feature_level for t in OPERATORS if t in SCHEMAS)
-    assert newest >= dml.DML_FEATURE_LEVEL_6_2
-    assert ref_device.GetFeatureLevel() == newest == implemented_feature_level()
+    expected = complete_level_by_hand(set(OPERATORS))
+    assert ref_device.GetFeatureLevel() == expected == implemented_feature_level()
+    missing = [t for t in SCHEMAS if t not in OPERATORS]
+    if not missing:  # the whole set runs: the newest level of the schema
+        assert expected == max(int(s.feature_level) for s in SCHEMAS.values())
 
 
-def test_the_feature_level_rises_with_a_newer_operator(ref_device, monkeypatch):
-    """Registering an operator of a newer level than any implemented one raises the device's level to it."""
-    current = ref_device.GetFeatureLevel()
-    schema = an_unimplemented_schema(lambda s: s.feature_level > current, "of a level newer than the implemented ones")
-    newer = dml.DML_FEATURE_LEVEL(schema.feature_level)
-    monkeypatch.setitem(OPERATORS, int(schema.type), lookup_operator(schema.type))  # as if it were implemented
-    assert ref_device.GetFeatureLevel() == newer
+def test_an_operator_missing_at_a_level_caps_the_feature_level_below_it(ref_device, monkeypatch):
+    """With every operator of the schema registered (the missing ones as if implemented), the level is the
+    schema's newest; taking one operator of level 3.0 away caps it at the level before 3.0 (2.1), whatever the
+    newer levels hold; CheckFeatureSupport then refuses 3.0."""
+    load_all()
+    for t in SCHEMAS:
+        if t not in OPERATORS:
+            monkeypatch.setitem(OPERATORS, t, lookup_operator(t))
+    newest = max(int(s.feature_level) for s in SCHEMAS.values())
+    assert ref_device.GetFeatureLevel() == newest
+    monkeypatch.delitem(OPERATORS, int(dml.DML_OPERATOR_SLICE_GRAD))  # a 3.0 operator
+    assert SCHEMAS[int(dml.DML_OPERATOR_SLICE_GRAD)].feature_level == dml.DML_FEATURE_LEVEL_3_0
+    assert ref_device.GetFeatureLevel() == dml.DML_FEATURE_LEVEL_2_1 == complete_level_by_hand(set(OPERATORS))
     data = ref_device.CheckFeatureSupport(dml.DML_FEATURE_FEATURE_LEVELS, dml.DML_FEATURE_QUERY_FEATURE_LEVELS(
-        2, [dml.DML_FEATURE_LEVEL_5_0, newer]))
-    assert data.MaxSupportedFeatureLevel == newer
+        2, [dml.DML_FEATURE_LEVEL_1_0, dml.DML_FEATURE_LEVEL_3_0]))
+    assert data.MaxSupportedFeatureLevel == dml.DML_FEATURE_LEVEL_1_0
 
 
 def test_an_unimplemented_operator_can_be_bound_for_checking(ref_device):

@@ -81,10 +81,21 @@ def implemented_names() -> list[str]:
 
 
 def implemented_feature_level() -> DML_FEATURE_LEVEL:
-    """The feature level dmlsim reaches: the newest level among the DirectML operators it implements."""
+    """The feature level dmlsim reports: the highest DML_FEATURE_LEVEL at which DirectML's operator set is
+    complete here, i.e. every operator the schema introduces at that level or an earlier one runs.
+
+    A device at a feature level promises every operator up to it, so a level is reached only when none of
+    them answers E_NOTIMPL; DML_FEATURE_LEVEL_1_0, DirectML's lowest, is the floor. (An operator of a newer
+    level than the reported one still runs: DirectML's level is a promise about the set, not a gate.)
+    """
     load_all()
-    levels = [SCHEMAS[t].feature_level for t in OPERATORS if t in SCHEMAS]
-    return DML_FEATURE_LEVEL(max(levels, default=DML_FEATURE_LEVEL.DML_FEATURE_LEVEL_1_0))
+    reached = DML_FEATURE_LEVEL.DML_FEATURE_LEVEL_1_0
+    missing_levels = {schema.feature_level for schema in OPERATOR_SCHEMAS if int(schema.type) not in OPERATORS}
+    for level in sorted(DML_FEATURE_LEVEL):
+        if any(missing <= level for missing in missing_levels):
+            break
+        reached = level
+    return DML_FEATURE_LEVEL(reached)
 
 
 def operator_for(op_type: int) -> Operator:
