@@ -135,9 +135,7 @@ def lower_quantize(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     axis = attrs.get("axis", 1)
     axis = axis + len(x.shape) if axis < 0 else axis
     if attrs.get("block_size", 0):
-        from dmlsim.onnx.ops_quant import lower_blocked
-
-        return lower_blocked(low, node, attrs)
+        raise low.refuse("block_size: blocked quantization is DML_OPERATOR_QUANTIZE/DEQUANTIZE, not lowered yet")
     inputs = {"InputTensor": x, "ScaleTensor": _per_axis(low, scale, x, axis)}
     if node.op_type == "QuantizeLinear":
         if len(node.input) > 2 and node.input[2]:

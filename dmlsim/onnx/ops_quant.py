@@ -1,5 +1,6 @@
 """ONNX's quantized operators lowered onto DirectML's: blocked QuantizeLinear/DequantizeLinear (``block_size``)
-onto DML_OPERATOR_QUANTIZE/DEQUANTIZE (feature level 6_3).
+onto DML_OPERATOR_QUANTIZE/DEQUANTIZE (feature level 6_3); ConvInteger and QLinearConv onto
+DML_OPERATOR_CONVOLUTION_INTEGER and DML_OPERATOR_QUANTIZED_LINEAR_CONVOLUTION.
 
 Blocked quantization: ONNX gives the scale (and zero point) the input's rank, with ``ceil(I / block_size)``
 elements along ``axis`` and the input's size elsewhere; DML_OPERATOR_QUANTIZE/DEQUANTIZE broadcast a
@@ -16,11 +17,25 @@ from typing import Any
 import numpy as np
 
 import dmlsim as dml
-from dmlsim.onnx.lowering import Lowering
+from dmlsim.onnx.lowering import Lowering, View, lowers
+
+# imported first, so ops_nn's QuantizeLinear/DequantizeLinear lowering is registered before, and replaced by, the one
+# below (which hands it every node without block_size)
+from dmlsim.onnx.ops_nn import _conv_pads, lower_quantize
+
+
+@lowers("QuantizeLinear", "DequantizeLinear")
+def lower_quantize_or_blocked(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    """A ``block_size`` > 0 onto QUANTIZE/DEQUANTIZE (:func:`lower_blocked`); otherwise ops_nn's lowering onto the
+    element-wise QUANTIZE_LINEAR/DEQUANTIZE_LINEAR."""
+    if attrs.get("block_size", 0):
+        lower_blocked(low, node, attrs)
+    else:
+        lower_quantize(low, node, attrs)
 
 
 def lower_blocked(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
-    """A QuantizeLinear/DequantizeLinear node with ``block_size`` > 0 (ops_nn's lowering sends it here)."""
+    """A QuantizeLinear/DequantizeLinear node with ``block_size`` > 0."""
     x, scale = low.view(node.input[0]), low.view(node.input[1])
     if len(scale.shape) != len(x.shape):
         raise low.refuse(f"a blocked scale of rank {len(scale.shape)} for an input of rank {len(x.shape)}")
@@ -48,3 +63,58 @@ def lower_blocked(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     low.emit(op_type, desc_cls, {"InputTensor": x, "QuantizationTensors": tensors},
              {"OutputTensor": low.output(node.output[0], x.shape, out_type)}, QuantizationType=kind,
              QuantizationTensorCount=len(tensors))
+
+
+def _small(low: Lowering, name: str) -> View:
+    """A scale or zero point (an ONNX scalar or 1-D tensor) as it is; a scalar becomes a 1-element 1-D view."""
+    view = low.view(name)
+    if not view.shape:
+        return View(view.name, (1,), (1,), view.dtype, view.offset)
+    if len(view.shape) != 1:
+        raise low.refuse(f"a scale or zero point of shape {list(view.shape)}: DirectML takes one value or one "
+                         "per channel")
+    return view
+
+
+@lowers("ConvInteger", "QLinearConv")
+def lower_conv_integer(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    """ConvInteger onto CONVOLUTION_INTEGER, QLinearConv onto QUANTIZED_LINEAR_CONVOLUTION: the tensors as they
+    are, each scale and zero point one value or one per output channel (1-D), the bias {1, C, 1...} through
+    strides; pads and auto_pad as Conv's (ops_nn)."""
+    qlinear = node.op_type == "QLinearConv"
+    names = list(node.input) + [""] * 9
+    x_name, w_name = (names[0], names[3]) if qlinear else (names[0], names[1])
+    x, w = low.view(x_name), low.view(w_name)
+    spatial = x.shape[2:]
+    count = len(spatial)
+    if not 1 <= count <= 2:
+        raise low.refuse(f"{count} spatial dimensions: DirectML's {node.op_type} operator takes 1 or 2")
+    kernel = list(attrs.get("kernel_shape", w.shape[2:]))
+    strides = list(attrs.get("strides", [1] * count))
+    dilations = list(attrs.get("dilations", [1] * count))
+    begin, end = _conv_pads(attrs, spatial, kernel, strides, dilations, False)
+    out_spatial = [(n + b + e - d * (k - 1) - 1) // s + 1 for n, k, s, d, b, e in
+                   zip(spatial, kernel, strides, dilations, begin, end, strict=True)]
+    channels = w.shape[0]
+    shape = (x.shape[0], channels, *out_spatial)
+    geometry = dict(DimensionCount=count, Strides=strides, Dilations=dilations, StartPadding=begin, EndPadding=end,
+                    GroupCount=int(attrs.get("group", 1)))
+    if not qlinear:
+        inputs: dict[str, View | list[View]] = {"InputTensor": x, "FilterTensor": w}
+        for field, name in (("InputZeroPointTensor", names[2]), ("FilterZeroPointTensor", names[3])):
+            if name:
+                inputs[field] = _small(low, name)
+        low.emit(dml.DML_OPERATOR_CONVOLUTION_INTEGER, dml.DML_CONVOLUTION_INTEGER_OPERATOR_DESC, inputs,
+                 {"OutputTensor": low.output(node.output[0], shape, np.dtype(np.int32))}, **geometry)
+        return
+    fields = ("InputTensor", "InputScaleTensor", "InputZeroPointTensor", "FilterTensor", "FilterScaleTensor",
+              "FilterZeroPointTensor", "OutputScaleTensor", "OutputZeroPointTensor")
+    inputs = {field: (low.view(name) if field in ("InputTensor", "FilterTensor") else _small(low, name))
+              for field, name in zip(fields, names[:8], strict=True) if name}
+    if names[8]:
+        bias = low.view(names[8])
+        inputs["BiasTensor"] = View(bias.name, (1, channels) + (1,) * count, (0, bias.strides[0]) + (0,) * count,
+                                    bias.dtype, bias.offset)
+    out_type = low.value_dtype(names[7]) if names[7] else x.dtype
+    low.emit(dml.DML_OPERATOR_QUANTIZED_LINEAR_CONVOLUTION, dml.DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC,
+             inputs, {"OutputTensor": low.output(node.output[0], shape, out_type)}, **geometry)
