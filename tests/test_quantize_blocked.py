@@ -174,6 +174,22 @@ def test_onnx_lowering_of_blocked_node_cases(ref_device):
             assert outcome.status == "pass", outcome
 
 
+def test_onnx_lowering_refuses_a_partial_last_block(ref_device):
+    """ONNX's block_size 4 on an axis of 6 (blocks {0-3}, {4, 5}: scale of 2 elements) is refused naming the
+    reason: DML_OPERATOR_DEQUANTIZE's blocks (I / S = 3 here) would differ from ONNX's."""
+    from onnx import TensorProto, helper
+
+    import dmlsim.backend as backend
+
+    node = helper.make_node("DequantizeLinear", ["x", "s"], ["y"], axis=1, block_size=4)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.INT8, [1, 6]),
+                                            helper.make_tensor_value_info("s", TensorProto.FLOAT, [1, 2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 6])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    with pytest.raises(dml.DMLError, match="block_size 4 does not divide the input's size 6"):
+        backend.prepare(model, ref_device).run([np.zeros((1, 6), np.int8), np.ones((1, 2), np.float32)])
+
+
 # --- rules -------------------------------------------------------------------------------------------------------
 def _q(x=F32, s=F32, z=U8, y=U8, sizes=(4, 6), q_sizes=(1, 3), y_sizes=None, z_sizes=None, kind=None, count=None,
        q_rank_extra=0):
