@@ -1,5 +1,5 @@
-"""DML_OPERATOR_CONVOLUTION_INTEGER and DML_OPERATOR_QUANTIZED_LINEAR_CONVOLUTION (DML_FEATURE_LEVEL_2_1; 3-D
-tensors from 4_0): forward convolution of 8-bit integers, to INT32 sums or requantized to 8 bits.
+"""DML_OPERATOR_CONVOLUTION_INTEGER and DML_OPERATOR_QUANTIZED_LINEAR_CONVOLUTION (DML_FEATURE_LEVEL_2_1, 3-D
+tensors from 4_0): forward 1-D and 2-D convolution of 8-bit integers, to INT32 sums or requantized to 8 bits.
 
 The descs are DirectML's generated ones; the formulas are in :mod:`.reference`:
 CONVOLUTION_INTEGER ``Output = sum((Input - InputZeroPoint) * (Filter - FilterZeroPoint))`` over each output
