@@ -24,6 +24,7 @@ from dmlsim.onnx import (  # noqa: F401  (each registers its lowerings)
     ops_nn,
     ops_norm,
     ops_pool,
+    ops_quant,
     ops_recurrent,
     ops_resize,
     ops_tensor,
