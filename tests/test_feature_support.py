@@ -6,8 +6,8 @@ import pytest
 from plugin_support import descriptor_folder, run_pytest
 
 import dmlsim as dml
-from dmlsim.operators import OPERATORS, load_all
 from dmlsim.model import SKIPPED, Runner, load_model
+from dmlsim.operators import OPERATORS, load_all
 
 QUERY = dml.DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT
 
