@@ -384,8 +384,7 @@ def test_validation(ref_device):
     int32 = _T.DML_TENSOR_DATA_TYPE_INT32
     assert "InputTensor.DataType INT32 is not supported by DML_OPERATOR_ACTIVATION_SIGMOID" in _refusal(
         ref_device, activation("SIGMOID", tensor(int32, [4])))
-    assert "Steepness 0.5 must not be less than 1" in _refusal(
-        ref_device, activation("SOFTPLUS", tensor(F32, [4]), Steepness=0.5))
+    assert "Steepness 0.0 must" in _refusal(ref_device, activation("SOFTPLUS", tensor(F32, [4]), Steepness=0.0))
     assert "InputTensor.DimensionCount" in _refusal(ref_device, activation("RELU", tensor(F32, [1] * 9)))
     # the types of the tables at DML_FEATURE_LEVEL_6_2 and no more
     assert "InputTensor.DataType UINT32 is not supported by DML_OPERATOR_ACTIVATION_RELU_GRAD (supported: FLOAT32, " \
@@ -459,9 +458,9 @@ def test_apply_fused_is_the_doc_formula(name):
 
 def test_fused_activation_rules_are_checked_at_their_path(ref_device):
     nested = dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ACTIVATION_SOFTPLUS,
-                                   dml.DML_ACTIVATION_SOFTPLUS_OPERATOR_DESC(None, None, 0.25))
+                                   dml.DML_ACTIVATION_SOFTPLUS_OPERATOR_DESC(None, None, -0.25))
     message = _refusal(ref_device, _gemm_with(nested))
-    assert "DML_GEMM_OPERATOR_DESC.FusedActivation.Desc.Steepness 0.25 must not be less than 1" in message
+    assert "DML_GEMM_OPERATOR_DESC.FusedActivation.Desc.Steepness -0.25 must" in message
     softmax = dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ACTIVATION_SOFTMAX,
                                     dml.DML_ACTIVATION_SOFTMAX_OPERATOR_DESC(None, None))
     assert "cannot be fused" in _refusal(ref_device, _gemm_with(softmax))
@@ -473,3 +472,15 @@ def test_registry():
     names = set(implemented_names())
     activations = {n for n in dml.DML_OPERATOR_TYPE.__members__ if n.startswith("DML_OPERATOR_ACTIVATION_")}
     assert len(activations) == 27 and activations <= names
+
+
+def test_softplus_steepness_below_1_follows_the_reported_feature_level(ref_device, monkeypatch):
+    """The feature-level history: DML_FEATURE_LEVEL_6_4 "updated ACTIVATION_SOFTPLUS to allow Steepness < 1"; below
+    6_4 the page's rule (not less than 1) holds. 0 is refused at every level."""
+    import dmlsim.operators as registry
+    x = tensor(F32, [4])
+    monkeypatch.setattr(registry, "implemented_feature_level", lambda: dml.DML_FEATURE_LEVEL_6_4)
+    ref_device.CreateOperator(activation("SOFTPLUS", x, Steepness=0.5))  # accepted at 6_4
+    assert "Steepness 0.0 must be greater than 0" in _refusal(ref_device, activation("SOFTPLUS", x, Steepness=0.0))
+    monkeypatch.setattr(registry, "implemented_feature_level", lambda: dml.DML_FEATURE_LEVEL_6_3)
+    assert "Steepness 0.5 must not be less than 1" in _refusal(ref_device, activation("SOFTPLUS", x, Steepness=0.5))

@@ -10,12 +10,12 @@
   require an effective rank of at most 2) and their ``1`` versions along ``Axes``.
 
 Every member uses DirectML's generated desc; the template adds the doc pages' rules: the tensors share
-DataType, DimensionCount and Sizes, the data types of the page's tensor-support table at
-DML_FEATURE_LEVEL_6_2 (the level dmlsim reports), and the attribute rules (SOFTPLUS Steepness >= 1; Axes
-in range, unique). Tensors have 1 to 8 dimensions and any DML strides (stride 0 broadcasts an input);
-in-place follows the generated schema's eligibility. FLOAT16 is storage: computed in float32, stored
-rounded to nearest even. RELU, PARAMETERIZED_RELU and RELU_GRAD compute integers in their own type;
-SHRINK on integers computes x - Bias / x + Bias exactly and converts as CAST does (see
+DataType, DimensionCount and Sizes, the data types of the page's tensor-support table (the newest row; no
+later level adds activation rows), and the attribute rules (SOFTPLUS Steepness >= 1, or > 0 once dmlsim
+reports DML_FEATURE_LEVEL_6_4; Axes in range, unique). Tensors have 1 to 8 dimensions and any DML strides
+(stride 0 broadcasts an input); in-place follows the generated schema's eligibility. FLOAT16 is storage:
+computed in float32, stored rounded to nearest even. RELU, PARAMETERIZED_RELU and RELU_GRAD compute
+integers in their own type; SHRINK on integers computes x - Bias / x + Bias exactly and converts as CAST does (see
 :func:`.reference.shrink_integer`).
 """
 
@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from dmlsim.api.directml_schema import OPERATOR_SCHEMAS
-from dmlsim.api.enums import DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE
+from dmlsim.api.enums import DML_FEATURE_LEVEL, DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE
 from dmlsim.api.errors import E_NOTIMPL, DMLError, Problems
 from dmlsim.api.tensor import data_type_name
 from dmlsim.operators.activation.fused import PREFIX, fused_defines
@@ -111,6 +111,21 @@ class Activation(Operator):
                             Items(count), args)
 
 
+def check_softplus_steepness(steepness: float, where: str, problems: Problems) -> None:
+    """SOFTPLUS's Steepness rule at the feature level dmlsim reports: its page says it cannot be less than 1;
+    DML_FEATURE_LEVEL_6_4 "allows Steepness < 1" (the feature-level history), so from 6_4 on it need only be
+    greater than 0 (dmlsim's reading: 0 would divide by zero, and a negative steepness the history does not
+    mention). NaN is refused at every level."""
+    from dmlsim.operators import implemented_feature_level  # the registry imports this package
+    if implemented_feature_level() >= DML_FEATURE_LEVEL.DML_FEATURE_LEVEL_6_4:
+        if not steepness > 0:
+            problems.add(f"{where}.Steepness {steepness!r} must be greater than 0 "
+                         "(DML_ACTIVATION_SOFTPLUS_OPERATOR_DESC at DML_FEATURE_LEVEL_6_4)")
+    elif not steepness >= 1:
+        problems.add(f"{where}.Steepness {steepness!r} must not be less than 1 "
+                     "(DML_ACTIVATION_SOFTPLUS_OPERATOR_DESC below DML_FEATURE_LEVEL_6_4)")
+
+
 class ElementWiseActivation(Activation):
     """y = f(x), f one of the formula table's activations (the same code as a fused activation)."""
 
@@ -118,9 +133,8 @@ class ElementWiseActivation(Activation):
 
     def check_attributes(self, v: ValidatedDesc, where: str, problems: Problems) -> None:
         steepness = v.attrs.get("Steepness")
-        if self.member == "SOFTPLUS" and steepness is not None and not steepness >= 1:
-            problems.add(f"{where}.Steepness {float(steepness)!r} must not be less than 1 "
-                         "(DML_ACTIVATION_SOFTPLUS_OPERATOR_DESC)")
+        if self.member == "SOFTPLUS" and steepness is not None:
+            check_softplus_steepness(float(steepness), where, problems)
 
     def work(self, v: ValidatedDesc) -> Work:
         """The default, plus the reference's Python steps where it goes element by element: GELU (np.vectorize
