@@ -350,12 +350,15 @@ def test_a_generated_desc_works_for_an_implemented_operator(ref_device):
     assert isinstance(op.validated.desc, dml.DML_ADAM_OPTIMIZER_OPERATOR_DESC)
 
 
-def complete_level_by_hand(implemented) -> int:
-    """The highest level whose operators, with every earlier level's, are all in ``implemented``: written
-    here from the schema's levels, independently of dmlsim.operators."""
+def complete_level_by_hand(implemented, gaps=(dml.DML_FEATURE_LEVEL_6_3,)) -> int:
+    """The highest level whose operators, with every earlier level's, are all in ``implemented`` and which
+    adds nothing dmlsim lacks (``gaps``: 6_3's INT4/UINT4 data types): written here from the schema's levels,
+    independently of dmlsim.operators."""
     levels = sorted({int(s.feature_level) for s in SCHEMAS.values()})
     best = int(dml.DML_FEATURE_LEVEL_1_0)
     for level in levels:
+        if any(gap <= level for gap in gaps):
+            break
         if all(t in implemented for t, s in SCHEMAS.items() if s.feature_level <= level):
             best = level
         else:
@@ -370,23 +373,24 @@ def test_the_feature_level_is_the_highest_at_which_the_operator_set_is_complete(
     expected = complete_level_by_hand(set(OPERATORS))
     assert ref_device.GetFeatureLevel() == expected == implemented_feature_level()
     missing = [t for t in SCHEMAS if t not in OPERATORS]
-    if not missing:  # the whole set runs: the newest level of the schema
-        assert expected == max(int(s.feature_level) for s in SCHEMAS.values())
+    if not missing:  # the whole set runs: the level before 6_3, whose INT4/UINT4 data types dmlsim lacks
+        assert expected == dml.DML_FEATURE_LEVEL_6_2
 
 
 def test_an_operator_missing_at_a_level_caps_the_feature_level_below_it(ref_device, monkeypatch):
-    """With every operator of the schema registered (the missing ones as if implemented), the level is the
-    schema's newest; taking one operator of level 3.0 away caps it at the level before 3.0 (2.1), whatever the
-    newer levels hold; CheckFeatureSupport then refuses 3.0."""
+    """With every operator of the schema registered (the missing ones as if implemented) and no level's
+    additions missing, the level is the schema's newest; taking one operator of level 3.0 away caps it at
+    the level before 3.0 (2.1), whatever the newer levels hold; CheckFeatureSupport then refuses 3.0."""
     load_all()
     for t in SCHEMAS:
         if t not in OPERATORS:
             monkeypatch.setitem(OPERATORS, t, lookup_operator(t))
+    monkeypatch.setattr("dmlsim.operators.LEVEL_GAPS", {})
     newest = max(int(s.feature_level) for s in SCHEMAS.values())
     assert ref_device.GetFeatureLevel() == newest
     monkeypatch.delitem(OPERATORS, int(dml.DML_OPERATOR_SLICE_GRAD))  # a 3.0 operator
     assert SCHEMAS[int(dml.DML_OPERATOR_SLICE_GRAD)].feature_level == dml.DML_FEATURE_LEVEL_3_0
-    assert ref_device.GetFeatureLevel() == dml.DML_FEATURE_LEVEL_2_1 == complete_level_by_hand(set(OPERATORS))
+    assert ref_device.GetFeatureLevel() == dml.DML_FEATURE_LEVEL_2_1 == complete_level_by_hand(set(OPERATORS), ())
     data = ref_device.CheckFeatureSupport(dml.DML_FEATURE_FEATURE_LEVELS, dml.DML_FEATURE_QUERY_FEATURE_LEVELS(
         2, [dml.DML_FEATURE_LEVEL_1_0, dml.DML_FEATURE_LEVEL_3_0]))
     assert data.MaxSupportedFeatureLevel == dml.DML_FEATURE_LEVEL_1_0
@@ -411,3 +415,14 @@ def test_an_unimplemented_operator_can_be_bound_for_checking(ref_device):
     with pytest.raises(dml.DMLError) as info:
         ref_device.CreateCommandRecorder().RecordDispatch(ref_device.CreateCommandList(), compiled, table)
     assert info.value.hresult == dml.E_NOTIMPL and "bindings were checked and are valid" in str(info.value)
+
+
+def test_a_levels_missing_addition_caps_the_feature_level_below_it(ref_device, monkeypatch):
+    """6_3 added the UINT4/INT4 data types, which dmlsim's DML_TENSOR_DATA_TYPE lacks: with every operator
+    registered the level is 6_2, not 6_4."""
+    load_all()
+    for t in SCHEMAS:
+        if t not in OPERATORS:
+            monkeypatch.setitem(OPERATORS, t, lookup_operator(t))
+    assert "UINT4" not in dml.DML_TENSOR_DATA_TYPE.__members__.keys().__str__()
+    assert ref_device.GetFeatureLevel() == dml.DML_FEATURE_LEVEL_6_2

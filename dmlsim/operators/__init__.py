@@ -80,17 +80,27 @@ def implemented_names() -> list[str]:
     return [o.name for o in OPERATORS.values()]
 
 
+# What a feature level added besides new operators, where dmlsim does not have it yet: such a level is not
+# complete (the feature-level history lists each level's additions).
+LEVEL_GAPS: dict[DML_FEATURE_LEVEL, str] = {
+    DML_FEATURE_LEVEL.DML_FEATURE_LEVEL_6_3: "the DML_TENSOR_DATA_TYPE_UINT4 and INT4 data types (of QUANTIZE and "
+                                             "DEQUANTIZE) are not in dmlsim's DML_TENSOR_DATA_TYPE",
+}
+
+
 def implemented_feature_level() -> DML_FEATURE_LEVEL:
     """The feature level dmlsim reports: the highest DML_FEATURE_LEVEL at which DirectML's operator set is
-    complete here, i.e. every operator the schema introduces at that level or an earlier one runs.
+    complete here, i.e. every operator the schema introduces at that level or an earlier one runs, and no
+    addition of those levels is missing (:data:`LEVEL_GAPS`).
 
-    A device at a feature level promises every operator up to it, so a level is reached only when none of
-    them answers E_NOTIMPL; DML_FEATURE_LEVEL_1_0, DirectML's lowest, is the floor. (An operator of a newer
-    level than the reported one still runs: DirectML's level is a promise about the set, not a gate.)
+    A device at a feature level promises everything up to it, so a level is reached only when none of its
+    operators answers E_NOTIMPL; DML_FEATURE_LEVEL_1_0, DirectML's lowest, is the floor. (An operator of a
+    newer level than the reported one still runs: DirectML's level is a promise about the set, not a gate.)
     """
     load_all()
     reached = DML_FEATURE_LEVEL.DML_FEATURE_LEVEL_1_0
     missing_levels = {schema.feature_level for schema in OPERATOR_SCHEMAS if int(schema.type) not in OPERATORS}
+    missing_levels |= set(LEVEL_GAPS)
     for level in sorted(DML_FEATURE_LEVEL):
         if any(missing <= level for missing in missing_levels):
             break
