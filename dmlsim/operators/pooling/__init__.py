@@ -52,11 +52,13 @@ import numpy as np
 
 from dmlsim.api.directml_schema import (
     DML_AVERAGE_POOLING1_OPERATOR_DESC,
+    DML_AVERAGE_POOLING_GRAD_OPERATOR_DESC,
     DML_AVERAGE_POOLING_OPERATOR_DESC,
     DML_LP_POOLING1_OPERATOR_DESC,
     DML_LP_POOLING_OPERATOR_DESC,
     DML_MAX_POOLING1_OPERATOR_DESC,
     DML_MAX_POOLING2_OPERATOR_DESC,
+    DML_MAX_POOLING_GRAD_OPERATOR_DESC,
     DML_MAX_POOLING_OPERATOR_DESC,
     DML_MAX_UNPOOLING_OPERATOR_DESC,
 )
@@ -68,8 +70,10 @@ from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, Ten
 from dmlsim.operators.pooling.reference import (
     PoolingGeometry,
     average_pooling,
+    average_pooling_grad,
     lp_pooling,
     max_pooling,
+    max_pooling_grad,
     max_unpooling,
     output_spatial_sizes,
 )
@@ -300,3 +304,125 @@ class MaxUnpooling(Operator):
 
 
 add_operator(MaxUnpooling())
+
+
+DX, DY = "OutputGradientTensor", "InputGradientTensor"
+
+
+class PoolingGrad(Pooling):
+    """DML_OPERATOR_MAX_POOLING_GRAD and DML_OPERATOR_AVERAGE_POOLING_GRAD (DML_FEATURE_LEVEL_3_0): the
+    backpropagation of MAX_POOLING2 and AVERAGE_POOLING. OutputGradientTensor has the forward's input sizes,
+    InputGradientTensor the forward's output sizes (the geometry rules of :class:`Pooling`, with OutputGradientTensor
+    in the forward input's place); every OutputGradientTensor element is written (zeros where no window sends it
+    anything).
+
+    * MAX_POOLING_GRAD: each InputGradientTensor element is added at the element of InputTensor that the forward max
+      of its window chose, "the element with the lowest logical element index" of a tie (the page), which is the first
+      in window order, as MAX_POOLING2's indices; overlapping windows sum (the page). Where the page is silent, the
+      forward's rules: NaN is ignored unless the window reads only NaN (then the first NaN takes the gradient), equal
+      values +0/-0 tie (the first wins), padding never wins, and a window that reads no element sends its gradient
+      nowhere. InputTensor, InputGradientTensor and OutputGradientTensor the same DataType and DimensionCount,
+      InputTensor and OutputGradientTensor the same Sizes.
+    * AVERAGE_POOLING_GRAD: each InputGradientTensor element divided by its window's divisor (IncludePadding: the
+      window's tap count; otherwise the number of input elements it reads, as AVERAGE_POOLING's) is added to every
+      element the window reads (the page's example: 2x2 windows over 3x3 give [[0.25, 0.75, 0.5], [1, 2.5, 1.5],
+      [0.75, 1.75, 1]] for gradients [[1, 2], [3, 4]]). InputGradientTensor and OutputGradientTensor the same
+      DataType and DimensionCount.
+
+    Data types FLOAT32 and FLOAT16, 4 or 5 dimensions (the pages' tensor-support tables); DimensionCount the spatial
+    dimension count. Any DML strides on every tensor (stride-0 broadcast inputs, padded outputs); no in place (the
+    schema's: no input is eligible). Computed as a gather (one work-item per OutputGradientTensor element summing the
+    windows that read it, in window-tap order) in float32, rounded once to the output type; the float64 reference is
+    an independent scatter (:func:`.reference.max_pooling_grad`, :func:`.reference.average_pooling_grad`).
+    """
+
+    def check(self, v: ValidatedDesc, problems: Problems) -> None:
+        where, why = v.struct_name, f"by {v.operator.name}"
+        names = (X, DY, DX) if self.function == "MAX_GRAD" else (DY, DX)
+        fine = True
+        for name in names:
+            layout = v.tensors.get(name)
+            if not isinstance(layout, TensorLayout):
+                continue
+            fine &= require_type(v, problems, name, FLOATS, why)
+            if not 4 <= len(layout.sizes) <= 5:
+                problems.add(f"{where}.{name}.DimensionCount {len(layout.sizes)} is not supported {why} "
+                             "(supported: 4 to 5)")
+                fine = False
+        if not fine:
+            return
+        require_same(v, problems, DX, (DY,), ("DataType", "DimensionCount"))
+        if self.function == "MAX_GRAD":
+            require_same(v, problems, DX, (X,), ("DataType", "DimensionCount", "Sizes"))
+        spatial = len(v.layout(DX).sizes) - 2
+        if v.attrs["DimensionCount"] != spatial:
+            problems.add(f"{where}.DimensionCount {v.attrs['DimensionCount']} must be "
+                         f"OutputGradientTensor.DimensionCount - 2 = {spatial} (the number of spatial dimensions)")
+        for name in ("Strides", "WindowSize", "Dilations"):
+            for i in [i for i, value in enumerate(v.attrs.get(name) or ()) if value < 1]:
+                problems.add(f"{where}.{name}[{i}] must be at least 1, got 0")
+        if problems:
+            return
+        g = self.geometry(v)
+        dx_sizes, dy = v.layout(DX).sizes, v.layout(DY).sizes
+        for i, size in enumerate(dx_sizes[2:]):
+            extent = (g.window[i] - 1) * g.dilations[i] + 1
+            padded = size + g.start_padding[i] + g.end_padding[i]
+            if padded < extent:
+                problems.add(f"{where}.WindowSize[{i}] {g.window[i]} with Dilations[{i}] {g.dilations[i]} spans "
+                             f"{extent} elements, more than OutputGradientTensor.Sizes[{i + 2}] {size} plus "
+                             f"StartPadding[{i}] and EndPadding[{i}] ({padded})")
+        if problems:
+            return
+        expected = (*dx_sizes[:2], *output_spatial_sizes(g, dx_sizes[2:]))
+        if tuple(dy) != expected:
+            problems.add(f"{where}.InputGradientTensor.Sizes {list(dy)} must be {list(expected)} (the forward's output "
+                         "sizes: OutputGradientTensor.Sizes[0:2], then (size + StartPadding + EndPadding - "
+                         "((WindowSize - 1) * Dilations + 1)) / Strides + 1)")
+
+    def work(self, v: ValidatedDesc) -> Work:
+        """Each OutputGradientTensor element visits the windows that read it (at most the window's taps), and the
+        max gradient recomputes each such window's max: taps^2 operations per element; the reference makes a few
+        numpy calls per tap."""
+        taps = math.prod(v.attrs["WindowSize"])
+        per = taps * taps if self.function == "MAX_GRAD" else taps
+        return elementwise_work(v) + Work(8 * per * v.layout(DX).element_count, 0, TAP_STEPS * taps)
+
+    def reference_bytes(self, v: ValidatedDesc) -> int:
+        """The default plus, per InputGradientTensor element, the float64 values, indices and masks of one tap, and a
+        float64 copy of the output."""
+        return Operator.reference_bytes(self, v) + 48 * v.layout(DY).element_count + 8 * v.layout(DX).element_count
+
+    def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
+        g = self.geometry(v)
+        if self.function == "MAX_GRAD":
+            return {DX: max_pooling_grad(inputs[X], inputs[DY], g)}
+        return {DX: average_pooling_grad(inputs[DY], g, v.layout(DX).sizes[2:], bool(v.attrs["IncludePadding"]))}
+
+    def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        g = self.geometry(v)
+        dx, dy = v.layout(DX), v.layout(DY)
+        dtype = dx.data_type
+        defines = {**typed_defines(dtype, dtype), "IS_FLOAT": True, "POOL_GRAD": True,
+                   f"GRAD_{self.function.removesuffix('_GRAD')}": True}
+        args: list[Any] = []
+        if self.function == "MAX_GRAD":
+            args += [TensorArg("x", X, scalar=True), Vector("x_strides", as_5d(bound[X].layout.strides, 0), rank=8,
+                                                            fill=0)]
+        else:
+            defines.update(INCLUDE_PADDING=bool(v.attrs["IncludePadding"]))
+        args += [TensorArg("dy", DY, scalar=True),
+                 Vector("dy_strides", as_5d(bound[DY].layout.strides, 0), rank=8, fill=0),
+                 Vector("dy_sizes", as_5d(dy.sizes, 1), rank=8),
+                 TensorArg("dx", DX, scalar=True),
+                 Vector("dx_strides", as_5d(bound[DX].layout.strides, 0), rank=8, fill=0),
+                 Vector("dx_sizes", as_5d(dx.sizes, 1), rank=8),
+                 Vector("strides", spatial_3(g.strides, 1)), Vector("window", spatial_3(g.window, 1)),
+                 Vector("dilations", spatial_3(g.dilations, 1)),
+                 Vector("start_padding", spatial_3(g.start_padding, 0)),
+                 Scalar("count", np.uint32(dx.element_count))]
+        return [KernelLaunch(self.kernel_source, "pooling_grad", defines, Items(dx.element_count), args)]
+
+
+add_operator(PoolingGrad(_OP.DML_OPERATOR_MAX_POOLING_GRAD, DML_MAX_POOLING_GRAD_OPERATOR_DESC, "MAX_GRAD"))
+add_operator(PoolingGrad(_OP.DML_OPERATOR_AVERAGE_POOLING_GRAD, DML_AVERAGE_POOLING_GRAD_OPERATOR_DESC, "AVERAGE_GRAD"))
