@@ -165,14 +165,14 @@ def test_float16_store_rounds_to_nearest_even(device):
 GEOMETRIES = [
     (F32, (2, 2, 5, 6), (2, 3), (1, 2), (1, 0), (0, 2), (1, 1)),
     (F16, (1, 2, 3, 4, 5), (2, 2, 3), (2, 1, 2), (0, 1, 2), (1, 0, 1), (1, 1, 1)),
-    (F32, (1, 2, 4, 3, 7), (2, 2, 2), (1, 2, 3), (1, 1, 0), (0, 2, 2), (2, 1, 3)),
+    (F32, (1, 2, 7, 9), (2, 3), (1, 3), (1, 0), (0, 2), (2, 3)),
     (F16, (2, 1, 6, 6), (3, 2), (2, 2), (2, 1), (2, 1), (2, 3)),
 ]
-GEOMETRY_IDS = ["4d-overlapping", "5d-f16", "5d-dilated", "4d-dilated-f16"]
+GEOMETRY_IDS = ["4d-overlapping", "5d-f16", "4d-dilated", "4d-dilated-f16"]
 
 
-@pytest.mark.parametrize(("data_type", "sizes", "window", "strides", "start", "end", "dilations"), GEOMETRIES,
-                         ids=GEOMETRY_IDS)
+@pytest.mark.parametrize(("data_type", "sizes", "window", "strides", "start", "end", "dilations"),
+                         [GEOMETRIES[i] for i in (0, 2, 3)], ids=[GEOMETRY_IDS[i] for i in (0, 2, 3)])
 def test_max_grad_matches_a_scatter(device, data_type, sizes, window, strides, start, end, dilations):
     """Small integers (many ties) with NaNs; gradients of a few bits: the sums are exact."""
     rng = np.random.default_rng(sum(sizes))
@@ -240,7 +240,11 @@ def _ag(dy=(1, 1, 3, 3), dx=(1, 1, 4, 4), types=(F32, F32), window=(2, 2), **kw)
     (_mg(types=(F64, F64, F64)), "InputTensor.DataType FLOAT64 is not supported by DML_OPERATOR_MAX_POOLING_GRAD"),
     (_mg(types=(I32, I32, I32)), "InputTensor.DataType INT32 is not supported"),
     (_mg(x=(1, 4, 4), dy=(1, 3, 3), dx=(1, 4, 4), window=(2,)),
-     "InputTensor.DimensionCount 3 is not supported by DML_OPERATOR_MAX_POOLING_GRAD (supported: 4 to 5)"),
+     "InputTensor.DimensionCount 3 is not supported by DML_OPERATOR_MAX_POOLING_GRAD (supported: 4)"),
+    (_mg(x=(1, 1, 2, 4, 4), dy=(1, 1, 1, 3, 3), dx=(1, 1, 2, 4, 4), window=(2, 2, 2)),
+     "InputTensor.DimensionCount 5 is not supported by DML_OPERATOR_MAX_POOLING_GRAD (supported: 4)"),
+    (_ag(dy=(1, 3, 3), dx=(1, 4, 4), window=(2,)),
+     "InputGradientTensor.DimensionCount 3 is not supported by DML_OPERATOR_AVERAGE_POOLING_GRAD (supported: 4 to 5)"),
     (_mg(types=(F32, F16, F32)), "InputGradientTensor.DataType FLOAT16 must equal OutputGradientTensor.DataType"),
     (_mg(types=(F16, F32, F32)), "InputTensor.DataType FLOAT16 must equal OutputGradientTensor.DataType"),
     (_mg(x=(1, 1, 4, 5)), "InputTensor.Sizes [1, 1, 4, 5] must equal OutputGradientTensor.Sizes [1, 1, 4, 4]"),
@@ -255,8 +259,8 @@ def _ag(dy=(1, 1, 3, 3), dx=(1, 1, 4, 4), types=(F32, F32), window=(2, 2), **kw)
     (_ag(dy=(1, 1, 2, 3, 3), dx=(1, 1, 3, 4, 4)), "DimensionCount 2 must be OutputGradientTensor.DimensionCount - 2"),
     (_ag(dy=(1, 1, 4, 3)), "InputGradientTensor.Sizes [1, 1, 4, 3] must be [1, 1, 3, 3]"),
     (_ag(window=(0, 2)), "WindowSize[0] must be at least 1, got 0"),
-], ids=["float64", "int32", "rank-3", "gradient-type", "input-type", "input-sizes", "gradient-sizes",
-        "gradient-sizes-dilated", "stride-0", "window-too-large", "average-float64", "average-rank-mismatch",
-        "average-dimension-count", "average-gradient-sizes", "average-window-0"])
+], ids=["float64", "int32", "rank-3", "rank-5", "average-rank-3", "gradient-type", "input-type", "input-sizes",
+        "gradient-sizes", "gradient-sizes-dilated", "stride-0", "window-too-large", "average-float64",
+        "average-rank-mismatch", "average-dimension-count", "average-gradient-sizes", "average-window-0"])
 def test_refusals(ref_device, desc, expected):
     assert expected in refused(ref_device, desc)

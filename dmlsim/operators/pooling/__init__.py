@@ -1,8 +1,9 @@
 """DirectML's pooling family: DML_OPERATOR_MAX_POOLING (DML_FEATURE_LEVEL_1_0), MAX_POOLING1 (2_0, optional
 OutputIndicesTensor), MAX_POOLING2 (2_1, indices and Dilations), AVERAGE_POOLING (1_0), AVERAGE_POOLING1 (6_2,
 Dilations), LP_POOLING (1_0) and LP_POOLING1 (6_2, Dilations): one template, one kernel (one build per function
-and data type); DML_OPERATOR_MAX_UNPOOLING (3_0) shares the folder and kernel file (:class:`MaxUnpooling`). The
-descs are DirectML's generated ones; the semantics are in :mod:`.reference`.
+and data type); DML_OPERATOR_MAX_UNPOOLING (3_0) shares the folder and kernel file (:class:`MaxUnpooling`), and so do
+the gradients DML_OPERATOR_MAX_POOLING_GRAD and AVERAGE_POOLING_GRAD (3_0, :class:`PoolingGrad`). The descs are
+DirectML's generated ones; the semantics are in :mod:`.reference`.
 
 Data types and ranks (the doc pages' tensor-support tables at the newest feature level): InputTensor and
 OutputTensor of 4 or 5 dimensions, ``{N, C, H, W}`` / ``{N, C, D, H, W}``, the same DataType and DimensionCount;
@@ -321,17 +322,17 @@ class PoolingGrad(Pooling):
       in window order, as MAX_POOLING2's indices; overlapping windows sum (the page). Where the page is silent, the
       forward's rules: NaN is ignored unless the window reads only NaN (then the first NaN takes the gradient), equal
       values +0/-0 tie (the first wins), padding never wins, and a window that reads no element sends its gradient
-      nowhere. InputTensor, InputGradientTensor and OutputGradientTensor the same DataType and DimensionCount,
-      InputTensor and OutputGradientTensor the same Sizes.
+      nowhere. InputTensor, InputGradientTensor and OutputGradientTensor the same DataType (and DimensionCount),
+      InputTensor and OutputGradientTensor the same Sizes; 4 dimensions only (the page's table; DimensionCount 2).
     * AVERAGE_POOLING_GRAD: each InputGradientTensor element divided by its window's divisor (IncludePadding: the
       window's tap count; otherwise the number of input elements it reads, as AVERAGE_POOLING's) is added to every
       element the window reads (the page's example: 2x2 windows over 3x3 give [[0.25, 0.75, 0.5], [1, 2.5, 1.5],
       [0.75, 1.75, 1]] for gradients [[1, 2], [3, 4]]). InputGradientTensor and OutputGradientTensor the same
-      DataType and DimensionCount.
+      DataType and DimensionCount, 4 or 5 dimensions.
 
-    Data types FLOAT32 and FLOAT16, 4 or 5 dimensions (the pages' tensor-support tables); DimensionCount the spatial
-    dimension count. Any DML strides on every tensor (stride-0 broadcast inputs, padded outputs); no in place (the
-    schema's: no input is eligible). Computed as a gather (one work-item per OutputGradientTensor element summing the
+    Data types FLOAT32 and FLOAT16 (the pages' tensor-support tables); DimensionCount the spatial dimension count.
+    Any DML strides on every tensor (stride-0 broadcast inputs, padded outputs); no in place (the schema's: no input
+    is eligible). Computed as a gather (one work-item per OutputGradientTensor element summing the
     windows that read it, in window-tap order) in float32, rounded once to the output type; the float64 reference is
     an independent scatter (:func:`.reference.max_pooling_grad`, :func:`.reference.average_pooling_grad`).
     """
@@ -339,15 +340,18 @@ class PoolingGrad(Pooling):
     def check(self, v: ValidatedDesc, problems: Problems) -> None:
         where, why = v.struct_name, f"by {v.operator.name}"
         names = (X, DY, DX) if self.function == "MAX_GRAD" else (DY, DX)
+        # MAX_POOLING_GRAD's table: 4 dimensions only ("the only valid value for this parameter is 2");
+        # AVERAGE_POOLING_GRAD's: 4 to 5
+        ranks, supported = ((4,), "4") if self.function == "MAX_GRAD" else ((4, 5), "4 to 5")
         fine = True
         for name in names:
             layout = v.tensors.get(name)
             if not isinstance(layout, TensorLayout):
                 continue
             fine &= require_type(v, problems, name, FLOATS, why)
-            if not 4 <= len(layout.sizes) <= 5:
+            if len(layout.sizes) not in ranks:
                 problems.add(f"{where}.{name}.DimensionCount {len(layout.sizes)} is not supported {why} "
-                             "(supported: 4 to 5)")
+                             f"(supported: {supported})")
                 fine = False
         if not fine:
             return
