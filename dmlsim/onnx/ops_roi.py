@@ -1,4 +1,9 @@
-"""ONNX RoiAlign lowered onto DirectML's ROI_ALIGN1 (dmlsim/operators/roi), as onnxruntime's DirectML provider does
+"""ONNX RoiAlign and MaxRoiPool lowered onto DirectML's ROI_ALIGN1 and ROI_POOLING (dmlsim/operators/roi).
+
+MaxRoiPool: rois ``(num_rois, 5)`` read as ROI_POOLING's ``{1, 1, NumROIs, 5}``, pooled_shape as PooledSize (height,
+width), spatial_scale as SpatialScale (onnxruntime's provider maps it so; onnx has no node case of it).
+
+RoiAlign as onnxruntime's DirectML provider does
 (DmlOperatorRegionOfInterestAlign): LINEAR interpolation, SpatialScaleX = SpatialScaleY = spatial_scale,
 OutOfBoundsInputValue 0, sampling_ratio 0 as MinimumSamplesPerOutput 1 / MaximumSamplesPerOutput UINT_MAX and n > 0 as
 n / n, coordinate_transformation_mode half_pixel as InputPixelOffset 0.5 and output_half_pixel as 0 (OutputPixelOffset
@@ -18,6 +23,7 @@ from typing import Any
 import numpy as np
 
 import dmlsim as dml
+from dmlsim.api.structs import DML_SIZE_2D
 from dmlsim.onnx.lowering import Lowering, View, lowers
 
 
@@ -47,3 +53,18 @@ def lower_roi_align(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
              SpatialScaleX=scale, SpatialScaleY=scale, InputPixelOffset=0.5 if transform == "half_pixel" else 0.0,
              OutputPixelOffset=-0.5, OutOfBoundsInputValue=0.0, MinimumSamplesPerOutput=ratio or 1,
              MaximumSamplesPerOutput=ratio or 2**32 - 1, AlignRegionsToCorners=False)
+
+
+@lowers("MaxRoiPool")
+def lower_max_roi_pool(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    x, rois = (low.view(name) for name in node.input[:2])
+    if len(x.shape) != 4 or len(rois.shape) != 2 or rois.shape[1] != 5:
+        raise low.refuse(f"X {list(x.shape)} and rois {list(rois.shape)}: MaxRoiPool takes {{N, C, H, W}} and "
+                         "(num_rois, 5)", dml.E_INVALIDARG)
+    pooled = [int(v) for v in attrs["pooled_shape"]]
+    rois = View(rois.name, (1, 1, *rois.shape), (0, 0, *rois.strides), rois.dtype, rois.offset)
+    shape = (rois.shape[2], x.shape[1], *pooled)
+    low.emit(dml.DML_OPERATOR_ROI_POOLING, dml.DML_ROI_POOLING_OPERATOR_DESC, {"InputTensor": x, "ROITensor": rois},
+             {"OutputTensor": low.output(node.output[0], shape, x.dtype)},
+             SpatialScale=float(attrs.get("spatial_scale", 1.0)), PooledSize=DML_SIZE_2D(Width=pooled[1],
+                                                                                           Height=pooled[0]))

@@ -1,5 +1,6 @@
 """DirectML's region-of-interest operators: DML_OPERATOR_ROI_ALIGN (DML_FEATURE_LEVEL_3_0) and ROI_ALIGN1 (4_0), one
-template and one kernel. The descs are DirectML's generated ones; the arithmetic is in :mod:`.reference`.
+template and one kernel, and DML_OPERATOR_ROI_POOLING (1_0, :class:`RoiPooling`) in the same kernel file. The descs are
+DirectML's generated ones; the arithmetic is in :mod:`.reference`.
 
 Each region ``r`` of ROITensor (``[x1, y1, x2, y2]``, scaled by SpatialScaleX/SpatialScaleY) is cut from batch
 ``BatchIndicesTensor[r]`` of InputTensor and resized to OutputTensor's last two sizes (ROI_ALIGN1's page): along each
@@ -55,13 +56,14 @@ from dmlsim.api.directml_schema import (
     DML_REDUCE_FUNCTION_MAX,
     DML_ROI_ALIGN1_OPERATOR_DESC,
     DML_ROI_ALIGN_OPERATOR_DESC,
+    DML_ROI_POOLING_OPERATOR_DESC,
 )
 from dmlsim.api.enums import DML_OPERATOR_TYPE
 from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import TensorLayout
 from dmlsim.operators.base import Operator, ValidatedDesc, Work, add_operator, elementwise_work, require_same
 from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, TensorArg, Vector
-from dmlsim.operators.roi.reference import roi_align
+from dmlsim.operators.roi.reference import roi_align, roi_pooling
 from dmlsim.operators.typed import FLOATS, UINT32, UINT64, require_type, typed_defines
 
 X, ROIS, BATCH, OUT = "InputTensor", "ROITensor", "BatchIndicesTensor", "OutputTensor"
@@ -161,3 +163,77 @@ class RoiAlign(Operator):
 
 add_operator(RoiAlign(DML_OPERATOR_TYPE.DML_OPERATOR_ROI_ALIGN, DML_ROI_ALIGN_OPERATOR_DESC))
 add_operator(RoiAlign(DML_OPERATOR_TYPE.DML_OPERATOR_ROI_ALIGN1, DML_ROI_ALIGN1_OPERATOR_DESC))
+
+
+class RoiPooling(Operator):
+    """DML_OPERATOR_ROI_POOLING (DML_FEATURE_LEVEL_1_0): a max pooling over each region of interest (Fast R-CNN's, ONNX
+    MaxRoiPool's). ROITensor ``{1, 1, NumROIs, 5}`` holds ``[BatchID, x1, y1, x2, y2]``; the page's integer formulas:
+    corners ``round(v * SpatialScale)``, the region ``x2 - x1 + 1`` wide, output element (oy, ox) the largest element of
+    rows ``[oy * RegionHeight / PooledSize.Height + y1, ceil((oy + 1) * RegionHeight / PooledSize.Height) + y1)`` and
+    the columns alike, "clamped to the input boundaries". InputTensor ``{N, C, H, W}``, OutputTensor ``{NumROIs, C,
+    PooledSize.Height, PooledSize.Width}``, all three FLOAT32 or FLOAT16 of 4 dimensions and the same DataType; any DML
+    strides; no in place.
+
+    Decisions where the page is silent, pinned by tests/test_roi_pooling.py: ``round`` is C's (halfway away from zero,
+    as onnxruntime's MaxRoiPool); a region with x2 < x1 (the page: "x2 >= x1") is 1 wide (Caffe's and onnxruntime's
+    ``max(x2 - x1 + 1, 1)``); a window that the clamping leaves empty gives 0 (Caffe's and onnxruntime's); BatchID is
+    truncated toward zero, and one outside ``[0, BatchCount)`` or NaN, or a NaN corner, gives 0 for the whole region
+    (no element outside InputTensor is read); corners are clamped into ``[-2^30, 2^30]`` before the integer
+    arithmetic (64-bit). The max ignores NaN unless every element is NaN and keeps the first of equal elements, as
+    dmlsim's MAX_POOLING.
+    """
+
+    type = DML_OPERATOR_TYPE.DML_OPERATOR_ROI_POOLING
+    desc_cls = DML_ROI_POOLING_OPERATOR_DESC
+    kernel_file = "kernel.cl"
+
+    def check(self, v: ValidatedDesc, problems: Problems) -> None:
+        where, why = v.struct_name, f"by {v.operator.name}"
+        fine = True
+        for name in (X, ROIS, OUT):
+            layout = v.tensors.get(name)
+            if not isinstance(layout, TensorLayout):
+                continue
+            fine &= require_type(v, problems, name, FLOATS, why)
+            if len(layout.sizes) != 4:
+                problems.add(f"{where}.{name}.DimensionCount {len(layout.sizes)} is not supported {why} "
+                             "(supported: 4)")
+                fine = False
+        if not fine:
+            return
+        require_same(v, problems, X, (OUT, ROIS), ("DataType",))
+        x, rois, out = (v.layout(name).sizes for name in (X, ROIS, OUT))
+        if tuple(rois[:2]) != (1, 1) or rois[3] != 5:
+            problems.add(f"{where}.ROITensor.Sizes {list(rois)} must be {{1, 1, NumROIs, 5}}")
+            return
+        pooled = v.attrs["PooledSize"]
+        expected = [rois[2], x[1], pooled.Height, pooled.Width]
+        if list(out) != expected:
+            problems.add(f"{where}.OutputTensor.Sizes {list(out)} must be {expected} ({{NumROIs, InputChannelCount, "
+                         "PooledSize.Height, PooledSize.Width}})")
+        if pooled.Height == 0 or pooled.Width == 0:
+            problems.add(f"{where}.PooledSize {{Width {pooled.Width}, Height {pooled.Height}}} must be at least 1 by 1")
+
+    def work(self, v: ValidatedDesc) -> Work:
+        """Each output element scans its window (at most the whole input plane, which the ROI values decide); the
+        reference loops over output elements and channels in Python."""
+        x, out = v.layout(X).sizes, v.layout(OUT)
+        return elementwise_work(v) + Work(2 * x[2] * x[3] * out.element_count, 0, SAMPLE_STEPS * out.element_count)
+
+    def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
+        pooled = v.attrs["PooledSize"]
+        return {OUT: roi_pooling(inputs[X], inputs[ROIS], (pooled.Height, pooled.Width), v.attrs["SpatialScale"])}
+
+    def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        x, out = v.layout(X), v.layout(OUT)
+        defines = {**typed_defines(x.data_type, x.data_type), "INDEX_T": "uint"}
+        args = [TensorArg("x", X, scalar=True), Vector("x_strides", bound[X].layout.strides, fill=0),
+                Vector("x_sizes", x.sizes),
+                TensorArg("rois", ROIS, scalar=True), Vector("rois_strides", bound[ROIS].layout.strides, fill=0),
+                TensorArg("y", OUT, scalar=True), Vector("y_strides", bound[OUT].layout.strides, fill=0),
+                Vector("y_sizes", out.sizes), Scalar("spatial_scale", np.float32(v.attrs["SpatialScale"])),
+                Scalar("count", np.uint32(out.element_count))]
+        return [KernelLaunch(self.kernel_source, "roi_pooling", defines, Items(out.element_count), args)]
+
+
+add_operator(RoiPooling())

@@ -8,6 +8,9 @@ input; the adversarial fill would ask for 2^31 samples with Maximum UINT_MAX) wi
 mixed in; batch indices include one past the batch. Tolerance: a sample is 4 float32 products, an output the average
 of S <= 16 samples: 24 ulps of the average of the samples' magnitudes (the bound: the same operator on |InputTensor|
 with OutOfBoundsInputValue |v|), FLOAT16 1 ulp; nearest and MAX pick an element: exact within that tolerance.
+ROI_POOLING (draw_pooling): FLOAT32/FLOAT16, pooled sizes 1-3, spatial scales, ROITensor rows [BatchID, x1, y1, x2, y2]
+with batch ids inside, fractional and past the batch, corners inside, across and past the input, inverted, halves
+(rounding ties), NaN and inf; the output is an input element or 0: exact.
 """
 
 from __future__ import annotations
@@ -22,11 +25,42 @@ from dmlsim.api.directml_schema import (
     DML_REDUCE_FUNCTION_AVERAGE,
     DML_REDUCE_FUNCTION_MAX,
 )
+from dmlsim.api.structs import DML_SIZE_2D
 from dmlsim.operators.harness import Case, draw_tensor, draw_valid
 from dmlsim.operators.typed import FLOAT16, FLOAT32, UINT32, UINT64
 
 
+def draw_pooling(op: Any, rng: np.random.Generator) -> Case:
+    def attempt(r: np.random.Generator) -> Case:
+        dtype = int(r.choice([FLOAT32, FLOAT16]))
+        batch, channels, height, width = (int(r.integers(1, 3)), int(r.integers(1, 3)), int(r.integers(1, 6)),
+                                          int(r.integers(1, 6)))
+        count, pooled_h, pooled_w = int(r.integers(1, 4)), int(r.integers(1, 4)), int(r.integers(1, 4))
+        desc = op.desc_cls(InputTensor=draw_tensor(r, dtype, [batch, channels, height, width]),
+                           ROITensor=draw_tensor(r, dtype, [1, 1, count, 5]),
+                           OutputTensor=draw_tensor(r, dtype, [count, channels, pooled_h, pooled_w], role="output"),
+                           SpatialScale=float(r.choice([1.0, 0.5, 0.25, 2.0])),
+                           PooledSize=DML_SIZE_2D(Width=pooled_w, Height=pooled_h))
+
+        def rois(rr: np.random.Generator, sizes: tuple[int, ...], data_type: int) -> np.ndarray:
+            values = rr.uniform(-3, 2 * max(height, width) + 3, sizes)
+            values = np.where(rr.random(sizes) < 0.3, np.round(values * 2) / 2, values)  # halves: rounding ties
+            special = rr.random(sizes)
+            values = np.where(special < 0.03, np.nan, np.where(special < 0.05, np.inf, values))
+            ids = rr.choice([0.0, 0.0, 1.0, 0.5, 1.75, float(batch), -1.0], sizes[:-1])
+            values[..., 0] = np.where(rr.random(sizes[:-1]) < 0.05, np.nan, ids)
+            return values.astype(np.float32 if data_type == FLOAT32 else np.float16)
+
+        return Case(desc, fills={"ROITensor": rois}, ulps=0, ulps16=0,
+                    note=f"{count} regions of {batch}x{channels}x{height}x{width} to {pooled_h}x{pooled_w}")
+
+    return draw_valid(op, rng, attempt)
+
+
 def draw(op: Any, rng: np.random.Generator) -> Case:
+    if "PooledSize" in op.desc_cls.__dataclass_fields__:
+        return draw_pooling(op, rng)
+
     def attempt(r: np.random.Generator) -> Case:
         fields = op.desc_cls.__dataclass_fields__
         dtype = int(r.choice([FLOAT32, FLOAT16]))

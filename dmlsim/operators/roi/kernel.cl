@@ -132,3 +132,57 @@ __kernel void roi_align(TYPED_IN(x), ulong4 x_strides, ulong4 x_sizes, TYPED_IN(
     STORE_OUT(acc, y__base + y__offset, (ulong)r * y_strides.s0 + (ulong)c * y_strides.s1 + (ulong)oy * y_strides.s2
                                             + (ulong)ox * y_strides.s3);
 }
+
+/* DML_OPERATOR_ROI_POOLING: one work-item per output element {r, c, oy, ox}. ROITensor {1, 1, NumROIs, 5} holds
+ * [batch, x1, y1, x2, y2]; corners round(v * spatial_scale) (half away from zero) clamped into [-2^30, 2^30], the
+ * region max(x2 - x1 + 1, 1) wide; window rows [oy * h / PH + y1, ceil((oy + 1) * h / PH) + y1) in 64-bit integers,
+ * clamped into the input; the largest element (NaN ignored unless all are NaN, the first of equals); an empty window,
+ * a batch id outside [0, BatchCount) (NaN included, truncated toward zero) or a NaN corner: 0. */
+inline long roi_corner(float v)
+{
+    return (long)fmin(fmax(v, -1073741824.0f), 1073741824.0f);
+}
+
+__kernel void roi_pooling(TYPED_IN(x), ulong4 x_strides, ulong4 x_sizes, TYPED_IN(rois), ulong4 rois_strides,
+                          TYPED_OUT(y), ulong4 y_strides, ulong4 y_sizes, float spatial_scale, uint count)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+    uint rest = gid;
+    const long ox = rest % (uint)y_sizes.s3;
+    rest /= (uint)y_sizes.s3;
+    const long oy = rest % (uint)y_sizes.s2;
+    rest /= (uint)y_sizes.s2;
+    const uint c = rest % (uint)y_sizes.s1;
+    const uint r = rest / (uint)y_sizes.s1;
+    const long ph = (long)y_sizes.s2, pw = (long)y_sizes.s3;
+    __global const in_t *roi = rois__base + rois__offset + (ulong)r * rois_strides.s2;
+    const float batch = (float)LOAD_IN(roi, 0);
+    const float cx1 = round((float)LOAD_IN(roi, rois_strides.s3) * spatial_scale);
+    const float cy1 = round((float)LOAD_IN(roi, 2 * rois_strides.s3) * spatial_scale);
+    const float cx2 = round((float)LOAD_IN(roi, 3 * rois_strides.s3) * spatial_scale);
+    const float cy2 = round((float)LOAD_IN(roi, 4 * rois_strides.s3) * spatial_scale);
+    float best = 0.0f;
+    int found = 0;
+    if (batch >= 0.0f && batch < (float)x_sizes.s0 && !isnan(cx1) && !isnan(cy1) && !isnan(cx2) && !isnan(cy2)) {
+        const long x1 = roi_corner(cx1), y1 = roi_corner(cy1), x2 = roi_corner(cx2), y2 = roi_corner(cy2);
+        const long region_h = max(y2 - y1 + 1, 1L), region_w = max(x2 - x1 + 1, 1L);
+        const long h = (long)x_sizes.s2, w = (long)x_sizes.s3;
+        const long hs = clamp(oy * region_h / ph + y1, 0L, h);
+        const long he = clamp(((oy + 1) * region_h + ph - 1) / ph + y1, 0L, h);
+        const long ws = clamp(ox * region_w / pw + x1, 0L, w);
+        const long we = clamp(((ox + 1) * region_w + pw - 1) / pw + x1, 0L, w);
+        __global const in_t *plane = x__base + x__offset + (ulong)batch * x_strides.s0 + (ulong)c * x_strides.s1;
+        for (long iy = hs; iy < he; ++iy) {
+            for (long ix = ws; ix < we; ++ix) {
+                const float v = LOAD_IN(plane, (ulong)iy * x_strides.s2 + (ulong)ix * x_strides.s3);
+                if (!found || v > best || (isnan(best) && !isnan(v)))
+                    best = v;
+                found = 1;
+            }
+        }
+    }
+    STORE_OUT(found ? best : 0.0f, y__base + y__offset,
+              (ulong)r * y_strides.s0 + (ulong)c * y_strides.s1 + (ulong)oy * y_strides.s2 + (ulong)ox * y_strides.s3);
+}

@@ -107,3 +107,46 @@ def roi_align(x: np.ndarray, rois: np.ndarray, batch_indices: np.ndarray, out_hw
                         with np.errstate(invalid="ignore"):
                             result[r, c, oy, ox] = sum(values) / len(values)
     return result
+
+
+# the scaled corners are clamped into [-2^30, 2^30] before they become integers (window arithmetic in 64 bits)
+CORNER_LIMIT = float(2**30)
+
+
+def round_half_away(value: np.float32) -> float:
+    """C's ``round``: to the nearest integer, halfway cases away from zero (OpenCL's ``round`` too)."""
+    magnitude = np.floor(np.abs(np.float64(value)) + 0.5)
+    return float(np.copysign(magnitude, value))
+
+
+def roi_pooling(x: np.ndarray, rois: np.ndarray, pooled_hw: tuple[int, int], spatial_scale: float) -> np.ndarray:
+    """ROI_POOLING in float64: ``{NumROIs, C, PooledHeight, PooledWidth}``, each element the largest input element of
+    its window (the page's integer formulas; the decisions of the package docstring: NaN ignored unless all are NaN,
+    an empty window, a batch id outside the batch or a NaN corner gives 0)."""
+    x = np.asarray(x, np.float64)
+    rois = np.asarray(rois, F32).reshape(-1, 5)
+    n_batch, channels, height, width = x.shape
+    ph, pw = pooled_hw
+    out = np.zeros((rois.shape[0], channels, ph, pw))
+    for r, (b, *corners) in enumerate(rois):
+        with np.errstate(all="ignore"):
+            scaled = [round_half_away(F32(v) * F32(spatial_scale)) for v in corners]
+        if not (b >= 0 and b < n_batch) or any(np.isnan(v) for v in scaled):
+            continue
+        x1, y1, x2, y2 = (int(min(max(v, -CORNER_LIMIT), CORNER_LIMIT)) for v in scaled)
+        region_h, region_w = max(y2 - y1 + 1, 1), max(x2 - x1 + 1, 1)
+        for oy in range(ph):
+            hs = min(max(oy * region_h // ph + y1, 0), height)
+            he = min(max(((oy + 1) * region_h + ph - 1) // ph + y1, 0), height)
+            for ox in range(pw):
+                ws = min(max(ox * region_w // pw + x1, 0), width)
+                we = min(max(((ox + 1) * region_w + pw - 1) // pw + x1, 0), width)
+                if he <= hs or we <= ws:
+                    continue
+                for c in range(channels):
+                    best = None
+                    for v in x[int(b), c, hs:he, ws:we].reshape(-1):  # row-major window order
+                        if best is None or v > best or (np.isnan(best) and not np.isnan(v)):
+                            best = v
+                    out[r, c, oy, ox] = best
+    return out
