@@ -11,6 +11,9 @@ here; OpenCL allows 16), FLOAT16 1 ulp. MAX_UNPOOLING (draw_unpooling) moves val
 AVERAGE_POOLING_GRAD (draw_grad): an element sums at most T = prod(WindowSize) terms in float32 (the max gradient's
 unchanged, the average's each divided once), within T + 2 ulps of the sum of the terms' magnitudes (the bound: the same
 gradient of |InputGradientTensor|), FLOAT16 1 ulp; InputTensor of small integers, so ties are many.
+QUANTIZED_LINEAR_AVERAGE_POOLING (draw_quantized): INT8/UINT8 in and out (mixed), 4-D and 5-D, per-tensor and
+per-channel scales (moderate positive floats; the page leaves a scale of 0 undefined) and zero points present or
+absent; the integer outputs compare exactly (the reference repeats the kernel's float32 steps).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from dmlsim.operators.harness import Case, draw_tensor, draw_valid
-from dmlsim.operators.typed import FLOAT16, FLOAT32, INTEGERS, UINT32, UINT64
+from dmlsim.operators.typed import FLOAT16, FLOAT32, INT8, INTEGERS, UINT8, UINT32, UINT64
 
 
 def draw_unpooling(op: Any, rng: np.random.Generator) -> Case:
@@ -97,9 +100,49 @@ def draw_grad(op: Any, rng: np.random.Generator) -> Case:
     return draw_valid(op, rng, attempt)
 
 
+def draw_quantized(op: Any, rng: np.random.Generator) -> Case:
+    def attempt(r: np.random.Generator) -> Case:
+        spatial = int(r.choice([2, 3]))
+        window = [int(r.integers(1, 4)) for _ in range(spatial)]
+        strides = [int(r.integers(1, 3)) for _ in range(spatial)]
+        dilations = [int(r.integers(1, 3)) for _ in range(spatial)]
+        start = [int(r.integers(0, 3)) for _ in range(spatial)]
+        end = [int(r.integers(0, 3)) for _ in range(spatial)]
+        size_in = [max(1, (window[i] - 1) * dilations[i] + 1 - start[i] - end[i]) + int(r.integers(0, 3))
+                   for i in range(spatial)]
+        out = [(size_in[i] + start[i] + end[i] - (window[i] - 1) * dilations[i] - 1) // strides[i] + 1
+               for i in range(spatial)]
+        batch, channels = int(r.integers(1, 3)), int(r.integers(1, 4))
+        in_type, out_type = int(r.choice([INT8, UINT8])), int(r.choice([INT8, UINT8]))
+
+        def side(data_type: int) -> list[int]:
+            return [1, channels] + [1] * spatial if r.random() < 0.5 else [1] * int(r.integers(1, spatial + 3))
+
+        in_sizes, out_sizes = side(in_type), side(out_type)
+        desc = op.desc_cls(
+            InputTensor=draw_tensor(r, in_type, [batch, channels, *size_in]),
+            InputScaleTensor=draw_tensor(r, FLOAT32, in_sizes),
+            InputZeroPointTensor=draw_tensor(r, in_type, in_sizes) if r.random() < 0.7 else None,
+            OutputScaleTensor=draw_tensor(r, FLOAT32, out_sizes),
+            OutputZeroPointTensor=draw_tensor(r, out_type, out_sizes) if r.random() < 0.7 else None,
+            OutputTensor=draw_tensor(r, out_type, [batch, channels, *out], role="output"),
+            DimensionCount=spatial, Strides=strides, WindowSize=window, StartPadding=start, EndPadding=end,
+            Dilations=dilations, IncludePadding=bool(r.random() < 0.5))
+
+        def scales(rr: np.random.Generator, sizes: tuple[int, ...], data_type: int) -> np.ndarray:
+            return rr.choice([0.5, 0.25, 0.1, 0.03125, 1.0, 3.0, 0.007], sizes).astype(np.float32)
+
+        return Case(desc, fills={"InputScaleTensor": scales, "OutputScaleTensor": scales}, ulps=0, ulps16=0,
+                    note=f"{spatial}-D window {window} strides {strides} dilations {dilations} pads {start}/{end}")
+
+    return draw_valid(op, rng, attempt)
+
+
 def draw(op: Any, rng: np.random.Generator) -> Case:
     if op.function == "UNPOOL":
         return draw_unpooling(op, rng)
+    if op.function == "QAVERAGE":
+        return draw_quantized(op, rng)
     if op.function.endswith("_GRAD"):
         return draw_grad(op, rng)
 

@@ -259,3 +259,78 @@ __kernel void pooling_grad(
     STORE_OUT(sum, dx__base + dx__offset, AT5(dx_strides, n, c, id, ih, iw));
 }
 #endif
+
+#ifdef QUANTIZED_AVERAGE
+/* DML_OPERATOR_QUANTIZED_LINEAR_AVERAGE_POOLING (built with -DQUANTIZED_AVERAGE, typed.h's IN_T/OUT_T char or uchar,
+ * SATURATE_T the output type): one work-item per output element; each element the window reads dequantized in float32,
+ * (x - in_zero_point) * in_scale, summed in tap order (padding adds nothing), divided once (correctly rounded:
+ * quantize.h's divide_rn) by the window's tap count (-DINCLUDE_PADDING) or the elements read (none read: 0), then
+ * quantized as QUANTIZE_LINEAR: saturate(rint(mean / out_scale) + out_zero_point). A scale or zero point is read at
+ * c * its channel stride (0 for a per-tensor one). -DIN_ZERO_POINT / -DOUT_ZERO_POINT: the optional zero points. */
+#pragma OPENCL FP_CONTRACT OFF
+#include "quantize.h"
+
+__kernel void quantized_average_pooling(TYPED_IN(x), ulong8 x_strides, ulong8 x_sizes, TYPED_OUT(y),
+                                        ulong8 y_strides, ulong8 y_sizes,
+                                        __global const float *in_scale__base, ulong in_scale__offset,
+                                        ulong in_scale_stride,
+#ifdef IN_ZERO_POINT
+                                        __global const in_t *in_zero__base, ulong in_zero__offset,
+                                        ulong in_zero_stride,
+#endif
+                                        __global const float *out_scale__base, ulong out_scale__offset,
+                                        ulong out_scale_stride,
+#ifdef OUT_ZERO_POINT
+                                        __global const out_t *out_zero__base, ulong out_zero__offset,
+                                        ulong out_zero_stride,
+#endif
+                                        ulong4 strides, ulong4 window, ulong4 dilations, ulong4 start_padding,
+                                        uint count)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+    COORDS8(o, gid, y_sizes)
+    const uint n = o[3], c = o[4], od = o[5], oh = o[6], ow = o[7];
+    __global const in_t *x = x__base + x__offset;
+    const float scale_in = in_scale__base[in_scale__offset + (ulong)c * in_scale_stride];
+#ifdef IN_ZERO_POINT
+    const float zero_in = (float)in_zero__base[in_zero__offset + (ulong)c * in_zero_stride];
+#else
+    const float zero_in = 0.0f;
+#endif
+    float sum = 0.0f;
+    uint read = 0;
+    for (ulong kd = 0; kd < window.y; ++kd) {
+        const long id = tap_position(od, kd, strides.y, dilations.y, start_padding.y, x_sizes.s5);
+        if (id < 0)
+            continue;
+        for (ulong kh = 0; kh < window.z; ++kh) {
+            const long ih = tap_position(oh, kh, strides.z, dilations.z, start_padding.z, x_sizes.s6);
+            if (ih < 0)
+                continue;
+            for (ulong kw = 0; kw < window.w; ++kw) {
+                const long iw = tap_position(ow, kw, strides.w, dilations.w, start_padding.w, x_sizes.s7);
+                if (iw < 0)
+                    continue;
+                const float term = ((float)x[AT5(x_strides, n, c, id, ih, iw)] - zero_in) * scale_in;
+                sum += term;
+                ++read;
+            }
+        }
+    }
+#ifdef INCLUDE_PADDING
+    const float taps = (float)(window.y * window.z * window.w);
+#else
+    const float taps = (float)read;
+#endif
+    const float mean = read ? divide_rn(sum, taps) : 0.0f;
+#ifdef OUT_ZERO_POINT
+    const float zero_out = (float)out_zero__base[out_zero__offset + (ulong)c * out_zero_stride];
+#else
+    const float zero_out = 0.0f;
+#endif
+    const float scale_out = out_scale__base[out_scale__offset + (ulong)c * out_scale_stride];
+    y__base[y__offset + AT5(y_strides, n, c, od, oh, ow)] = saturate(quantize(mean, scale_out, zero_out));
+}
+#endif

@@ -201,7 +201,7 @@ class RoiPooling(Operator):
                 fine = False
         if not fine:
             return
-        require_same(v, problems, X, (OUT, ROIS), ("DataType",))
+        require_same(v, problems, X, (ROIS, OUT), ("DataType",))
         x, rois, out = (v.layout(name).sizes for name in (X, ROIS, OUT))
         if tuple(rois[:2]) != (1, 1) or rois[3] != 5:
             problems.add(f"{where}.ROITensor.Sizes {list(rois)} must be {{1, 1, NumROIs, 5}}")

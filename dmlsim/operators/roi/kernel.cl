@@ -157,7 +157,7 @@ __kernel void roi_pooling(TYPED_IN(x), ulong4 x_strides, ulong4 x_sizes, TYPED_I
     const uint c = rest % (uint)y_sizes.s1;
     const uint r = rest / (uint)y_sizes.s1;
     const long ph = (long)y_sizes.s2, pw = (long)y_sizes.s3;
-    __global const in_t *roi = rois__base + rois__offset + (ulong)r * rois_strides.s2;
+    __global const in_t *roi = rois__base + (rois__offset + (ulong)r * rois_strides.s2);
     const float batch = (float)LOAD_IN(roi, 0);
     const float cx1 = round((float)LOAD_IN(roi, rois_strides.s3) * spatial_scale);
     const float cy1 = round((float)LOAD_IN(roi, 2 * rois_strides.s3) * spatial_scale);
