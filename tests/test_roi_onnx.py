@@ -98,39 +98,3 @@ def test_onnx_lowering_runs_the_node_cases(device, case):
     else:
         assert outcome.status == "pass", outcome
 
-
-@pytest.mark.parametrize("opset", [10, 16])
-def test_opset_10_default_is_output_half_pixel(device, opset):
-    """A RoiAlign node without coordinate_transformation_mode: at opset 10 (which has no such attribute) the
-    semantics are output_half_pixel's (opset 16's changelog: "output_half_pixel ... for a backward-compatible
-    behavior"; onnxruntime's CPU kernel keeps half_pixel_ false unless the attribute says half_pixel), from opset 16
-    the default is half_pixel. The lowering follows them (the DirectML provider reads the absent attribute as
-    half_pixel at both; onnx.reference too, so the opset-10 model is judged by onnx.reference on the same node at
-    opset 16 with output_half_pixel spelled out). Sampling_ratio 0 (adaptive), regions at least 1 wide (where
-    output_half_pixel's forced minimum does not apply)."""
-    from onnx import TensorProto, helper
-    from onnx.reference import ReferenceEvaluator
-
-    from dmlsim import backend
-
-    node = helper.make_node("RoiAlign", ["X", "rois", "batch_indices"], ["Y"], output_height=2, output_width=3,
-                            spatial_scale=0.5)
-    graph = helper.make_graph([node], "roi", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 1, 5, 6]),
-                                              helper.make_tensor_value_info("rois", TensorProto.FLOAT, [3, 4]),
-                                              helper.make_tensor_value_info("batch_indices", TensorProto.INT64, [3])],
-                              [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [3, 1, 2, 3])])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    rng = np.random.default_rng(opset)
-    x = rng.uniform(-2, 2, (2, 1, 5, 6)).astype(np.float32)
-    rois = np.array([[0, 0, 9, 7], [2, 3, 8, 9], [5, 1, 11, 4]], np.float32)
-    batch = np.array([1, 0, 1], np.int64)
-    judge = model
-    if opset == 10:
-        spelled = helper.make_node("RoiAlign", ["X", "rois", "batch_indices"], ["Y"], output_height=2, output_width=3,
-                                   spatial_scale=0.5, coordinate_transformation_mode="output_half_pixel")
-        judge = helper.make_model(helper.make_graph([spelled], "roi", graph.input, graph.output),
-                                  opset_imports=[helper.make_opsetid("", 16)])
-    expected = ReferenceEvaluator(judge).run(None, {"X": x, "rois": rois, "batch_indices": batch})[0]
-    got = backend.prepare(model, device).run([x, rois, batch])[0]
-    report = compare_ulps(got, expected.astype(np.float64), np.float32, 16, np.full(expected.shape, 2.0))
-    assert report.ok, report.describe("Y")
