@@ -115,10 +115,11 @@ def draw_quantized(op: Any, rng: np.random.Generator) -> Case:
         batch, channels = int(r.integers(1, 3)), int(r.integers(1, 4))
         in_type, out_type = int(r.choice([INT8, UINT8])), int(r.choice([INT8, UINT8]))
 
-        def side(data_type: int) -> list[int]:
+        def side() -> list[int]:
+            """Per channel ({1, C, 1...}) or per tensor (one element, 1 to DimensionCount dimensions)."""
             return [1, channels] + [1] * spatial if r.random() < 0.5 else [1] * int(r.integers(1, spatial + 3))
 
-        in_sizes, out_sizes = side(in_type), side(out_type)
+        in_sizes, out_sizes = side(), side()
         desc = op.desc_cls(
             InputTensor=draw_tensor(r, in_type, [batch, channels, *size_in]),
             InputScaleTensor=draw_tensor(r, FLOAT32, in_sizes),
