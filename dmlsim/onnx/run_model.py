@@ -27,6 +27,7 @@ from dmlsim.onnx import (  # noqa: F401  (each registers its lowerings)
     ops_quant,
     ops_recurrent,
     ops_resize,
+    ops_roi,
     ops_tensor,
 )
 from dmlsim.onnx.lowering import LOWERINGS, Lowering, View, attributes_of, dml_type

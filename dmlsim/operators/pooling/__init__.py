@@ -1,8 +1,9 @@
 """DirectML's pooling family: DML_OPERATOR_MAX_POOLING (DML_FEATURE_LEVEL_1_0), MAX_POOLING1 (2_0, optional
 OutputIndicesTensor), MAX_POOLING2 (2_1, indices and Dilations), AVERAGE_POOLING (1_0), AVERAGE_POOLING1 (6_2,
 Dilations), LP_POOLING (1_0) and LP_POOLING1 (6_2, Dilations): one template, one kernel (one build per function
-and data type); DML_OPERATOR_MAX_UNPOOLING (3_0) shares the folder and kernel file (:class:`MaxUnpooling`). The
-descs are DirectML's generated ones; the semantics are in :mod:`.reference`.
+and data type); DML_OPERATOR_MAX_UNPOOLING (3_0) shares the folder and kernel file (:class:`MaxUnpooling`), and so do
+the gradients DML_OPERATOR_MAX_POOLING_GRAD and AVERAGE_POOLING_GRAD (3_0, :class:`PoolingGrad`). The descs are
+DirectML's generated ones; the semantics are in :mod:`.reference`.
 
 Data types and ranks (the doc pages' tensor-support tables at the newest feature level): InputTensor and
 OutputTensor of 4 or 5 dimensions, ``{N, C, H, W}`` / ``{N, C, D, H, W}``, the same DataType and DimensionCount;
@@ -52,13 +53,16 @@ import numpy as np
 
 from dmlsim.api.directml_schema import (
     DML_AVERAGE_POOLING1_OPERATOR_DESC,
+    DML_AVERAGE_POOLING_GRAD_OPERATOR_DESC,
     DML_AVERAGE_POOLING_OPERATOR_DESC,
     DML_LP_POOLING1_OPERATOR_DESC,
     DML_LP_POOLING_OPERATOR_DESC,
     DML_MAX_POOLING1_OPERATOR_DESC,
     DML_MAX_POOLING2_OPERATOR_DESC,
+    DML_MAX_POOLING_GRAD_OPERATOR_DESC,
     DML_MAX_POOLING_OPERATOR_DESC,
     DML_MAX_UNPOOLING_OPERATOR_DESC,
+    DML_QUANTIZED_LINEAR_AVERAGE_POOLING_OPERATOR_DESC,
 )
 from dmlsim.api.enums import DML_OPERATOR_TYPE
 from dmlsim.api.errors import Problems
@@ -68,10 +72,13 @@ from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, Ten
 from dmlsim.operators.pooling.reference import (
     PoolingGeometry,
     average_pooling,
+    average_pooling_grad,
     lp_pooling,
     max_pooling,
+    max_pooling_grad,
     max_unpooling,
     output_spatial_sizes,
+    quantized_average_pooling,
 )
 from dmlsim.operators.typed import (
     FLOAT16,
@@ -82,6 +89,7 @@ from dmlsim.operators.typed import (
     INT32,
     INT64,
     INTEGERS,
+    UINT8,
     UINT32,
     UINT64,
     require_type,
@@ -300,3 +308,260 @@ class MaxUnpooling(Operator):
 
 
 add_operator(MaxUnpooling())
+
+
+DX, DY = "OutputGradientTensor", "InputGradientTensor"
+
+
+class PoolingGrad(Pooling):
+    """DML_OPERATOR_MAX_POOLING_GRAD and DML_OPERATOR_AVERAGE_POOLING_GRAD (DML_FEATURE_LEVEL_3_0): the
+    backpropagation of MAX_POOLING2 and AVERAGE_POOLING. OutputGradientTensor has the forward's input sizes,
+    InputGradientTensor the forward's output sizes (the geometry rules of :class:`Pooling`, with OutputGradientTensor
+    in the forward input's place); every OutputGradientTensor element is written (zeros where no window sends it
+    anything).
+
+    * MAX_POOLING_GRAD: each InputGradientTensor element is added at the element of InputTensor that the forward max
+      of its window chose, "the element with the lowest logical element index" of a tie (the page), which is the first
+      in window order, as MAX_POOLING2's indices; overlapping windows sum (the page). Where the page is silent, the
+      forward's rules: NaN is ignored unless the window reads only NaN (then the first NaN takes the gradient), equal
+      values +0/-0 tie (the first wins), padding never wins, and a window that reads no element sends its gradient
+      nowhere. InputTensor, InputGradientTensor and OutputGradientTensor the same DataType (and DimensionCount),
+      InputTensor and OutputGradientTensor the same Sizes; 4 dimensions only (the page's table; DimensionCount 2).
+    * AVERAGE_POOLING_GRAD: each InputGradientTensor element divided by its window's divisor (IncludePadding: the
+      window's tap count; otherwise the number of input elements it reads, as AVERAGE_POOLING's) is added to every
+      element the window reads (the page's example: 2x2 windows over 3x3 give [[0.25, 0.75, 0.5], [1, 2.5, 1.5],
+      [0.75, 1.75, 1]] for gradients [[1, 2], [3, 4]]). InputGradientTensor and OutputGradientTensor the same
+      DataType and DimensionCount, 4 or 5 dimensions.
+
+    Data types FLOAT32 and FLOAT16 (the pages' tensor-support tables); DimensionCount the spatial dimension count.
+    Any DML strides on every tensor (stride-0 broadcast inputs, padded outputs); no in place (the schema's: no input
+    is eligible). Computed as a gather (one work-item per OutputGradientTensor element summing the
+    windows that read it, in window-tap order) in float32, rounded once to the output type; the float64 reference is
+    an independent scatter (:func:`.reference.max_pooling_grad`, :func:`.reference.average_pooling_grad`).
+    """
+
+    def check(self, v: ValidatedDesc, problems: Problems) -> None:
+        where, why = v.struct_name, f"by {v.operator.name}"
+        names = (X, DY, DX) if self.function == "MAX_GRAD" else (DY, DX)
+        # MAX_POOLING_GRAD's table: 4 dimensions only ("the only valid value for this parameter is 2");
+        # AVERAGE_POOLING_GRAD's: 4 to 5
+        ranks, supported = ((4,), "4") if self.function == "MAX_GRAD" else ((4, 5), "4 to 5")
+        fine = True
+        for name in names:
+            layout = v.tensors.get(name)
+            if not isinstance(layout, TensorLayout):
+                continue
+            fine &= require_type(v, problems, name, FLOATS, why)
+            if len(layout.sizes) not in ranks:
+                problems.add(f"{where}.{name}.DimensionCount {len(layout.sizes)} is not supported {why} "
+                             f"(supported: {supported})")
+                fine = False
+        if not fine:
+            return
+        require_same(v, problems, DX, (DY,), ("DataType", "DimensionCount"))
+        if self.function == "MAX_GRAD":
+            require_same(v, problems, DX, (X,), ("DataType", "DimensionCount", "Sizes"))
+        spatial = len(v.layout(DX).sizes) - 2
+        if v.attrs["DimensionCount"] != spatial:
+            problems.add(f"{where}.DimensionCount {v.attrs['DimensionCount']} must be "
+                         f"OutputGradientTensor.DimensionCount - 2 = {spatial} (the number of spatial dimensions)")
+        for name in ("Strides", "WindowSize", "Dilations"):
+            for i in [i for i, value in enumerate(v.attrs.get(name) or ()) if value < 1]:
+                problems.add(f"{where}.{name}[{i}] must be at least 1, got 0")
+        if problems:
+            return
+        g = self.geometry(v)
+        dx_sizes, dy = v.layout(DX).sizes, v.layout(DY).sizes
+        for i, size in enumerate(dx_sizes[2:]):
+            extent = (g.window[i] - 1) * g.dilations[i] + 1
+            padded = size + g.start_padding[i] + g.end_padding[i]
+            if padded < extent:
+                problems.add(f"{where}.WindowSize[{i}] {g.window[i]} with Dilations[{i}] {g.dilations[i]} spans "
+                             f"{extent} elements, more than OutputGradientTensor.Sizes[{i + 2}] {size} plus "
+                             f"StartPadding[{i}] and EndPadding[{i}] ({padded})")
+        if problems:
+            return
+        expected = (*dx_sizes[:2], *output_spatial_sizes(g, dx_sizes[2:]))
+        if tuple(dy) != expected:
+            problems.add(f"{where}.InputGradientTensor.Sizes {list(dy)} must be {list(expected)} (the forward's output "
+                         "sizes: OutputGradientTensor.Sizes[0:2], then (size + StartPadding + EndPadding - "
+                         "((WindowSize - 1) * Dilations + 1)) / Strides + 1)")
+
+    def work(self, v: ValidatedDesc) -> Work:
+        """Each OutputGradientTensor element visits the windows that read it (at most the window's taps), and the
+        max gradient recomputes each such window's max: taps^2 operations per element; the reference makes a few
+        numpy calls per tap."""
+        taps = math.prod(v.attrs["WindowSize"])
+        per = taps * taps if self.function == "MAX_GRAD" else taps
+        return elementwise_work(v) + Work(8 * per * v.layout(DX).element_count, 0, TAP_STEPS * taps)
+
+    def reference_bytes(self, v: ValidatedDesc) -> int:
+        """The default plus, per InputGradientTensor element, the float64 values, indices and masks of one tap, and a
+        float64 copy of the output."""
+        return Operator.reference_bytes(self, v) + 48 * v.layout(DY).element_count + 8 * v.layout(DX).element_count
+
+    def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
+        g = self.geometry(v)
+        if self.function == "MAX_GRAD":
+            return {DX: max_pooling_grad(inputs[X], inputs[DY], g)}
+        return {DX: average_pooling_grad(inputs[DY], g, v.layout(DX).sizes[2:], bool(v.attrs["IncludePadding"]))}
+
+    def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        g = self.geometry(v)
+        dx, dy = v.layout(DX), v.layout(DY)
+        dtype = dx.data_type
+        defines = {**typed_defines(dtype, dtype), "IS_FLOAT": True, "POOL_GRAD": True,
+                   f"GRAD_{self.function.removesuffix('_GRAD')}": True}
+        args: list[Any] = []
+        if self.function == "MAX_GRAD":
+            args += [TensorArg("x", X, scalar=True), Vector("x_strides", as_5d(bound[X].layout.strides, 0), rank=8,
+                                                            fill=0)]
+        else:
+            defines.update(INCLUDE_PADDING=bool(v.attrs["IncludePadding"]))
+        args += [TensorArg("dy", DY, scalar=True),
+                 Vector("dy_strides", as_5d(bound[DY].layout.strides, 0), rank=8, fill=0),
+                 Vector("dy_sizes", as_5d(dy.sizes, 1), rank=8),
+                 TensorArg("dx", DX, scalar=True),
+                 Vector("dx_strides", as_5d(bound[DX].layout.strides, 0), rank=8, fill=0),
+                 Vector("dx_sizes", as_5d(dx.sizes, 1), rank=8),
+                 Vector("strides", spatial_3(g.strides, 1)), Vector("window", spatial_3(g.window, 1)),
+                 Vector("dilations", spatial_3(g.dilations, 1)),
+                 Vector("start_padding", spatial_3(g.start_padding, 0)),
+                 Scalar("count", np.uint32(dx.element_count))]
+        return [KernelLaunch(self.kernel_source, "pooling_grad", defines, Items(dx.element_count), args)]
+
+
+add_operator(PoolingGrad(_OP.DML_OPERATOR_MAX_POOLING_GRAD, DML_MAX_POOLING_GRAD_OPERATOR_DESC, "MAX_GRAD"))
+add_operator(PoolingGrad(_OP.DML_OPERATOR_AVERAGE_POOLING_GRAD, DML_AVERAGE_POOLING_GRAD_OPERATOR_DESC, "AVERAGE_GRAD"))
+
+
+QIN_SCALE, QIN_ZERO, QOUT_SCALE, QOUT_ZERO = ("InputScaleTensor", "InputZeroPointTensor", "OutputScaleTensor",
+                                              "OutputZeroPointTensor")
+QUANTIZED = (INT8, UINT8)
+QUANTIZED_LIMITS = {INT8: (-128, 127), UINT8: (0, 255)}
+
+
+class QuantizedAveragePooling(Pooling):
+    """DML_OPERATOR_QUANTIZED_LINEAR_AVERAGE_POOLING (DML_FEATURE_LEVEL_6_2): AVERAGE_POOLING1 between the page's
+    dequantize ``(Input - ZeroPoint) * Scale`` and quantize ``clamp(round(Input / Scale) + ZeroPoint, Min, Max)``.
+    InputTensor and OutputTensor INT8 or UINT8 of 4 or 5 dimensions (the same DimensionCount, DataTypes free), the
+    scales FLOAT32, each optional zero point its tensor's DataType; a scale or zero point is ``{1, 1, 1, 1}`` (per
+    tensor) or ``{1, ChannelCount, 1, 1}`` (per channel), the 5-D forms for 5-D tensors, or any tensor of 1 to 5
+    dimensions holding one element. Output sizes, windows, dilations, paddings and IncludePadding as AVERAGE_POOLING1's
+    (:class:`Pooling`; the page's size formula omits Dilations, decided as the family's). Any DML strides; no in place.
+
+    Decisions where the page is silent, pinned by tests/test_quantized_average_pooling.py: the arithmetic is float32,
+    every element dequantized, summed in window-tap order, divided once (correctly rounded), then quantized as
+    dmlsim's QUANTIZE_LINEAR (division correctly rounded, ``round`` half to even, the zero point added, saturated, NaN
+    to 0), so the integer outputs are equal on every device and the reference; padding is a real 0 (it adds nothing
+    to the sum; IncludePadding counts it in the divisor); a window that reads nothing averages to 0 (the output is the
+    output zero point); a scale of 0 (the page: undefined behavior) gives what the float arithmetic gives.
+    """
+
+    def check(self, v: ValidatedDesc, problems: Problems) -> None:
+        where, why = v.struct_name, f"by {v.operator.name}"
+        fine = True
+        for name, types, ranks, supported in ((X, QUANTIZED, (4, 5), "4 to 5"), (OUT, QUANTIZED, (4, 5), "4 to 5"),
+                                              (QIN_SCALE, (FLOAT32,), range(1, 6), "1 to 5"),
+                                              (QOUT_SCALE, (FLOAT32,), range(1, 6), "1 to 5"),
+                                              (QIN_ZERO, QUANTIZED, range(1, 6), "1 to 5"),
+                                              (QOUT_ZERO, QUANTIZED, range(1, 6), "1 to 5")):
+            layout = v.tensors.get(name)
+            if not isinstance(layout, TensorLayout):
+                continue
+            fine &= require_type(v, problems, name, types, why)
+            if len(layout.sizes) not in ranks:
+                problems.add(f"{where}.{name}.DimensionCount {len(layout.sizes)} is not supported {why} "
+                             f"(supported: {supported})")
+                fine = False
+        if not fine:
+            return
+        # "InputTensor and OutputTensor must have the same DimensionCount"; each zero point its tensor's DataType
+        require_same(v, problems, X, (OUT,), ("DimensionCount",))
+        require_same(v, problems, X, (QIN_ZERO,), ("DataType",))
+        require_same(v, problems, OUT, (QOUT_ZERO,), ("DataType",))
+        x = v.layout(X).sizes
+        per_channel = [1, x[1]] + [1] * (len(x) - 2)
+        for name in (QIN_SCALE, QIN_ZERO, QOUT_SCALE, QOUT_ZERO):
+            layout = v.tensors.get(name)
+            if isinstance(layout, TensorLayout) and layout.element_count != 1 and list(layout.sizes) != per_channel:
+                problems.add(f"{where}.{name}.Sizes {list(layout.sizes)} must hold one element (per tensor) or be "
+                             f"{per_channel} (per channel)")
+        if problems:
+            return
+        # the window, stride and output-size rules of AVERAGE_POOLING1 (the family's check, with OutputTensor's
+        # data type rule left to the lines above)
+        for name in ("Strides", "WindowSize", "Dilations"):
+            zeros = [i for i, value in enumerate(v.attrs.get(name) or ()) if not value]
+            for i in zeros:
+                problems.add(f"{where}.{name}[{i}] must be at least 1, got 0")
+        if v.attrs["DimensionCount"] != len(x) - 2:
+            problems.add(f"{where}.DimensionCount {v.attrs['DimensionCount']} must be InputTensor.DimensionCount - 2 "
+                         f"= {len(x) - 2} (the number of spatial dimensions)")
+        if problems:
+            return
+        g = self.geometry(v)
+        for i, size in enumerate(x[2:]):
+            extent, padded = (g.window[i] - 1) * g.dilations[i] + 1, size + g.start_padding[i] + g.end_padding[i]
+            if padded - extent < 0:
+                problems.add(f"{where}.WindowSize[{i}] {g.window[i]} with Dilations[{i}] {g.dilations[i]} spans "
+                             f"{extent} elements, more than InputTensor.Sizes[{i + 2}] {size} plus StartPadding[{i}] "
+                             f"and EndPadding[{i}] ({padded})")
+        if problems:
+            return
+        wanted = (*x[:2], *output_spatial_sizes(g, x[2:]))
+        if tuple(v.layout(OUT).sizes) != wanted:
+            problems.add(f"{where}.OutputTensor.Sizes {list(v.layout(OUT).sizes)} must be {list(wanted)} "
+                         "(InputTensor.Sizes[0:2], then (size + StartPadding + EndPadding - ((WindowSize - 1) * "
+                         "Dilations + 1)) / Strides + 1)")
+
+    def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
+        x_sizes = v.layout(X).sizes
+
+        def per_channel(name: str) -> Any:
+            value = inputs.get(name)
+            if value is None:
+                return None
+            value = np.asarray(value)
+            shape = (1, x_sizes[1]) + (1,) * (len(x_sizes) - 2)
+            return value.reshape(shape) if value.size == x_sizes[1] and value.size != 1 else value.reshape(-1)[0]
+
+        out_type = v.layout(OUT).data_type
+        result = quantized_average_pooling(inputs[X], per_channel(QIN_SCALE), per_channel(QIN_ZERO),
+                                           per_channel(QOUT_SCALE), per_channel(QOUT_ZERO), self.geometry(v),
+                                           v.layout(OUT).sizes[2:], bool(v.attrs["IncludePadding"]),
+                                           QUANTIZED_LIMITS[out_type])
+        return {OUT: result.astype(np.int8 if out_type == INT8 else np.uint8)}
+
+    def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        g = self.geometry(v)
+        x, out = v.layout(X), v.layout(OUT)
+        defines = {**typed_defines(x.data_type, out.data_type, "float"), "QUANTIZED_AVERAGE": True,
+                   "SATURATE_T": "char" if out.data_type == INT8 else "uchar",
+                   "INCLUDE_PADDING": bool(v.attrs["IncludePadding"]),
+                   "IN_ZERO_POINT": bound.get(QIN_ZERO) is not None, "OUT_ZERO_POINT": bound.get(QOUT_ZERO) is not None}
+
+        def channel(name: str, param: str) -> list[Any]:
+            layout = bound[name].layout
+            stride = 0 if layout.element_count == 1 else layout.strides[1]
+            return [TensorArg(param, name, scalar=True), Scalar(f"{param}_stride", np.uint64(stride))]
+
+        args: list[Any] = [TensorArg("x", X, scalar=True),
+                           Vector("x_strides", as_5d(bound[X].layout.strides, 0), rank=8, fill=0),
+                           Vector("x_sizes", as_5d(x.sizes, 1), rank=8),
+                           TensorArg("y", OUT, scalar=True),
+                           Vector("y_strides", as_5d(bound[OUT].layout.strides, 0), rank=8, fill=0),
+                           Vector("y_sizes", as_5d(out.sizes, 1), rank=8), *channel(QIN_SCALE, "in_scale")]
+        if defines["IN_ZERO_POINT"]:
+            args += channel(QIN_ZERO, "in_zero")
+        args += channel(QOUT_SCALE, "out_scale")
+        if defines["OUT_ZERO_POINT"]:
+            args += channel(QOUT_ZERO, "out_zero")
+        args += [Vector("strides", spatial_3(g.strides, 1)), Vector("window", spatial_3(g.window, 1)),
+                 Vector("dilations", spatial_3(g.dilations, 1)), Vector("start_padding", spatial_3(g.start_padding, 0)),
+                 Scalar("count", np.uint32(out.element_count))]
+        return [KernelLaunch(self.kernel_source, "quantized_average_pooling", defines, Items(out.element_count), args)]
+
+
+add_operator(QuantizedAveragePooling(_OP.DML_OPERATOR_QUANTIZED_LINEAR_AVERAGE_POOLING,
+                                     DML_QUANTIZED_LINEAR_AVERAGE_POOLING_OPERATOR_DESC, "QAVERAGE"))

@@ -141,3 +141,196 @@ __kernel void unpool_scatter(TYPED_IN(x), ulong8 x_strides, ulong8 x_sizes, __gl
     STORE_OUT(LOAD_IN(x__base + x__offset, OFFSET8(i, x_strides)), y__base + y__offset, OFFSET8(o, y_strides));
 }
 #endif
+
+#ifdef POOL_GRAD
+/* DML_OPERATOR_MAX_POOLING_GRAD (-DGRAD_MAX) and AVERAGE_POOLING_GRAD (-DGRAD_AVERAGE), built with -DPOOL_GRAD:
+ * one work-item per OutputGradientTensor element (a gather, no atomics: every output element is written once),
+ * 5-D {N, C, D, H, W} as the pooling kernel. Element (n, c, i...) sums, over the windows that read it (tap k of
+ * window o reads i = o * stride + k * dilation - start_padding, so o = (i + start_padding - k * dilation) / stride
+ * where that divides exactly and lies in [0, out_size)), in tap order (kd, kh, kw), in float32:
+ *   GRAD_MAX      dy[o] where the forward max of window o chose this element (pool_choice: the first maximum,
+ *                 NaN ignored unless all are NaN, as FUNC_MAX above);
+ *   GRAD_AVERAGE  dy[o] / divisor(o): the window's tap count (-DINCLUDE_PADDING), else the elements it reads.
+ * Stored once (FLOAT16: rounded to nearest even). */
+
+/* The window along one axis whose tap k reads input position i; -1 when none. */
+inline long window_of(ulong i, ulong k, ulong stride, ulong dilation, ulong pad, ulong out_size)
+{
+    const long p = (long)(i + pad) - (long)(k * dilation);
+    if (p < 0 || p % (long)stride != 0 || p / (long)stride >= (long)out_size)
+        return -1;
+    return p / (long)stride;
+}
+
+#ifdef GRAD_MAX
+/* 1 when the forward max of window (od, oh, ow) chooses input element (id, ih, iw). */
+inline int pool_choice(__global const in_t *x, ulong8 x_strides, ulong8 x_sizes, uint n, uint c, long od, long oh,
+                       long ow, long id, long ih, long iw, ulong4 strides, ulong4 window, ulong4 dilations,
+                       ulong4 start_padding)
+{
+    ACC_T best = (ACC_T)0;
+    long bd = -1, bh = -1, bw = -1;
+    int found = 0;
+    for (ulong kd = 0; kd < window.y; ++kd) {
+        const long jd = tap_position((ulong)od, kd, strides.y, dilations.y, start_padding.y, x_sizes.s5);
+        if (jd < 0)
+            continue;
+        for (ulong kh = 0; kh < window.z; ++kh) {
+            const long jh = tap_position((ulong)oh, kh, strides.z, dilations.z, start_padding.z, x_sizes.s6);
+            if (jh < 0)
+                continue;
+            for (ulong kw = 0; kw < window.w; ++kw) {
+                const long jw = tap_position((ulong)ow, kw, strides.w, dilations.w, start_padding.w, x_sizes.s7);
+                if (jw < 0)
+                    continue;
+                const ACC_T v = LOAD_IN(x, AT5(x_strides, n, c, jd, jh, jw));
+                if (!found || BETTER(v, best)) {
+                    best = v;
+                    bd = jd;
+                    bh = jh;
+                    bw = jw;
+                    found = 1;
+                }
+            }
+        }
+    }
+    return found && bd == id && bh == ih && bw == iw;
+}
+#else
+/* How many taps of window o read the input (not padding) along one axis. */
+inline ulong taps_inside(ulong o, ulong window, ulong stride, ulong dilation, ulong pad, ulong in_size)
+{
+    ulong inside = 0;
+    for (ulong k = 0; k < window; ++k)
+        inside += tap_position(o, k, stride, dilation, pad, in_size) >= 0;
+    return inside;
+}
+#endif
+
+__kernel void pooling_grad(
+#ifdef GRAD_MAX
+                           TYPED_IN(x), ulong8 x_strides,
+#endif
+                           TYPED_IN(dy), ulong8 dy_strides, ulong8 dy_sizes, TYPED_OUT(dx), ulong8 dx_strides,
+                           ulong8 dx_sizes, ulong4 strides, ulong4 window, ulong4 dilations, ulong4 start_padding,
+                           uint count)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+    COORDS8(e, gid, dx_sizes)  /* the 5-D element {N, C, D, H, W} in e[3..7] */
+    const uint n = e[3], c = e[4];
+    const long id = e[5], ih = e[6], iw = e[7];
+    __global const in_t *dy = dy__base + dy__offset;
+    float sum = 0.0f;
+    for (ulong kd = 0; kd < window.y; ++kd) {
+        const long od = window_of((ulong)id, kd, strides.y, dilations.y, start_padding.y, dy_sizes.s5);
+        if (od < 0)
+            continue;
+        for (ulong kh = 0; kh < window.z; ++kh) {
+            const long oh = window_of((ulong)ih, kh, strides.z, dilations.z, start_padding.z, dy_sizes.s6);
+            if (oh < 0)
+                continue;
+            for (ulong kw = 0; kw < window.w; ++kw) {
+                const long ow = window_of((ulong)iw, kw, strides.w, dilations.w, start_padding.w, dy_sizes.s7);
+                if (ow < 0)
+                    continue;
+                const float g = (float)LOAD_IN(dy, AT5(dy_strides, n, c, od, oh, ow));
+#ifdef GRAD_MAX
+                if (pool_choice(x__base + x__offset, x_strides, dx_sizes, n, c, od, oh, ow, id, ih, iw, strides,
+                                window, dilations, start_padding))
+                    sum += g;
+#else
+#ifdef INCLUDE_PADDING
+                const float share = (float)(window.y * window.z * window.w);
+#else
+                const float share = (float)(taps_inside((ulong)od, window.y, strides.y, dilations.y, start_padding.y,
+                                                          dx_sizes.s5)
+                                              * taps_inside((ulong)oh, window.z, strides.z, dilations.z, start_padding.z,
+                                                            dx_sizes.s6)
+                                              * taps_inside((ulong)ow, window.w, strides.w, dilations.w, start_padding.w,
+                                                            dx_sizes.s7));
+#endif
+                sum += g / share;
+#endif
+            }
+        }
+    }
+    STORE_OUT(sum, dx__base + dx__offset, AT5(dx_strides, n, c, id, ih, iw));
+}
+#endif
+
+#ifdef QUANTIZED_AVERAGE
+/* DML_OPERATOR_QUANTIZED_LINEAR_AVERAGE_POOLING (built with -DQUANTIZED_AVERAGE, typed.h's IN_T/OUT_T char or uchar,
+ * SATURATE_T the output type): one work-item per output element; each element the window reads dequantized in float32,
+ * (x - in_zero_point) * in_scale, summed in tap order (padding adds nothing), divided once (correctly rounded:
+ * quantize.h's divide_rn) by the window's tap count (-DINCLUDE_PADDING) or the elements read (none read: 0), then
+ * quantized as QUANTIZE_LINEAR: saturate(rint(mean / out_scale) + out_zero_point). A scale or zero point is read at
+ * c * its channel stride (0 for a per-tensor one). -DIN_ZERO_POINT / -DOUT_ZERO_POINT: the optional zero points. */
+#pragma OPENCL FP_CONTRACT OFF
+#include "quantize.h"
+
+__kernel void quantized_average_pooling(TYPED_IN(x), ulong8 x_strides, ulong8 x_sizes, TYPED_OUT(y),
+                                        ulong8 y_strides, ulong8 y_sizes,
+                                        __global const float *in_scale__base, ulong in_scale__offset,
+                                        ulong in_scale_stride,
+#ifdef IN_ZERO_POINT
+                                        __global const in_t *in_zero__base, ulong in_zero__offset,
+                                        ulong in_zero_stride,
+#endif
+                                        __global const float *out_scale__base, ulong out_scale__offset,
+                                        ulong out_scale_stride,
+#ifdef OUT_ZERO_POINT
+                                        __global const out_t *out_zero__base, ulong out_zero__offset,
+                                        ulong out_zero_stride,
+#endif
+                                        ulong4 strides, ulong4 window, ulong4 dilations, ulong4 start_padding,
+                                        uint count)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+    COORDS8(o, gid, y_sizes)
+    const uint n = o[3], c = o[4], od = o[5], oh = o[6], ow = o[7];
+    __global const in_t *x = x__base + x__offset;
+    const float scale_in = in_scale__base[in_scale__offset + (ulong)c * in_scale_stride];
+#ifdef IN_ZERO_POINT
+    const float zero_in = (float)in_zero__base[in_zero__offset + (ulong)c * in_zero_stride];
+#else
+    const float zero_in = 0.0f;
+#endif
+    float sum = 0.0f;
+    uint read = 0;
+    for (ulong kd = 0; kd < window.y; ++kd) {
+        const long id = tap_position(od, kd, strides.y, dilations.y, start_padding.y, x_sizes.s5);
+        if (id < 0)
+            continue;
+        for (ulong kh = 0; kh < window.z; ++kh) {
+            const long ih = tap_position(oh, kh, strides.z, dilations.z, start_padding.z, x_sizes.s6);
+            if (ih < 0)
+                continue;
+            for (ulong kw = 0; kw < window.w; ++kw) {
+                const long iw = tap_position(ow, kw, strides.w, dilations.w, start_padding.w, x_sizes.s7);
+                if (iw < 0)
+                    continue;
+                const float term = ((float)x[AT5(x_strides, n, c, id, ih, iw)] - zero_in) * scale_in;
+                sum += term;
+                ++read;
+            }
+        }
+    }
+#ifdef INCLUDE_PADDING
+    const float taps = (float)(window.y * window.z * window.w);
+#else
+    const float taps = (float)read;
+#endif
+    const float mean = read ? divide_rn(sum, taps) : 0.0f;
+#ifdef OUT_ZERO_POINT
+    const float zero_out = (float)out_zero__base[out_zero__offset + (ulong)c * out_zero_stride];
+#else
+    const float zero_out = 0.0f;
+#endif
+    const float scale_out = out_scale__base[out_scale__offset + (ulong)c * out_scale_stride];
+    y__base[y__offset + AT5(y_strides, n, c, od, oh, ow)] = saturate(quantize(mean, scale_out, zero_out));
+}
+#endif

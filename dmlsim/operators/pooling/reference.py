@@ -147,3 +147,71 @@ def max_unpooling(x: np.ndarray, indices: np.ndarray, out_sizes: tuple[int, ...]
     keep = flat < out.size
     out[flat[keep].astype(np.int64)] = values.reshape(-1)[keep]
     return out.reshape(out_sizes)
+
+
+def max_pooling_grad(x: np.ndarray, dy: np.ndarray, g: PoolingGeometry) -> np.ndarray:
+    """MAX_POOLING_GRAD in float64: zeros of InputTensor's shape, then each window's InputGradientTensor element
+    added at the element the forward max chose (:func:`max_pooling`'s index: the first maximum, NaN ignored unless
+    all are NaN); a window that reads no element adds nothing; overlapping windows sum."""
+    x = np.asarray(x)
+    dy = np.asarray(dy, np.float64)
+    _, index = max_pooling(x, g, dy.shape[2:])
+    out = np.zeros(x.size)
+    chosen = index != np.iinfo(np.uint64).max
+    np.add.at(out, index[chosen].astype(np.int64), dy[chosen])
+    return out.reshape(x.shape)
+
+
+def average_pooling_grad(dy: np.ndarray, g: PoolingGeometry, in_spatial: tuple[int, ...],
+                         include_padding: bool) -> np.ndarray:
+    """AVERAGE_POOLING_GRAD in float64: each InputGradientTensor element divided by its window's divisor (the
+    forward average's: the window's tap count with IncludePadding, else the elements it reads) and added to every
+    element the window reads; padding taps add nothing."""
+    dy = np.asarray(dy, np.float64)
+    out_spatial = dy.shape[2:]
+    shape = (*dy.shape[:2], *in_spatial)
+    taps = list(_taps(shape, g, out_spatial))
+    count = np.zeros((1, 1, *out_spatial))
+    for _, inside in taps:
+        count = count + inside
+    if include_padding:
+        count = np.full_like(count, float(np.prod(g.window)))
+    share = dy / np.maximum(count, 1)
+    out = np.zeros(shape)
+    for indices, inside in taps:
+        where = tuple(np.broadcast_to(i, out_spatial) for i in indices)
+        with np.errstate(invalid="ignore"):  # inf + -inf: NaN, as the sum says
+            np.add.at(out, (slice(None), slice(None), *where), np.where(inside, share, 0.0))
+    return out
+
+
+def quantized_average_pooling(x: np.ndarray, in_scale: np.ndarray, in_zero_point: np.ndarray | None,
+                              out_scale: np.ndarray, out_zero_point: np.ndarray | None, g: PoolingGeometry,
+                              out_spatial: tuple[int, ...], include_padding: bool, limits: tuple[int, int]
+                              ) -> np.ndarray:
+    """QUANTIZED_LINEAR_AVERAGE_POOLING in float32 arithmetic, as the kernel computes it (its integer outputs depend
+    on every rounding): each element read dequantized, ``(x - zero_point) * scale`` (per tensor or per channel: the
+    scale and zero point arrays broadcast as ``{1, C, 1...}``), summed in window-tap order (padding adds nothing),
+    divided once by the divisor of :func:`average_pooling` (a window reading nothing averages to 0), then quantized
+    as QUANTIZE_LINEAR (:func:`dmlsim.operators.quantize.reference.quantize_linear`)."""
+    from dmlsim.operators.quantize.reference import quantize_linear
+
+    f32 = np.float32
+    x = np.asarray(x)
+    zero = f32(0) if in_zero_point is None else np.asarray(in_zero_point, f32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        values = (x.astype(f32) - zero) * np.asarray(in_scale, f32)
+    out_shape = (*x.shape[:2], *out_spatial)
+    total = np.zeros(out_shape, f32)
+    count = np.zeros((1, 1, *out_spatial), f32)
+    lead = (slice(None), slice(None))
+    for indices, inside in _taps(x.shape, g, out_spatial):
+        taken = values[(*lead, *np.ix_(*[i.reshape(-1) for i in indices]))]
+        with np.errstate(over="ignore", invalid="ignore"):
+            total = np.where(inside, total + taken, total).astype(f32)
+        count = count + inside
+    if include_padding:
+        count = np.full_like(count, f32(np.prod(g.window)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(count > 0, total / np.maximum(count, f32(1)), f32(0)).astype(f32)
+    return quantize_linear(mean, out_scale, out_zero_point, limits)

@@ -1,0 +1,239 @@
+"""DirectML's region-of-interest operators: DML_OPERATOR_ROI_ALIGN (DML_FEATURE_LEVEL_3_0) and ROI_ALIGN1 (4_0), one
+template and one kernel, and DML_OPERATOR_ROI_POOLING (1_0, :class:`RoiPooling`) in the same kernel file. The descs are
+DirectML's generated ones; the arithmetic is in :mod:`.reference`.
+
+Each region ``r`` of ROITensor (``[x1, y1, x2, y2]``, scaled by SpatialScaleX/SpatialScaleY) is cut from batch
+``BatchIndicesTensor[r]`` of InputTensor and resized to OutputTensor's last two sizes (ROI_ALIGN1's page): along each
+axis ``n = clamp(ceil(size / OutputSize), MinimumSamplesPerOutput, MaximumSamplesPerOutput)`` samples per output
+element, sample ``s`` of ``[0, OutputSize * n)`` at input coordinate ``(s - OutputPixelOffset) * size / (OutputSize *
+n) + x1 - InputPixelOffset``, each sample interpolated (InterpolationMode) and the ``nx * ny`` samples of an output
+element reduced (ReductionFunction AVERAGE or MAX). ROI_ALIGN is ROI_ALIGN1 with InputPixelOffset 0.5,
+OutputPixelOffset -0.5 and AlignRegionsToCorners FALSE (ROI_ALIGN1's page: "the same behavior as
+DML_ROI_ALIGN_OPERATOR_DESC").
+
+Data types and ranks (the pages' tensor-support tables at the newest feature level): InputTensor ``{BatchCount,
+ChannelCount, InputHeight, InputWidth}`` and OutputTensor ``{NumROIs, ChannelCount, OutputHeight, OutputWidth}`` of 4
+dimensions, ROITensor ``{NumROIs, 4}``, ``{1, NumROIs, 4}`` or ``{1, 1, NumROIs, 4}``, all three FLOAT32 or FLOAT16 and
+the same DataType; BatchIndicesTensor UINT32 or UINT64 (5_0) of ``{NumROIs}`` with up to three leading 1s. Any DML
+strides on every tensor (stride-0 broadcast inputs, padded outputs); no in place (the schema's: no input is eligible).
+FLOAT16 is storage: coordinates and samples in float32, the output rounded once to nearest even.
+
+Decisions where the pages are silent, each pinned by tests/test_roi_align.py:
+
+* The sample count is ``ceil`` of the float32 quotient (ONNX RoiAlign's adaptive ``ceil(roi_size / pooled_size)``,
+  which onnxruntime's DirectML provider maps to Minimum 1 and Maximum UINT_MAX); an empty, inverted or NaN size gives
+  MinimumSamplesPerOutput. MinimumSamplesPerOutput must be at least 1 and at most MaximumSamplesPerOutput (refused
+  otherwise: an average over zero samples is 0/0, and the clamp has no answer).
+* The pseudo-code's ``sampleX from outputTensorSampleX to <= outputTensorSampleX + inputSamplesPerOutputSampleX``
+  takes ``n`` samples (``<``): n + 1 would contradict the sample count it just computed and ONNX's grid. Its
+  ``outputSampleToInputScaleY = scaledRegionSizeX / outputSampleSizeX`` is read as the Y axis's own
+  (``scaledRegionSizeY / outputSampleSizeY``).
+* The geometry is float32 arithmetic, one rounding per operation in the page's order (no fused multiply-add), so
+  every device agrees on each sample's coordinate.
+* Bounds: a sample whose coordinate (after the pixel offsets) is below -1 or above the input's size on either axis,
+  or NaN, reads OutOfBoundsInputValue as its value (ONNX RoiAlign's rule with the provider's value 0); otherwise the
+  coordinate is clamped into the input. LINEAR: ONNX's bilinear (a coordinate at or past the last row/column reads
+  that row/column alone). NEAREST_NEIGHBOR: ``ceil(t - 0.5)`` (a tie goes to the lower index, as the ROI_ALIGN_GRAD
+  page's example: region [0, 2] resized to 3 samples reads columns 0, 0, 1).
+* AlignRegionsToCorners: the samples span the region corner to corner, ``t = s * size / (OutputSize * n - 1) + x1 -
+  InputPixelOffset`` (OutputPixelOffset unused; one sample sits at x1), as TensorFlow's crop_and_resize.
+* MAX ignores NaN unless every sample is NaN (as dmlsim's MAX_POOLING and REDUCE MAX); the first of equal samples
+  wins (so a -0 before a +0 stays -0). AVERAGE divides the float32 sum of the ``nx * ny`` samples once.
+* A batch index outside ``[0, BatchCount)`` (the pages: undefined behavior) reads every sample as
+  OutOfBoundsInputValue: no memory outside InputTensor is read.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dmlsim.api.directml_schema import (
+    DML_INTERPOLATION_MODE_LINEAR,
+    DML_REDUCE_FUNCTION,
+    DML_REDUCE_FUNCTION_AVERAGE,
+    DML_REDUCE_FUNCTION_MAX,
+    DML_ROI_ALIGN1_OPERATOR_DESC,
+    DML_ROI_ALIGN_OPERATOR_DESC,
+    DML_ROI_POOLING_OPERATOR_DESC,
+)
+from dmlsim.api.enums import DML_OPERATOR_TYPE
+from dmlsim.api.errors import Problems
+from dmlsim.api.tensor import TensorLayout
+from dmlsim.operators.base import Operator, ValidatedDesc, Work, add_operator, elementwise_work, require_same
+from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, TensorArg, Vector
+from dmlsim.operators.roi.reference import roi_align, roi_pooling
+from dmlsim.operators.typed import FLOATS, UINT32, UINT64, require_type, typed_defines
+
+X, ROIS, BATCH, OUT = "InputTensor", "ROITensor", "BatchIndicesTensor", "OutputTensor"
+INDEX_TYPES = (UINT32, UINT64)
+# reference-device steps per sample: a few Python operations per sample and channel
+SAMPLE_STEPS = 20
+
+
+class RoiAlign(Operator):
+    """ROI_ALIGN or ROI_ALIGN1: which fields its desc has decides the pixel offsets and corner alignment."""
+
+    def __init__(self, op_type: int, desc_cls: type) -> None:
+        self.type = op_type
+        self.desc_cls = desc_cls
+
+    def attributes(self, a: dict[str, Any]) -> dict[str, Any]:
+        """The keyword arguments of :func:`.reference.roi_align` from the desc's attributes ``a`` (ROI_ALIGN's fixed
+        pixel offsets and corner alignment where it has no field)."""
+        return {"maximum": a["ReductionFunction"] == DML_REDUCE_FUNCTION_MAX,
+                "linear": a["InterpolationMode"] == DML_INTERPOLATION_MODE_LINEAR,
+                "scale_x": a["SpatialScaleX"], "scale_y": a["SpatialScaleY"],
+                "input_offset": a.get("InputPixelOffset", 0.5), "output_offset": a.get("OutputPixelOffset", -0.5),
+                "oob": a["OutOfBoundsInputValue"], "min_samples": a["MinimumSamplesPerOutput"],
+                "max_samples": a["MaximumSamplesPerOutput"], "align_corners": bool(a.get("AlignRegionsToCorners"))}
+
+    def check(self, v: ValidatedDesc, problems: Problems) -> None:
+        where, why = v.struct_name, f"by {v.operator.name}"
+        fine = True
+        for name, types, ranks, supported in ((X, FLOATS, (4,), "4"), (ROIS, FLOATS, (2, 3, 4), "2 to 4"),
+                                              (BATCH, INDEX_TYPES, (1, 2, 3, 4), "1 to 4"),
+                                              (OUT, FLOATS, (4,), "4")):
+            layout = v.tensors.get(name)
+            if not isinstance(layout, TensorLayout):
+                continue
+            fine &= require_type(v, problems, name, types, why)
+            if len(layout.sizes) not in ranks:
+                problems.add(f"{where}.{name}.DimensionCount {len(layout.sizes)} is not supported {why} "
+                             f"(supported: {supported})")
+                fine = False
+        if not fine:
+            return
+        # "InputTensor, OutputTensor, and ROITensor must have the same DataType"
+        require_same(v, problems, X, (OUT, ROIS), ("DataType",))
+        x, rois, batch, out = (v.layout(name).sizes for name in (X, ROIS, BATCH, OUT))
+        if rois[-1] != 4 or any(size != 1 for size in rois[:-2]):
+            problems.add(f"{where}.ROITensor.Sizes {list(rois)} must be {{NumROIs, 4}}, {{1, NumROIs, 4}} or "
+                         "{1, 1, NumROIs, 4}")
+            return
+        count = rois[-2]
+        if batch[-1] != count or any(size != 1 for size in batch[:-1]):
+            problems.add(f"{where}.BatchIndicesTensor.Sizes {list(batch)} must be {{NumROIs}} = [{count}] with at "
+                         "most three leading 1s (NumROIs from ROITensor.Sizes)")
+        if tuple(out[:2]) != (count, x[1]):
+            problems.add(f"{where}.OutputTensor.Sizes {list(out)} must start with NumROIs {count} and "
+                         f"InputTensor's ChannelCount {x[1]}")
+        a = v.attrs
+        if a["ReductionFunction"] not in (DML_REDUCE_FUNCTION_AVERAGE, DML_REDUCE_FUNCTION_MAX):
+            problems.add(f"{where}.ReductionFunction {DML_REDUCE_FUNCTION(a['ReductionFunction']).name} must be "
+                         "DML_REDUCE_FUNCTION_AVERAGE or DML_REDUCE_FUNCTION_MAX")
+        if a["MinimumSamplesPerOutput"] < 1:
+            problems.add(f"{where}.MinimumSamplesPerOutput must be at least 1, got 0 (an average of no samples)")
+        elif a["MinimumSamplesPerOutput"] > a["MaximumSamplesPerOutput"]:
+            problems.add(f"{where}.MinimumSamplesPerOutput {a['MinimumSamplesPerOutput']} must not exceed "
+                         f"MaximumSamplesPerOutput {a['MaximumSamplesPerOutput']}")
+
+    def work(self, v: ValidatedDesc) -> Work:
+        """At least MinimumSamplesPerOutput^2 samples of four taps per output element (the region sizes, which the
+        desc does not know, may ask for more); the reference loops over samples in Python."""
+        samples = v.attrs["MinimumSamplesPerOutput"] ** 2
+        outputs = v.layout(OUT).element_count
+        return elementwise_work(v) + Work(12 * samples * outputs, 0, SAMPLE_STEPS * samples * outputs)
+
+    def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
+        out = v.layout(OUT).sizes
+        return {OUT: roi_align(inputs[X], inputs[ROIS], inputs[BATCH], (out[2], out[3]), **self.attributes(v.attrs))}
+
+    def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        a = self.attributes(v.attrs)
+        x, out = v.layout(X), v.layout(OUT)
+        dtype = x.data_type
+        defines = {**typed_defines(dtype, dtype), "LINEAR": a["linear"], "MAXIMUM": a["maximum"],
+                   "ALIGN_CORNERS": a["align_corners"],
+                   "INDEX_T": "uint" if v.layout(BATCH).data_type == UINT32 else "ulong"}
+        args = [TensorArg("x", X, scalar=True), Vector("x_strides", bound[X].layout.strides, fill=0),
+                Vector("x_sizes", x.sizes),
+                TensorArg("rois", ROIS, scalar=True), Vector("rois_strides", bound[ROIS].layout.strides, fill=0),
+                TensorArg("batch", BATCH, scalar=True), Vector("batch_strides", bound[BATCH].layout.strides, fill=0),
+                TensorArg("y", OUT, scalar=True), Vector("y_strides", bound[OUT].layout.strides, fill=0),
+                Vector("y_sizes", out.sizes),
+                Scalar("scale_x", np.float32(a["scale_x"])), Scalar("scale_y", np.float32(a["scale_y"])),
+                Scalar("input_offset", np.float32(a["input_offset"])),
+                Scalar("output_offset", np.float32(a["output_offset"])), Scalar("oob_value", np.float32(a["oob"])),
+                Scalar("min_samples", np.uint32(a["min_samples"])), Scalar("max_samples", np.uint32(a["max_samples"])),
+                Scalar("count", np.uint32(out.element_count))]
+        return [KernelLaunch(self.kernel_source, "roi_align", defines, Items(out.element_count), args)]
+
+
+add_operator(RoiAlign(DML_OPERATOR_TYPE.DML_OPERATOR_ROI_ALIGN, DML_ROI_ALIGN_OPERATOR_DESC))
+add_operator(RoiAlign(DML_OPERATOR_TYPE.DML_OPERATOR_ROI_ALIGN1, DML_ROI_ALIGN1_OPERATOR_DESC))
+
+
+class RoiPooling(Operator):
+    """DML_OPERATOR_ROI_POOLING (DML_FEATURE_LEVEL_1_0): a max pooling over each region of interest (Fast R-CNN's, ONNX
+    MaxRoiPool's). ROITensor ``{1, 1, NumROIs, 5}`` holds ``[BatchID, x1, y1, x2, y2]``; the page's integer formulas:
+    corners ``round(v * SpatialScale)``, the region ``x2 - x1 + 1`` wide, output element (oy, ox) the largest element of
+    rows ``[oy * RegionHeight / PooledSize.Height + y1, ceil((oy + 1) * RegionHeight / PooledSize.Height) + y1)`` and
+    the columns alike, "clamped to the input boundaries". InputTensor ``{N, C, H, W}``, OutputTensor ``{NumROIs, C,
+    PooledSize.Height, PooledSize.Width}``, all three FLOAT32 or FLOAT16 of 4 dimensions and the same DataType; any DML
+    strides; no in place.
+
+    Decisions where the page is silent, pinned by tests/test_roi_pooling.py: ``round`` is C's (halfway away from zero,
+    as onnxruntime's MaxRoiPool); a region with x2 < x1 (the page: "x2 >= x1") is 1 wide (Caffe's and onnxruntime's
+    ``max(x2 - x1 + 1, 1)``); a window that the clamping leaves empty gives 0 (Caffe's and onnxruntime's); BatchID is
+    truncated toward zero, and one outside ``[0, BatchCount)`` or NaN, or a NaN corner, gives 0 for the whole region
+    (no element outside InputTensor is read); corners are clamped into ``[-2^30, 2^30]`` before the integer
+    arithmetic (64-bit). The max ignores NaN unless every element is NaN and keeps the first of equal elements, as
+    dmlsim's MAX_POOLING.
+    """
+
+    type = DML_OPERATOR_TYPE.DML_OPERATOR_ROI_POOLING
+    desc_cls = DML_ROI_POOLING_OPERATOR_DESC
+    kernel_file = "kernel.cl"
+
+    def check(self, v: ValidatedDesc, problems: Problems) -> None:
+        where, why = v.struct_name, f"by {v.operator.name}"
+        fine = True
+        for name in (X, ROIS, OUT):
+            layout = v.tensors.get(name)
+            if not isinstance(layout, TensorLayout):
+                continue
+            fine &= require_type(v, problems, name, FLOATS, why)
+            if len(layout.sizes) != 4:
+                problems.add(f"{where}.{name}.DimensionCount {len(layout.sizes)} is not supported {why} "
+                             "(supported: 4)")
+                fine = False
+        if not fine:
+            return
+        require_same(v, problems, X, (ROIS, OUT), ("DataType",))
+        x, rois, out = (v.layout(name).sizes for name in (X, ROIS, OUT))
+        if tuple(rois[:2]) != (1, 1) or rois[3] != 5:
+            problems.add(f"{where}.ROITensor.Sizes {list(rois)} must be {{1, 1, NumROIs, 5}}")
+            return
+        pooled = v.attrs["PooledSize"]
+        expected = [rois[2], x[1], pooled.Height, pooled.Width]
+        if list(out) != expected:
+            problems.add(f"{where}.OutputTensor.Sizes {list(out)} must be {expected} ({{NumROIs, InputChannelCount, "
+                         "PooledSize.Height, PooledSize.Width}})")
+        if pooled.Height == 0 or pooled.Width == 0:
+            problems.add(f"{where}.PooledSize {{Width {pooled.Width}, Height {pooled.Height}}} must be at least 1 by 1")
+
+    def work(self, v: ValidatedDesc) -> Work:
+        """Each output element scans its window (at most the whole input plane, which the ROI values decide); the
+        reference loops over output elements and channels in Python."""
+        x, out = v.layout(X).sizes, v.layout(OUT)
+        return elementwise_work(v) + Work(2 * x[2] * x[3] * out.element_count, 0, SAMPLE_STEPS * out.element_count)
+
+    def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
+        pooled = v.attrs["PooledSize"]
+        return {OUT: roi_pooling(inputs[X], inputs[ROIS], (pooled.Height, pooled.Width), v.attrs["SpatialScale"])}
+
+    def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        x, out = v.layout(X), v.layout(OUT)
+        defines = {**typed_defines(x.data_type, x.data_type), "INDEX_T": "uint"}
+        args = [TensorArg("x", X, scalar=True), Vector("x_strides", bound[X].layout.strides, fill=0),
+                Vector("x_sizes", x.sizes),
+                TensorArg("rois", ROIS, scalar=True), Vector("rois_strides", bound[ROIS].layout.strides, fill=0),
+                TensorArg("y", OUT, scalar=True), Vector("y_strides", bound[OUT].layout.strides, fill=0),
+                Vector("y_sizes", out.sizes), Scalar("spatial_scale", np.float32(v.attrs["SpatialScale"])),
+                Scalar("count", np.uint32(out.element_count))]
+        return [KernelLaunch(self.kernel_source, "roi_pooling", defines, Items(out.element_count), args)]
+
+
+add_operator(RoiPooling())

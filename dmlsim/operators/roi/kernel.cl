@@ -1,0 +1,188 @@
+/* DML_OPERATOR_ROI_ALIGN and ROI_ALIGN1: one work-item per output element {r, c, oy, ox}.
+ * The region's geometry is float32 arithmetic, one rounding per operation (FP_CONTRACT OFF: no fused multiply-add),
+ * in the order dmlsim/operators/roi/reference.py follows:
+ *   x1 = roi[0] * scale_x, x2 = roi[2] * scale_x, size = x2 - x1;
+ *   samples n = clamp(ceil(size / out), min_samples, max_samples) (size NaN or <= 0: min_samples);
+ *   sample s of [0, out * n): t = (s - output_offset) * (size / (out * n)) + x1 - input_offset
+ *   (-DALIGN_CORNERS: t = s * (size / (out * n - 1)) + x1 - input_offset, scale 0 when out * n == 1).
+ * A sample at (y, x) outside [-1, size] on either axis (NaN included), or of a batch index >= BatchCount, reads
+ * oob_value; else -DLINEAR: bilinear over the clamped coordinate (ONNX RoiAlign's), or nearest: ceil(t - 0.5)
+ * clamped into the input. -DMAXIMUM: the largest sample (NaN ignored unless all are NaN, the first of equals);
+ * else their float32 sum / (nx * ny). Build: typed.h IN_T = OUT_T = the float type, INDEX_T the batch index type.
+ */
+#pragma OPENCL FP_CONTRACT OFF
+#include "typed.h"
+
+inline uint sample_count(float size, uint out, uint min_samples, uint max_samples)
+{
+    if (!(size > 0.0f))
+        return min_samples;
+    const float q = size / (float)out;
+    if (!(q < (float)max_samples))
+        return max_samples;
+    return clamp((uint)ceil(q), min_samples, max_samples);
+}
+
+inline float sample_coordinate(uint s, float scale, float start, float input_offset, float output_offset)
+{
+#ifdef ALIGN_CORNERS
+    float t = (float)s * scale;
+#else
+    float t = (float)s - output_offset;
+    t = t * scale;
+#endif
+    t = t + start;
+    return t - input_offset;
+}
+
+inline float sample_value(__global const in_t *plane, ulong sy, ulong sx, ulong h, ulong w, float y, float x,
+                          float oob_value)
+{
+    if (isnan(x) || isnan(y) || y < -1.0f || y > (float)h || x < -1.0f || x > (float)w)
+        return oob_value;
+#ifdef LINEAR
+    y = fmax(y, 0.0f);
+    x = fmax(x, 0.0f);
+    ulong yl = (ulong)floor(y), xl = (ulong)floor(x), yh, xh;
+    float ly, lx;
+    if (yl >= h - 1) {
+        yl = yh = h - 1;
+        ly = 0.0f;
+    } else {
+        yh = yl + 1;
+        ly = y - (float)yl;
+    }
+    if (xl >= w - 1) {
+        xl = xh = w - 1;
+        lx = 0.0f;
+    } else {
+        xh = xl + 1;
+        lx = x - (float)xl;
+    }
+    const float hy = 1.0f - ly, hx = 1.0f - lx;
+    const float w1 = hy * hx, w2 = hy * lx, w3 = ly * hx, w4 = ly * lx;
+    float v = w1 * LOAD_IN(plane, yl * sy + xl * sx);
+    v += w2 * LOAD_IN(plane, yl * sy + xh * sx);
+    v += w3 * LOAD_IN(plane, yh * sy + xl * sx);
+    v += w4 * LOAD_IN(plane, yh * sy + xh * sx);
+    return v;
+#else
+    const float ny = ceil(y - 0.5f), nx = ceil(x - 0.5f);
+    const ulong iy = ny <= 0.0f ? 0 : min((ulong)ny, h - 1), ix = nx <= 0.0f ? 0 : min((ulong)nx, w - 1);
+    return LOAD_IN(plane, iy * sy + ix * sx);
+#endif
+}
+
+__kernel void roi_align(TYPED_IN(x), ulong4 x_strides, ulong4 x_sizes, TYPED_IN(rois), ulong4 rois_strides,
+                        __global const INDEX_T *batch__base, ulong batch__offset, ulong4 batch_strides,
+                        TYPED_OUT(y), ulong4 y_strides, ulong4 y_sizes, float scale_x, float scale_y,
+                        float input_offset, float output_offset, float oob_value, uint min_samples,
+                        uint max_samples, uint count)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+    uint rest = gid;
+    const uint ox = rest % (uint)y_sizes.s3;
+    rest /= (uint)y_sizes.s3;
+    const uint oy = rest % (uint)y_sizes.s2;
+    rest /= (uint)y_sizes.s2;
+    const uint c = rest % (uint)y_sizes.s1;
+    const uint r = rest / (uint)y_sizes.s1;
+    const uint out_h = (uint)y_sizes.s2, out_w = (uint)y_sizes.s3;
+
+    __global const in_t *roi = rois__base + rois__offset + (ulong)r * rois_strides.s2;
+    const float x1 = (float)LOAD_IN(roi, 0) * scale_x, y1 = (float)LOAD_IN(roi, rois_strides.s3) * scale_y;
+    const float x2 = (float)LOAD_IN(roi, 2 * rois_strides.s3) * scale_x;
+    const float y2 = (float)LOAD_IN(roi, 3 * rois_strides.s3) * scale_y;
+    const float size_x = x2 - x1, size_y = y2 - y1;
+    const uint nx = sample_count(size_x, out_w, min_samples, max_samples);
+    const uint ny = sample_count(size_y, out_h, min_samples, max_samples);
+#ifdef ALIGN_CORNERS
+    const float step_x = out_w * nx > 1 ? size_x / (float)(out_w * nx - 1) : 0.0f;
+    const float step_y = out_h * ny > 1 ? size_y / (float)(out_h * ny - 1) : 0.0f;
+#else
+    const float step_x = size_x / (float)(out_w * nx), step_y = size_y / (float)(out_h * ny);
+#endif
+    const ulong b = (ulong)batch__base[batch__offset + (ulong)r * batch_strides.s3];
+    /* an index outside the batch reads no element: every sample is oob_value (the plane pointer is not formed) */
+    const int inside = b < x_sizes.s0;
+    __global const in_t *plane = x__base + x__offset + (inside ? b * x_strides.s0 + (ulong)c * x_strides.s1 : 0);
+    float acc = 0.0f;
+    int found = 0;
+    for (uint iy = 0; iy < ny; ++iy) {
+        const float sy = sample_coordinate(oy * ny + iy, step_y, y1, input_offset, output_offset);
+        for (uint ix = 0; ix < nx; ++ix) {
+            const float sx = sample_coordinate(ox * nx + ix, step_x, x1, input_offset, output_offset);
+            const float v = inside ? sample_value(plane, x_strides.s2, x_strides.s3, x_sizes.s2, x_sizes.s3, sy,
+                                                  sx, oob_value)
+                                   : oob_value;
+#ifdef MAXIMUM
+            if (!found || v > acc || (isnan(acc) && !isnan(v)))
+                acc = v;
+            found = 1;
+#else
+            acc += v;
+#endif
+        }
+    }
+#ifndef MAXIMUM
+    acc = acc / (float)(nx * ny);
+#endif
+    STORE_OUT(acc, y__base + y__offset, (ulong)r * y_strides.s0 + (ulong)c * y_strides.s1 + (ulong)oy * y_strides.s2
+                                            + (ulong)ox * y_strides.s3);
+}
+
+/* DML_OPERATOR_ROI_POOLING: one work-item per output element {r, c, oy, ox}. ROITensor {1, 1, NumROIs, 5} holds
+ * [batch, x1, y1, x2, y2]; corners round(v * spatial_scale) (half away from zero) clamped into [-2^30, 2^30], the
+ * region max(x2 - x1 + 1, 1) wide; window rows [oy * h / PH + y1, ceil((oy + 1) * h / PH) + y1) in 64-bit integers,
+ * clamped into the input; the largest element (NaN ignored unless all are NaN, the first of equals); an empty window,
+ * a batch id outside [0, BatchCount) (NaN included, truncated toward zero) or a NaN corner: 0. */
+inline long roi_corner(float v)
+{
+    return (long)fmin(fmax(v, -1073741824.0f), 1073741824.0f);
+}
+
+__kernel void roi_pooling(TYPED_IN(x), ulong4 x_strides, ulong4 x_sizes, TYPED_IN(rois), ulong4 rois_strides,
+                          TYPED_OUT(y), ulong4 y_strides, ulong4 y_sizes, float spatial_scale, uint count)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+    uint rest = gid;
+    const long ox = rest % (uint)y_sizes.s3;
+    rest /= (uint)y_sizes.s3;
+    const long oy = rest % (uint)y_sizes.s2;
+    rest /= (uint)y_sizes.s2;
+    const uint c = rest % (uint)y_sizes.s1;
+    const uint r = rest / (uint)y_sizes.s1;
+    const long ph = (long)y_sizes.s2, pw = (long)y_sizes.s3;
+    __global const in_t *roi = rois__base + (rois__offset + (ulong)r * rois_strides.s2);
+    const float batch = (float)LOAD_IN(roi, 0);
+    const float cx1 = round((float)LOAD_IN(roi, rois_strides.s3) * spatial_scale);
+    const float cy1 = round((float)LOAD_IN(roi, 2 * rois_strides.s3) * spatial_scale);
+    const float cx2 = round((float)LOAD_IN(roi, 3 * rois_strides.s3) * spatial_scale);
+    const float cy2 = round((float)LOAD_IN(roi, 4 * rois_strides.s3) * spatial_scale);
+    float best = 0.0f;
+    int found = 0;
+    if (batch >= 0.0f && batch < (float)x_sizes.s0 && !isnan(cx1) && !isnan(cy1) && !isnan(cx2) && !isnan(cy2)) {
+        const long x1 = roi_corner(cx1), y1 = roi_corner(cy1), x2 = roi_corner(cx2), y2 = roi_corner(cy2);
+        const long region_h = max(y2 - y1 + 1, 1L), region_w = max(x2 - x1 + 1, 1L);
+        const long h = (long)x_sizes.s2, w = (long)x_sizes.s3;
+        const long hs = clamp(oy * region_h / ph + y1, 0L, h);
+        const long he = clamp(((oy + 1) * region_h + ph - 1) / ph + y1, 0L, h);
+        const long ws = clamp(ox * region_w / pw + x1, 0L, w);
+        const long we = clamp(((ox + 1) * region_w + pw - 1) / pw + x1, 0L, w);
+        __global const in_t *plane = x__base + x__offset + (ulong)batch * x_strides.s0 + (ulong)c * x_strides.s1;
+        for (long iy = hs; iy < he; ++iy) {
+            for (long ix = ws; ix < we; ++ix) {
+                const float v = LOAD_IN(plane, (ulong)iy * x_strides.s2 + (ulong)ix * x_strides.s3);
+                if (!found || v > best || (isnan(best) && !isnan(v)))
+                    best = v;
+                found = 1;
+            }
+        }
+    }
+    STORE_OUT(found ? best : 0.0f, y__base + y__offset,
+              (ulong)r * y_strides.s0 + (ulong)c * y_strides.s1 + (ulong)oy * y_strides.s2 + (ulong)ox * y_strides.s3);
+}
