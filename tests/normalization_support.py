@@ -1,7 +1,7 @@
-"""Builders shared by tests/test_normalization.py and tests/test_normalization_onnx.py: descs of
-DML_OPERATOR_BATCH_NORMALIZATION and MEAN_VARIANCE_NORMALIZATION1, and the doc pages' formulas written out in
-float64 numpy with their magnitude bounds (tolerances: test_normalization.py's docstring). Independent of
-dmlsim's reference.
+"""Builders shared by tests/test_normalization.py, test_normalization2.py and tests/test_normalization_onnx.py:
+descs of DML_OPERATOR_BATCH_NORMALIZATION and MEAN_VARIANCE_NORMALIZATION (0, 1, 2), and the doc pages'
+formulas written out in float64 numpy with their magnitude bounds (tolerances: test_normalization.py's
+docstring). Independent of dmlsim's reference.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dmlsim.api.numerics import compare_ulps
 F32, F16 = dml.DML_TENSOR_DATA_TYPE_FLOAT32, dml.DML_TENSOR_DATA_TYPE_FLOAT16
 NUMPY = {F32: np.float32, F16: np.float16}
 BN, MVN1 = dml.DML_OPERATOR_BATCH_NORMALIZATION, dml.DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1
+MVN0, MVN2 = dml.DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION, dml.DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION2
 
 
 def tensor(data_type, sizes, strides=None):
@@ -37,6 +38,16 @@ def mvn_desc(x, scale, bias, out, axes, normalize_variance=True, epsilon=0.0, fu
         x, scale, bias, out, len(axes), list(axes), normalize_variance, epsilon, fused))
 
 
+def mvn0_desc(x, scale, bias, out, cross_channel, normalize_variance=True, epsilon=0.0, fused=None):
+    return dml.DML_OPERATOR_DESC(MVN0, dml.DML_MEAN_VARIANCE_NORMALIZATION_OPERATOR_DESC(
+        x, scale, bias, out, cross_channel, normalize_variance, epsilon, fused))
+
+
+def mvn2_desc(x, scale, bias, out, axes, use_mean=True, use_variance=True, epsilon=0.0, fused=None):
+    return dml.DML_OPERATOR_DESC(MVN2, dml.DML_MEAN_VARIANCE_NORMALIZATION2_OPERATOR_DESC(
+        x, scale, bias, out, len(axes), list(axes), use_mean, use_variance, epsilon, fused))
+
+
 def bn_numpy(x, mean, var, scale, bias, epsilon):
     """The doc's formula in float64 with its magnitude bound."""
     x, mean, var, scale, bias = (np.asarray(t, np.float64) for t in (x, mean, var, scale, bias))
@@ -45,15 +56,19 @@ def bn_numpy(x, mean, var, scale, bias, epsilon):
         return scale * (x - mean) / root + bias, np.abs(scale) * (np.abs(x) + np.abs(mean)) / root + np.abs(bias)
 
 
-def mvn_numpy(x, scale, bias, axes, normalize_variance, epsilon):
-    """The doc's formula in float64 (biased Variance), with the bound of the module docstring."""
+def mvn_numpy(x, scale, bias, axes, normalize_variance, epsilon, use_mean=True):
+    """The doc's formula in float64 (biased Variance), with the bound of the module docstring; ``use_mean``
+    False (MEAN_VARIANCE_NORMALIZATION2's UseMean FALSE) takes the Mean as 0 (no spread term then: x is used
+    as it is)."""
     x = np.asarray(x, np.float64)
     axes = tuple(axes)
     with np.errstate(all="ignore"):
-        mean = x.mean(axis=axes, keepdims=True)
-        d = x - mean
-        first = x[tuple(slice(0, 1) if a in axes else slice(None) for a in range(x.ndim))]
-        spread = np.abs(x - first).mean(axis=axes, keepdims=True)
+        if use_mean:
+            d = x - x.mean(axis=axes, keepdims=True)
+            first = x[tuple(slice(0, 1) if a in axes else slice(None) for a in range(x.ndim))]
+            spread = np.abs(x - first).mean(axis=axes, keepdims=True)
+        else:
+            d, spread = x, 0.0
         root = np.sqrt((d * d).mean(axis=axes, keepdims=True) + np.float64(np.float32(epsilon))) \
             if normalize_variance else 1.0
         y, bound = d / root, (np.abs(d) + spread) / root

@@ -1,6 +1,6 @@
-"""The normalization family: DML_OPERATOR_BATCH_NORMALIZATION (DML_FEATURE_LEVEL_1_0) and
-DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1 (DML_FEATURE_LEVEL_2_0). One folder, one kernel file, DirectML's
-generated descs.
+"""The normalization family: DML_OPERATOR_BATCH_NORMALIZATION (DML_FEATURE_LEVEL_1_0),
+DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION (1_0), MEAN_VARIANCE_NORMALIZATION1 (2_0) and
+MEAN_VARIANCE_NORMALIZATION2 (6_3). One folder, one kernel file, DirectML's generated descs.
 
 BATCH_NORMALIZATION: ``Output = FusedActivation(Scale * ((Input - Mean) / sqrt(Variance + Epsilon)) + Bias)``,
 element by element. Rules (the doc page at DML_FEATURE_LEVEL_3_1 and above): every tensor FLOAT32 or FLOAT16 with
@@ -24,6 +24,24 @@ LayerNormalization and InstanceNormalization map onto it (onnxruntime's DmlOpera
 DmlOperatorInstanceNormalization), as do ONNX's MeanVarianceNormalization (Epsilon 0: ONNX adds its 1e-9 to the
 standard deviation instead) and GroupNormalization (the input seen as {N, G, C/G, spatial}); see
 tests/test_normalization_onnx.py.
+
+MEAN_VARIANCE_NORMALIZATION: MEAN_VARIANCE_NORMALIZATION1's formula over fixed axes of a 4-D
+``{BatchCount, ChannelCount, Height, Width}`` input: ``{ChannelCount, Height, Width}`` (axes 1, 2, 3) with
+CrossChannel TRUE, ``{Height, Width}`` (2, 3) with FALSE. Rules (its page): every tensor FLOAT32 or FLOAT16 with
+exactly 4 dimensions; all four the same DataType; Output the Input's Sizes; each size of ScaleTensor and
+BiasTensor 1 (broadcast) or the Input's; each optional on its own (DML_FEATURE_LEVEL_5_2 and above).
+
+MEAN_VARIANCE_NORMALIZATION2: MEAN_VARIANCE_NORMALIZATION1 with two flags for NormalizeVariance's one. Its
+page says "TBD" for UseMean and UseVariance; dmlsim follows what onnxruntime's DirectML provider relies on
+(SkipLayerNormalization and SimplifiedLayerNormalization set ``UseMean = !simplified, UseVariance = TRUE``):
+UseMean FALSE takes the Mean as 0, so the Variance is the mean of the squares and the output
+``Scale * Input / sqrt(mean(Input^2) + Epsilon) + Bias`` (RMS normalization); UseVariance FALSE leaves out the
+division (``Scale * (Input - Mean) + Bias``, with both FALSE ``Scale * Input + Bias``). Its other rules are
+MEAN_VARIANCE_NORMALIZATION1's (the page's tensor table: FLOAT32/FLOAT16, 1 to 8 dimensions; its constraint: one
+DataType and DimensionCount), Axes decided the same way (below). Without a Mean, a NaN in a group makes that
+group's outputs NaN and an infinity (no NaN) makes Variance +inf, so finite inputs give 0 and infinite ones NaN:
+the float64 formula (kernel.cl). It is the one operator here of DML_FEATURE_LEVEL_6_3: implementing it raises the
+level GetFeatureLevel answers to 6_3.
 
 Decisions where the pages are silent (pinned in tests/test_normalization.py):
 
@@ -49,6 +67,8 @@ import numpy as np
 from dmlsim.api.directml_schema import (
     DML_BATCH_NORMALIZATION_OPERATOR_DESC,
     DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC,
+    DML_MEAN_VARIANCE_NORMALIZATION2_OPERATOR_DESC,
+    DML_MEAN_VARIANCE_NORMALIZATION_OPERATOR_DESC,
 )
 from dmlsim.api.enums import DML_OPERATOR_TYPE
 from dmlsim.api.errors import Problems
@@ -97,10 +117,11 @@ class Normalization(Operator):
     Output of Input's Sizes, broadcast parameter tensors."""
 
     parameters: tuple[str, ...] = ()
+    dimensions: range = DIMENSIONS
 
     def check(self, v: ValidatedDesc, problems: Problems) -> None:
         names = (X, *self.parameters, OUT)
-        if not require_float_tensors(v, problems, names, DIMENSIONS):
+        if not require_float_tensors(v, problems, names, self.dimensions):
             return
         require_same(v, problems, X, (*self.parameters, OUT), ("DataType", "DimensionCount"))
         require_same(v, problems, X, (OUT,), ("Sizes",))
@@ -132,18 +153,29 @@ class BatchNormalization(Normalization):
         return [KernelLaunch(self.kernel_source, "batch_normalization", defines, Items(out.element_count), args)]
 
 
-@register
-class MeanVarianceNormalization1(Normalization):
-    type = DML_OPERATOR_TYPE.DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1
-    desc_cls = DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC
+class MeanVariance(Normalization):
+    """What MEAN_VARIANCE_NORMALIZATION, MEAN_VARIANCE_NORMALIZATION1 and MEAN_VARIANCE_NORMALIZATION2 share: one
+    kernel, told the reduced axes, whether to subtract the Mean and whether to divide by the root of the
+    Variance."""
+
     parameters = (SCALE, BIAS)
+
+    def axes(self, v: ValidatedDesc) -> list[int]:
+        """The axes Mean and Variance are computed over."""
+        return [int(a) for a in v.attrs.get("Axes") or []]
+
+    def use_mean(self, v: ValidatedDesc) -> bool:
+        return True
+
+    def use_variance(self, v: ValidatedDesc) -> bool:
+        return bool(v.attrs["NormalizeVariance"])
 
     def check(self, v: ValidatedDesc, problems: Problems) -> None:
         super().check(v, problems)
         layout = v.tensors.get(X)
         if not isinstance(layout, TensorLayout):
             return
-        axes = list(v.attrs.get("Axes") or [])
+        axes = self.axes(v)
         if not axes:
             problems.add(f"{v.struct_name}.AxisCount 0 must be at least 1 (the axes to compute Mean and Variance "
                          "over)")
@@ -151,13 +183,13 @@ class MeanVarianceNormalization1(Normalization):
         check_axes(v, problems, "Axes", axes, len(layout.sizes), X)
 
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
-        result = mean_variance_normalization(inputs[X], inputs.get(SCALE), inputs.get(BIAS), v.attrs["Axes"],
-                                             bool(v.attrs["NormalizeVariance"]), v.attrs["Epsilon"])
+        result = mean_variance_normalization(inputs[X], inputs.get(SCALE), inputs.get(BIAS), self.axes(v),
+                                             self.use_variance(v), v.attrs["Epsilon"], self.use_mean(v))
         return {OUT: apply_fused(result, v.attrs.get("FusedActivation"))}
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
         x = v.layout(X)
-        axes = set(v.attrs["Axes"])
+        axes = set(self.axes(v))
         red_sizes = [s if d in axes else 1 for d, s in enumerate(x.sizes)]
         group_sizes = [1 if d in axes else s for d, s in enumerate(x.sizes)]
         n_groups = math.prod(group_sizes)
@@ -168,7 +200,41 @@ class MeanVarianceNormalization1(Normalization):
                  ulong8("group_sizes", group_sizes, fill=1), ulong8("red_sizes", red_sizes, fill=1),
                  Scalar("epsilon", np.float32(v.attrs["Epsilon"])), Scalar("n_groups", np.uint32(n_groups)),
                  Scalar("n_red", np.uint32(math.prod(red_sizes)))]
-        defines = {**storage_defines(x), "NORMALIZE_VARIANCE": bool(v.attrs["NormalizeVariance"]),
+        defines = {**storage_defines(x), "NORMALIZE_VARIANCE": self.use_variance(v),
+                   "NO_MEAN": not self.use_mean(v),
                    "HAS_SCALE": bound.get(SCALE) is not None, "HAS_BIAS": bound.get(BIAS) is not None,
                    **fused_defines(v.attrs.get("FusedActivation"))}
         return [KernelLaunch(self.kernel_source, "mean_variance_normalization", defines, Items(n_groups), args)]
+
+
+@register
+class MeanVarianceNormalization(MeanVariance):
+    """MEAN_VARIANCE_NORMALIZATION (feature level 1_0): 4-D tensors, the axes {1, 2, 3} with CrossChannel TRUE,
+    {2, 3} with FALSE."""
+
+    type = DML_OPERATOR_TYPE.DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION
+    desc_cls = DML_MEAN_VARIANCE_NORMALIZATION_OPERATOR_DESC
+    dimensions = range(4, 5)
+
+    def axes(self, v: ValidatedDesc) -> list[int]:
+        return [1, 2, 3] if v.attrs["CrossChannel"] else [2, 3]
+
+
+@register
+class MeanVarianceNormalization1(MeanVariance):
+    type = DML_OPERATOR_TYPE.DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1
+    desc_cls = DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC
+
+
+@register
+class MeanVarianceNormalization2(MeanVariance):
+    """MEAN_VARIANCE_NORMALIZATION2 (feature level 6_3): MVN1 with UseMean and UseVariance."""
+
+    type = DML_OPERATOR_TYPE.DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION2
+    desc_cls = DML_MEAN_VARIANCE_NORMALIZATION2_OPERATOR_DESC
+
+    def use_mean(self, v: ValidatedDesc) -> bool:
+        return bool(v.attrs["UseMean"])
+
+    def use_variance(self, v: ValidatedDesc) -> bool:
+        return bool(v.attrs["UseVariance"])

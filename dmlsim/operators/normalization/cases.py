@@ -1,18 +1,19 @@
-"""BATCH_NORMALIZATION and MEAN_VARIANCE_NORMALIZATION1 cases for the differential harness
+"""BATCH_NORMALIZATION and MEAN_VARIANCE_NORMALIZATION (0, 1, 2) cases for the differential harness
 (dmlsim/operators/harness.py).
 
-Draws ranks 1-8, FLOAT32/FLOAT16, each parameter tensor's sizes 1 (broadcast) or the input's along each
-dimension, random layouts (broadcast inputs too), Spatial both ways, any non-empty set of MVN1 axes, Scale and
-Bias each present or absent, NormalizeVariance both ways, Epsilon 0, small, 1, a fused activation in about a
-third of the cases; half the cases take finite inputs (so the numerics are judged, not only the NaN paths), the
-others the adversarial values, Variance drawn non-negative in most BATCH_NORMALIZATION cases.
+Draws ranks 1-8, FLOAT32/FLOAT16, each parameter tensor's sizes 1 (broadcast) or the input's along each dimension,
+random layouts (broadcast inputs too), Spatial both ways, any non-empty set of MVN1/MVN2 axes (MVN: 4-D, CrossChannel
+both ways), MVN2's UseMean both ways, Scale and Bias each present or absent, NormalizeVariance both ways, Epsilon 0,
+small, 1, a fused activation in about a third of the cases; half the cases take finite inputs (so the numerics are
+judged, not only the NaN paths), the others the adversarial values, Variance drawn non-negative in most
+BATCH_NORMALIZATION cases.
 
-Tolerances (as tests/test_normalization.py's docstring derives them): BATCH_NORMALIZATION 6 ulps of
-``|Scale| * (|x| + |Mean|) / sqrt(Variance + Epsilon) + |Bias|``; MEAN_VARIANCE_NORMALIZATION1 over groups of
-n elements n + 4 ulps of ``|Scale| * (|x - Mean| + mean|x - x0|) / sqrt(Variance + Epsilon) + |Bias|`` (x0 the
-group's first element); FLOAT16 1 ulp (BATCH_NORMALIZATION) or 2 ulps (MVN1) of the half type. A fused
-activation (slopes up to 9 among those drawn, as gemm/cases.py) multiplies the bound by 9 and adds 4 ulps
-(1 in FLOAT16).
+Tolerances (as tests/test_normalization.py's docstring derives them): BATCH_NORMALIZATION 6 ulps of ``|Scale| * (|x| +
+|Mean|) / sqrt(Variance + Epsilon) + |Bias|``; MEAN_VARIANCE_NORMALIZATION (0, 1, 2) over groups of n elements n + 4
+ulps of ``|Scale| * (|x - Mean| + mean|x - x0|) / sqrt(Variance + Epsilon) + |Bias|`` (x0 the group's first element;
+with UseMean FALSE Mean is 0 and the term mean|x - x0| drops out); FLOAT16 1 ulp (BATCH_NORMALIZATION) or 2 ulps
+(MVN1) of the half type. A fused activation (slopes up to 9 among those drawn, as gemm/cases.py) multiplies the bound
+by 9 and adds 4 ulps (1 in FLOAT16).
 """
 
 from __future__ import annotations
@@ -32,9 +33,11 @@ EPSILONS = (0.0, 1e-5, 1e-3, 1.0)
 
 def draw(op: Operator, rng: np.random.Generator) -> Case:
     batch = op.type == DML_OPERATOR_TYPE.DML_OPERATOR_BATCH_NORMALIZATION
+    mvn0 = op.type == DML_OPERATOR_TYPE.DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION
+    mvn2 = op.type == DML_OPERATOR_TYPE.DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION2
 
     def attempt(r: np.random.Generator) -> Case:
-        rank = int(r.choice([1, 2, 3, 4, 5, 8]))
+        rank = 4 if mvn0 else int(r.choice([1, 2, 3, 4, 5, 8]))
         sizes = draw_sizes(r, rank, 96)
         dtype = int(r.choice([F32, F16]))
 
@@ -68,22 +71,36 @@ def draw(op: Operator, rng: np.random.Generator) -> Case:
             return Case(desc, fills=fills, ulps=6 + (4 if fused else 0), ulps16=1 + (1 if fused else 0),
                         bound=bound, note=f"{rank}-D eps {epsilon}")
 
-        count = int(r.integers(1, rank + 1))
-        axes = sorted(int(a) for a in r.choice(rank, count, replace=False))
         scale = draw_tensor(r, dtype, param_sizes()) if r.random() < 0.6 else None
         bias = draw_tensor(r, dtype, param_sizes()) if r.random() < 0.6 else None
         normalize = bool(r.random() < 0.8)
-        desc = op.desc_cls(InputTensor=x, ScaleTensor=scale, BiasTensor=bias, OutputTensor=y, AxisCount=count,
-                           Axes=axes, NormalizeVariance=normalize, Epsilon=epsilon, FusedActivation=fused)
+        use_mean = True
+        common = {"InputTensor": x, "ScaleTensor": scale, "BiasTensor": bias, "OutputTensor": y,
+                  "Epsilon": epsilon, "FusedActivation": fused}
+        if mvn0:
+            cross = bool(r.integers(2))
+            axes = [1, 2, 3] if cross else [2, 3]
+            desc = op.desc_cls(CrossChannel=cross, NormalizeVariance=normalize, **common)
+        else:
+            count = int(r.integers(1, rank + 1))
+            axes = sorted(int(a) for a in r.choice(rank, count, replace=False))
+            if mvn2:
+                use_mean = bool(r.random() < 0.5)
+                desc = op.desc_cls(AxisCount=count, Axes=axes, UseMean=use_mean, UseVariance=normalize, **common)
+            else:
+                desc = op.desc_cls(AxisCount=count, Axes=axes, NormalizeVariance=normalize, **common)
         n = math.prod(sizes[a] for a in axes)
 
         def mvn_bound(values: dict[str, Any]) -> dict[str, Any]:
             f = np.asarray(values["InputTensor"], np.float64)
             with np.errstate(all="ignore"):
-                mean = f.mean(axis=tuple(axes), keepdims=True)
-                d = f - mean
-                first = f[tuple(slice(0, 1) if a in axes else slice(None) for a in range(f.ndim))]
-                b = np.abs(d) + np.abs(f - first).mean(axis=tuple(axes), keepdims=True)
+                if use_mean:
+                    d = f - f.mean(axis=tuple(axes), keepdims=True)
+                    first = f[tuple(slice(0, 1) if a in axes else slice(None) for a in range(f.ndim))]
+                    b = np.abs(d) + np.abs(f - first).mean(axis=tuple(axes), keepdims=True)
+                else:
+                    d = f
+                    b = np.abs(d)
                 if normalize:
                     b = b / np.sqrt((d * d).mean(axis=tuple(axes), keepdims=True) + np.float64(np.float32(epsilon)))
                 if values.get("ScaleTensor") is not None:
@@ -93,6 +110,7 @@ def draw(op: Operator, rng: np.random.Generator) -> Case:
             return {"OutputTensor": b * slope}
 
         return Case(desc, fills=fills, ulps=n + 4 + (4 if fused else 0), ulps16=2 + (1 if fused else 0),
-                    bound=mvn_bound, note=f"{rank}-D axes {axes} n={n} eps {epsilon} normalize {normalize}")
+                    bound=mvn_bound,
+                    note=f"{rank}-D axes {axes} n={n} eps {epsilon} normalize {normalize} mean {use_mean}")
 
     return draw_valid(op, rng, attempt)

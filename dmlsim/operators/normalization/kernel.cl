@@ -1,4 +1,4 @@
-/* The normalization family: DML_OPERATOR_BATCH_NORMALIZATION and DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1.
+/* The normalization family: DML_OPERATOR_BATCH_NORMALIZATION and DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION, 1 and 2.
  * Tensors of 1 to 8 dimensions seen as 8-D (sizes and strides padded at the front); every input's strides
  * arrive with 0 on its size-1 (broadcast) dimensions, so one output coordinate addresses every tensor.
  * FLOAT16 is storage (-DSTORE_HALF): loads widen to float, all arithmetic is float32, stores round to
@@ -42,9 +42,10 @@ __kernel void batch_normalization(__global const store_t *x__base, ulong x__offs
 /* x - Mean at coordinates k (step 1 below). */
 #define DEVIATION(k) (((float)LOAD(x, AT(k, x)) - first) - shift)
 
-/* DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1: one work-item per group (one element of the input with the
+/* DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION, 1 and 2: one work-item per group (one element of the input with the
  * reduced axes removed, group_sizes: the input's sizes with 1 on the reduced axes), n_red elements each.
- *  1. Mean = K + shift, shift = sum(x - K) / n with K the group's first element, and each deviation computed as
+ *  1. Mean = K + shift, shift = sum(x - K) / n with K the group's first element (0 if that is not finite), and
+ *     each deviation computed as
  *     d = (x - K) - shift, never through a float32 Mean: for data with a large mean (1e4 + noise) x - K is
  *     exact (Sterbenz) and small, so neither the sum nor d loses anything to the mean's magnitude (a float32
  *     Mean would round it to ulp(1e4) ~ 1e-3 first).
@@ -56,7 +57,9 @@ __kernel void batch_normalization(__global const store_t *x__base, ulong x__offs
  *     (d / M) / sqrt(S) however small M is.
  *  3. Output = Scale * normalized + Bias (HAS_SCALE / HAS_BIAS), the fused activation, the store.
  * A NaN or infinity in a group makes the shift (so every d) NaN or infinite: the group's outputs are NaN, as in
- * the float64 formula. */
+ * the float64 formula.
+ * With -DNO_MEAN (MEAN_VARIANCE_NORMALIZATION2's UseMean FALSE) step 1 is skipped: Mean is 0, each d is x, and
+ * Variance is the mean of the squares (RMS normalization). */
 __kernel void mean_variance_normalization(__global const store_t *x__base, ulong x__offset, ulong8 x_strides,
                                           __global const store_t *s__base, ulong s__offset, ulong8 s_strides,
                                           __global const store_t *b__base, ulong b__offset, ulong8 b_strides,
@@ -69,21 +72,45 @@ __kernel void mean_variance_normalization(__global const store_t *x__base, ulong
         return;
     COORDS8(g, gid, group_sizes)
     __global const store_t *x = TENSOR_PTR(x);
-    const float first = (float)LOAD(x, AT(g, x));
+#ifdef NO_MEAN
+    const float first = 0.0f, shift = 0.0f; /* Mean 0: every d is x itself */
+#else
+    const float x0 = (float)LOAD(x, AT(g, x));
+    /* K = 0 when x0 is infinite: with K = inf the shifted sum would be inf - inf = NaN, where the float64 Mean of
+     * data holding one infinity is that infinity (then x - Mean is -inf or NaN, what step 3 gives unnormalized) */
+    const float first = isfinite(x0) ? x0 : 0.0f;
     float sum = 0.0f;
     for (uint r = 0; r < n_red; ++r) {
         GROUP_COORDS(k, r)
         sum += (float)LOAD(x, AT(k, x)) - first;
     }
     const float shift = sum / (float)n_red;
+#endif
 #ifdef NORMALIZE_VARIANCE
     float largest = 0.0f;
+#ifdef NO_MEAN
+    bool has_nan = false;
+#endif
     for (uint r = 0; r < n_red; ++r) {
         GROUP_COORDS(k, r)
-        largest = fmax(largest, fabs(DEVIATION(k)));
+        const float d = DEVIATION(k);
+        largest = fmax(largest, fabs(d));
+#ifdef NO_MEAN
+        has_nan |= isnan(d);
+#endif
     }
     float unit = 1.0f; /* each d is divided by unit, then by root */
     float root = sqrt(epsilon); /* M = 0: every d is 0 */
+#ifdef NO_MEAN
+    /* Without a Mean, non-finite values do not spread through a shift: a NaN makes Variance (so every output)
+     * NaN; an infinity (no NaN) makes Variance +inf, so x / sqrt(inf) is 0 for finite x and NaN for +-inf, as in
+     * the float64 formula. */
+    if (has_nan) {
+        root = NAN;
+    } else if (isinf(largest)) {
+        root = INFINITY;
+    } else
+#endif
     if (largest > 0.0f) {
         float squares = 0.0f;
         for (uint r = 0; r < n_red; ++r) {

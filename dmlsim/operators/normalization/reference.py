@@ -19,15 +19,17 @@ def batch_normalization(x: np.ndarray, mean: np.ndarray, variance: np.ndarray, s
 
 
 def mean_variance_normalization(x: np.ndarray, scale: np.ndarray | None, bias: np.ndarray | None,
-                                axes: Sequence[int], normalize_variance: bool, epsilon: float) -> np.ndarray:
-    """DML_MEAN_VARIANCE_NORMALIZATION1: Mean and Variance (the biased one: the mean of the squared deviations)
-    over ``axes``; ``Scale * ((Input - Mean) / sqrt(Variance + Epsilon)) + Bias``, without the division when
-    ``normalize_variance`` is false; a missing Scale is 1, a missing Bias 0."""
+                                axes: Sequence[int], normalize_variance: bool, epsilon: float,
+                                use_mean: bool = True) -> np.ndarray:
+    """DML_MEAN_VARIANCE_NORMALIZATION, 1 and 2: Mean and Variance (the biased one: the mean of the squared
+    deviations) over ``axes``; ``Scale * ((Input - Mean) / sqrt(Variance + Epsilon)) + Bias``, without the
+    division when ``normalize_variance`` (MVN2's UseVariance) is false, with Mean 0 when ``use_mean`` (MVN2's
+    UseMean) is false (then Variance is the mean of the squares: RMS normalization); a missing Scale is 1, a
+    missing Bias 0."""
     f = np.asarray(x, np.float64)
     axes = tuple(int(a) for a in axes)
     with np.errstate(all="ignore"):
-        mean = np.mean(f, axis=axes, keepdims=True)
-        deviation = f - mean
+        deviation = f - np.mean(f, axis=axes, keepdims=True) if use_mean else f
         if normalize_variance:
             variance = np.mean(deviation * deviation, axis=axes, keepdims=True)
             deviation = deviation / np.sqrt(variance + np.float64(np.float32(epsilon)))
