@@ -15,6 +15,7 @@ F32, F16 = dml.DML_TENSOR_DATA_TYPE_FLOAT32, dml.DML_TENSOR_DATA_TYPE_FLOAT16
 NUMPY = {F32: np.float32, F16: np.float16}
 BN, MVN1 = dml.DML_OPERATOR_BATCH_NORMALIZATION, dml.DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1
 MVN0, MVN2 = dml.DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION, dml.DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION2
+LP, LRN = dml.DML_OPERATOR_LP_NORMALIZATION, dml.DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION
 
 
 def tensor(data_type, sizes, strides=None):
@@ -46,6 +47,42 @@ def mvn0_desc(x, scale, bias, out, cross_channel, normalize_variance=True, epsil
 def mvn2_desc(x, scale, bias, out, axes, use_mean=True, use_variance=True, epsilon=0.0, fused=None):
     return dml.DML_OPERATOR_DESC(MVN2, dml.DML_MEAN_VARIANCE_NORMALIZATION2_OPERATOR_DESC(
         x, scale, bias, out, len(axes), list(axes), use_mean, use_variance, epsilon, fused))
+
+
+def lp_desc(x, out, axis, p, epsilon=0.0):
+    return dml.DML_OPERATOR_DESC(LP, dml.DML_LP_NORMALIZATION_OPERATOR_DESC(x, out, axis, epsilon, p))
+
+
+def lrn_desc(x, out, cross_channel, local_size, alpha, beta, bias):
+    return dml.DML_OPERATOR_DESC(LRN, dml.DML_LOCAL_RESPONSE_NORMALIZATION_OPERATOR_DESC(
+        x, out, cross_channel, local_size, alpha, beta, bias))
+
+
+def lp_numpy(x, axis, p, epsilon):
+    """``x / max(norm, Epsilon)`` in float64 (norm the L1 or L2 norm along ``axis``), with its bound |result|."""
+    x = np.asarray(x, np.float64)
+    with np.errstate(all="ignore"):
+        norm = np.linalg.norm(x, ord=p, axis=axis, keepdims=True)
+        y = x / np.maximum(norm, np.float64(np.float32(epsilon)))
+    return y, np.abs(y)
+
+
+def lrn_numpy(x, cross_channel, size, alpha, beta, bias):
+    """The doc's LRN formula in float64 by explicit loops over each element's region (tests' sizes are tiny)."""
+    x = np.asarray(x, np.float64)
+    _, c, h, w = x.shape
+    lo, hi = (size - 1) // 2, size // 2
+    y = np.empty_like(x)
+    with np.errstate(all="ignore"):
+        for idx in np.ndindex(x.shape):
+            b, ch, r, col = idx
+            if cross_channel:
+                region = x[b, max(0, ch - lo):min(c - 1, ch + hi) + 1, r, col]
+            else:
+                region = x[b, ch, max(0, r - lo):min(h - 1, r + hi) + 1, max(0, col - lo):min(w - 1, col + hi) + 1]
+            base = np.float64(np.float32(bias)) + np.float64(np.float32(alpha)) / size * np.sum(region * region)
+            y[idx] = x[idx] / base ** np.float64(np.float32(beta))
+    return y, np.abs(y)
 
 
 def bn_numpy(x, mean, var, scale, bias, epsilon):

@@ -1,5 +1,5 @@
-"""DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION and MEAN_VARIANCE_NORMALIZATION2 (dmlsim/operators/normalization),
-on every adapter.
+"""DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION, MEAN_VARIANCE_NORMALIZATION2, LP_NORMALIZATION and
+LOCAL_RESPONSE_NORMALIZATION (dmlsim/operators/normalization), on every adapter.
 
 Expected values are literals worked out by hand or the doc's formula written out in float64 numpy
 (tests/normalization_support.py; never dmlsim's reference). Tolerances as tests/test_normalization.py's
@@ -7,6 +7,11 @@ docstring derives them for MEAN_VARIANCE_NORMALIZATION1 (the same kernel): over 
 of ``|Scale| * (|x - Mean| + mean|x - x0|) / sqrt(Variance + Epsilon) + |Bias|``; with UseMean FALSE the Mean
 is 0 and x is used as it is (no shift term): n + 4 ulps of ``|Scale| * |x| / sqrt(mean(x^2) + Epsilon) +
 |Bias|`` (the sum of n squares); FLOAT16 2 ulps (half).
+
+LP_NORMALIZATION over n elements: a sum of n terms (squares for P 2) scaled by the largest |x|, a root, two
+divisions: n + 4 ulps of |result|. LOCAL_RESPONSE_NORMALIZATION over a region of n elements: the sum of n squares
+(n + 2 ulps) moves ``base^Beta`` by Beta times that, OpenCL's pow may be off by 16 ulps (the spec's bound), a
+division: Beta * (n + 2) + 20 ulps of |result| (Beta <= 1 here). FLOAT16 2 ulps (half) for both.
 """
 
 from __future__ import annotations
@@ -20,6 +25,10 @@ from normalization_support import (
     F32,
     NUMPY,
     assert_close,
+    lp_desc,
+    lp_numpy,
+    lrn_desc,
+    lrn_numpy,
     mvn0_desc,
     mvn2_desc,
     mvn_numpy,
@@ -176,6 +185,126 @@ def test_mvn2_float16_tie(device):
     np.testing.assert_array_equal(got, np.array([2048, 2052], np.float16))
 
 
+# --- LP_NORMALIZATION --------------------------------------------------------------------------------------------
+def test_lp_by_hand(device):
+    """Rows [3, -4] and [0, 0] along axis 1, Epsilon 1e-5. P 2: norm 5: [0.6, -0.8]; the zero row:
+    0 / max(0, 1e-5) = 0. P 1: norm 7: [3/7, -4/7] = [0.42857143, -0.5714286]."""
+    x = {"InputTensor": np.array([[3, -4], [0, -0.0]], np.float32)}
+    got = run_operator(device, lp_desc(tensor(F32, [2, 2]), tensor(F32, [2, 2]), 1, 2, 1e-5), x)["OutputTensor"]
+    np.testing.assert_allclose(got, [[0.6, -0.8], [0, 0]], rtol=3e-7)
+    assert np.signbit(got[1, 1])
+    got = run_operator(device, lp_desc(tensor(F32, [2, 2]), tensor(F32, [2, 2]), 1, 1, 1e-5), x)["OutputTensor"]
+    np.testing.assert_allclose(got, [[0.42857143, -0.5714286], [0, 0]], rtol=3e-7)
+
+
+def test_lp_epsilon_is_a_floor_of_the_norm(device):
+    """Output = x / max(norm, Epsilon): [1e-3, 0] with Epsilon 0.5 gives [0.002, 0] (norm 1e-3 < 0.5); with
+    Epsilon 0 a zero row is 0 / 0 = NaN."""
+    desc = lp_desc(tensor(F32, [2]), tensor(F32, [2]), 0, 2, 0.5)
+    got = run_operator(device, desc, {"InputTensor": np.array([1e-3, 0], np.float32)})["OutputTensor"]
+    np.testing.assert_allclose(got, [0.002, 0], rtol=3e-7)
+    desc = lp_desc(tensor(F32, [2]), tensor(F32, [2]), 0, 1, 0.0)
+    got = run_operator(device, desc, {"InputTensor": np.zeros(2, np.float32)})["OutputTensor"]
+    assert np.isnan(got).all()
+
+
+@pytest.mark.parametrize("data_type", [F32, F16], ids=["FLOAT32", "FLOAT16"])
+@pytest.mark.parametrize(("sizes", "axis", "p"), [
+    ((2, 3, 4, 5), 1, 2), ((2, 3, 4, 5), 3, 1), ((7,), 0, 2), ((1, 2, 1, 3, 1, 2, 2, 3), 6, 1),
+], ids=["4d-axis1-l2", "4d-axis3-l1", "1d-l2", "8d-l1"])
+def test_lp_matches_the_formula(device, data_type, sizes, axis, p):
+    rng = np.random.default_rng(len(sizes) + p)
+    x = rng.uniform(-4, 4, sizes).astype(NUMPY[data_type])
+    got = run_operator(device, lp_desc(tensor(data_type, sizes), tensor(data_type, sizes), axis, p, 1e-5),
+                       {"InputTensor": x})["OutputTensor"]
+    expected, bound = lp_numpy(x, axis, p, 1e-5)
+    assert_close(got, expected, bound, data_type, sizes[axis] + 4)
+
+
+def test_lp_strides_specials_and_extremes(device):
+    """L2 along axis 1 of a column-major input into a padded output. Row 0: a NaN among zeros makes the row NaN.
+    Row 1: +inf (no NaN) makes the norm +inf: finite x give 0 (-0 for negative), inf gives NaN. Row 2: values
+    near 1e30 (squares overflow float32) and row 3 near 1e-30 (squares underflow): [3, -4] times them gives
+    [0.6, -0.8], as in float64 (Epsilon 1e-35 below that norm)."""
+    x = np.array([[0, np.nan, 0], [1, -2, np.inf], [3e30, -4e30, 0], [3e-30, -4e-30, 0]], np.float32)
+    desc = lp_desc(tensor(F32, [4, 3], [1, 4]), tensor(F32, [4, 3], [5, 1]), 1, 2, 1e-35)
+    got = run_operator(device, desc, {"InputTensor": x})["OutputTensor"]
+    assert np.isnan(got[0]).all()
+    np.testing.assert_array_equal(got[1], [0, -0.0, np.nan])
+    assert np.signbit(got[1, 1])
+    np.testing.assert_allclose(got[2:], [[0.6, -0.8, 0], [0.6, -0.8, 0]], rtol=5e-7)
+
+
+def test_lp_float16_store_rounds_to_nearest(device):
+    """FLOAT16 storage, computed in float32: |Output| <= 1, and a quotient of halves below 1 never lands exactly
+    on a midpoint of halves, so take one near a midpoint: x = [0.99951171875 (1 - 2^-11), 0], P 1, Epsilon
+    x / 0.9993 above the norm x: Output 0.9993, between the halves 0.9990234375 and 0.99951171875 (midpoint
+    0.999267578125), nearer the upper: stored 0.99951171875 (a truncating store gives 0.9990234375)."""
+    x = np.array([0.99951171875, 0], np.float16)
+    desc = lp_desc(tensor(F16, [2]), tensor(F16, [2]), 0, 1, 0.99951171875 / 0.9993)
+    got = run_operator(device, desc, {"InputTensor": x})["OutputTensor"]
+    np.testing.assert_array_equal(got, np.array([0.99951171875, 0], np.float16))
+
+
+# --- LOCAL_RESPONSE_NORMALIZATION -------------------------------------------------------------------------------
+def test_lrn_by_hand(device):
+    """x {1, 3, 1, 1} = [1, 2, 3], LocalSize 2 (region [c, c + 1]), Alpha 2 (Alpha / LocalSize = 1), Beta 1,
+    Bias 1, across channels: sums of squares 1 + 4 = 5, 4 + 9 = 13, 9: [1/6, 2/14, 3/10]. Within channels
+    (CrossChannel FALSE) over a {1, 1, 2, 2} input [1, 2, 3, 4] with LocalSize 3 (region [i - 1, i + 1] along H
+    and W, clipped): every region is the whole 2x2, sum 30, Alpha 3 (1 per square), Beta 0.5, Bias 6: x / 6."""
+    got = run_operator(device, lrn_desc(tensor(F32, [1, 3, 1, 1]), tensor(F32, [1, 3, 1, 1]), True, 2, 2.0, 1.0,
+                                        1.0), {"InputTensor": np.array([1, 2, 3], np.float32)})["OutputTensor"]
+    np.testing.assert_allclose(got.reshape(-1), [1 / 6, 2 / 14, 3 / 10], rtol=5e-7)
+    got = run_operator(device, lrn_desc(tensor(F32, [1, 1, 2, 2]), tensor(F32, [1, 1, 2, 2]), False, 3, 3.0, 0.5,
+                                        6.0), {"InputTensor": np.array([1, 2, 3, 4], np.float32)})["OutputTensor"]
+    np.testing.assert_allclose(got.reshape(-1), [1 / 6, 2 / 6, 3 / 6, 4 / 6], rtol=5e-7)
+
+
+@pytest.mark.parametrize("data_type", [F32, F16], ids=["FLOAT32", "FLOAT16"])
+@pytest.mark.parametrize(("cross", "size", "alpha", "beta", "bias"), [
+    (True, 5, 1e-2, 0.75, 1.0), (True, 2, 0.5, 1.0, 2.0), (False, 3, 0.1, 0.5, 1.0), (True, 9, 1e-3, 0.75, 0.5),
+], ids=["cross-5", "cross-even-2", "within-3", "cross-wider-than-C"])
+def test_lrn_matches_the_formula(device, data_type, cross, size, alpha, beta, bias):
+    rng = np.random.default_rng(size)
+    x = rng.uniform(-4, 4, (2, 6, 3, 4)).astype(NUMPY[data_type])
+    desc = lrn_desc(tensor(data_type, x.shape), tensor(data_type, x.shape), cross, size, alpha, beta, bias)
+    got = run_operator(device, desc, {"InputTensor": x})["OutputTensor"]
+    expected, bound = lrn_numpy(x, cross, size, alpha, beta, bias)
+    taps = min(size, 6) if cross else min(size, 3) * min(size, 4)
+    assert_close(got, expected, bound, data_type, beta * (taps + 2) + 20)
+
+
+def test_lrn_strides_specials_and_large_values(device):
+    """Across channels (LocalSize 3) of an NHWC-strided input into a padded output: a NaN poisons its region
+    (itself and its neighbours along C), +inf makes its neighbours' sums +inf (x / inf = 0) and itself NaN;
+    values near 1e22 whose squares, and Alpha / LocalSize * S (about 5e40), overflow float32 while that to the
+    power Beta (about 1e30) does not: the float64 formula within the stated ulps."""
+    x = np.ones((1, 4, 1, 3), np.float32)
+    x[0, :, 0, 0] = [1, np.nan, 2, 3]
+    x[0, :, 0, 1] = [1, 2, 3, np.inf]
+    x[0, :, 0, 2] = [1e22, -2e22, 3e22, 4e22]
+    desc = lrn_desc(tensor(F32, [1, 4, 1, 3], [12, 1, 12, 4]), tensor(F32, [1, 4, 1, 3], [20, 5, 5, 1]), True, 3,
+                    1e-4, 0.75, 1.0)
+    got = run_operator(device, desc, {"InputTensor": x})["OutputTensor"]
+    assert np.isnan(got[0, :3, 0, 0]).all() and not np.isnan(got[0, 3, 0, 0])
+    assert got[0, 0, 0, 1] != 0 and got[0, 1, 0, 1] > 0
+    np.testing.assert_array_equal(got[0, 2:, 0, 1], [0, np.nan])
+    expected, bound = lrn_numpy(x[:, :, :, 2:], True, 3, 1e-4, 0.75, 1.0)
+    assert np.all(np.isfinite(expected)) and np.all(np.abs(expected) > 1e-9)  # not flushed to 0
+    assert_close(got[:, :, :, 2:], expected, bound, F32, 0.75 * 5 + 20)
+
+
+def test_lrn_float16_tie(device):
+    """FLOAT16 storage: Alpha 0, Beta 1, Bias 2 make Output x / 2, exact in float32. x = 1, 3 and 5 times
+    2^-24 (the smallest half subnormal) give 0.5, 1.5 and 2.5 times it: ties, stored 0, 2 and 2 times 2^-24
+    (nearest even; a truncating store gives 0, 1, 2)."""
+    tiny = 2.0 ** -24
+    x = np.array([tiny, 3 * tiny, 5 * tiny], np.float16)
+    desc = lrn_desc(tensor(F16, [1, 3, 1, 1]), tensor(F16, [1, 3, 1, 1]), True, 1, 0.0, 1.0, 2.0)
+    got = run_operator(device, desc, {"InputTensor": x})["OutputTensor"]
+    np.testing.assert_array_equal(got.reshape(-1), np.array([0, 2 * tiny, 2 * tiny], np.float16))
+
+
 # --- refusals -------------------------------------------------------------------------------------------------
 def refused(ref_device, desc):
     with pytest.raises(dml.DMLError) as info:
@@ -220,9 +349,35 @@ U8 = dml.DML_TENSOR_DATA_TYPE_UINT8
      "InputTensor.DataType UINT8 is not supported by DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION2"),
     (mvn2_desc(tensor(F32, [1] * 9), None, None, tensor(F32, [1] * 9), [1]),
      "InputTensor.DimensionCount must be 1, 2, 3, 4, 5, 6, 7, 8, got 9"),
+    (lp_desc(tensor(F32, [2, 3]), tensor(F32, [2, 3]), 1, 3),
+     "DML_LP_NORMALIZATION_OPERATOR_DESC.P 3 must be 1 or 2"),
+    (lp_desc(tensor(F32, [2, 3]), tensor(F32, [2, 3]), 1, 0),
+     "DML_LP_NORMALIZATION_OPERATOR_DESC.P 0 must be 1 or 2"),
+    (lp_desc(tensor(F32, [2, 3]), tensor(F32, [2, 3]), 2, 2),
+     "DML_LP_NORMALIZATION_OPERATOR_DESC.Axis 2 must be less than InputTensor.DimensionCount 2"),
+    (lp_desc(tensor(F32, [2, 3]), tensor(F32, [3, 2]), 0, 2),
+     "OutputTensor.Sizes [3, 2] must equal InputTensor.Sizes [2, 3]"),
+    (lp_desc(tensor(F32, [2, 3]), tensor(F16, [2, 3]), 0, 2),
+     "OutputTensor.DataType FLOAT16 must equal InputTensor.DataType FLOAT32"),
+    (lp_desc(tensor(U8, [2, 3]), tensor(U8, [2, 3]), 0, 2),
+     "InputTensor.DataType UINT8 is not supported by DML_OPERATOR_LP_NORMALIZATION"),
+    (lp_desc(tensor(F32, [1] * 9), tensor(F32, [1] * 9), 0, 2),
+     "InputTensor.DimensionCount must be 1, 2, 3, 4, 5, 6, 7, 8, got 9"),
+    (lrn_desc(tensor(F32, S4), tensor(F32, S4), True, 0, 1e-4, 0.75, 1.0),
+     "DML_LOCAL_RESPONSE_NORMALIZATION_OPERATOR_DESC.LocalSize 0 must be at least 1"),
+    (lrn_desc(tensor(F32, [3, 2, 2]), tensor(F32, [3, 2, 2]), True, 3, 1e-4, 0.75, 1.0),
+     "InputTensor.DimensionCount 3 is not supported by DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION (supported: 4 to "
+     "4)"),
+    (lrn_desc(tensor(F32, S4), tensor(F32, [1, 3, 2, 1]), True, 3, 1e-4, 0.75, 1.0),
+     "OutputTensor.Sizes [1, 3, 2, 1] must equal InputTensor.Sizes [1, 3, 2, 2]"),
+    (lrn_desc(tensor(F16, S4), tensor(F32, S4), True, 3, 1e-4, 0.75, 1.0),
+     "OutputTensor.DataType FLOAT32 must equal InputTensor.DataType FLOAT16"),
+    (lrn_desc(tensor(U8, S4), tensor(U8, S4), False, 3, 1e-4, 0.75, 1.0),
+     "InputTensor.DataType UINT8 is not supported by DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION"),
 ], ids=["mvn0-rank3", "mvn0-scale-rank", "mvn0-type", "mvn0-bias-type", "mvn0-out-sizes", "mvn0-scale-sizes",
         "mvn2-no-axes", "mvn2-axis-range", "mvn2-axis-repeat", "mvn2-bias-rank", "mvn2-scale-sizes",
-        "mvn2-out-type", "mvn2-out-sizes", "mvn2-type", "mvn2-rank9"])
+        "mvn2-out-type", "mvn2-out-sizes", "mvn2-type", "mvn2-rank9", "lp-p3", "lp-p0", "lp-axis", "lp-out-sizes",
+        "lp-out-type", "lp-type", "lp-rank9", "lrn-size0", "lrn-rank3", "lrn-out-sizes", "lrn-out-type", "lrn-type"])
 def test_validation(ref_device, desc, expected):
     assert expected in refused(ref_device, desc)
 
@@ -231,4 +386,5 @@ def test_registered():
     from dmlsim.operators import implemented_names
 
     names = implemented_names()
-    assert {"DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION", "DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION2"} <= set(names)
+    assert {"DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION", "DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION2",
+            "DML_OPERATOR_LP_NORMALIZATION", "DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION"} <= set(names)

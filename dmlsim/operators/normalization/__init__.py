@@ -1,6 +1,7 @@
 """The normalization family: DML_OPERATOR_BATCH_NORMALIZATION (DML_FEATURE_LEVEL_1_0),
 DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION (1_0), MEAN_VARIANCE_NORMALIZATION1 (2_0) and
-MEAN_VARIANCE_NORMALIZATION2 (6_3). One folder, one kernel file, DirectML's generated descs.
+MEAN_VARIANCE_NORMALIZATION2 (6_3), LP_NORMALIZATION (1_0) and LOCAL_RESPONSE_NORMALIZATION (1_0). One folder,
+one kernel file, DirectML's generated descs.
 
 BATCH_NORMALIZATION: ``Output = FusedActivation(Scale * ((Input - Mean) / sqrt(Variance + Epsilon)) + Bias)``,
 element by element. Rules (the doc page at DML_FEATURE_LEVEL_3_1 and above): every tensor FLOAT32 or FLOAT16 with
@@ -43,6 +44,33 @@ group's outputs NaN and an infinity (no NaN) makes Variance +inf, so finite inpu
 the float64 formula (kernel.cl). It is the one operator here of DML_FEATURE_LEVEL_6_3: implementing it raises the
 level GetFeatureLevel answers to 6_3.
 
+LP_NORMALIZATION: ``Output = Input / max(norm, Epsilon)`` with ``norm = sum(|Input|)`` (P 1) or
+``sqrt(sum(Input^2))`` (P 2) along ``Axis``. Rules (its page at DML_FEATURE_LEVEL_3_1 and above): FLOAT32 or
+FLOAT16, 1 to 8 dimensions, Input and Output the same DataType, DimensionCount and Sizes; P 1 or 2 (the page:
+"either 1 or 2"); Axis less than the DimensionCount. The page says only that Epsilon is "to avoid division by zero";
+dmlsim makes it a floor of the norm (``max(norm, Epsilon)``, NaN-propagating), the decomposition onnxruntime's WebNN
+provider uses for LpNormalization (microsoft/onnxruntime PR 31197), which keeps ``x / norm`` exact wherever the norm
+exceeds Epsilon and gives 0 for an all-zero slice (ONNX's rule for a zero norm) when Epsilon > 0; onnxruntime's
+provider passes Epsilon 1e-5 (DefaultEpsilon). Any Epsilon is accepted (0 gives 0 / 0 = NaN for a zero slice). The
+kernel scales by the slice's largest |x|, so neither the sum nor its squares overflow or underflow float32 (|x| near
+1e30 or 1e-30 normalizes as in float64).
+
+LOCAL_RESPONSE_NORMALIZATION: ``Output = Input / (Bias + (Alpha / LocalSize) * S)^Beta``, S the sum of the squares
+over the local region. Rules (its page): FLOAT32 or FLOAT16, exactly 4 dimensions ``{N, C, H, W}``, Input and
+Output the same DataType and Sizes; LocalSize at least 1. The region along a dimension of size D around index i is
+``[max(0, i - floor((LocalSize - 1) / 2)), min(D - 1, i + ceil((LocalSize - 1) / 2))]`` (the page's remarks
+before its 2020 revision, and ONNX's LRN, whose ``alpha / size`` convention is the page's: onnxruntime's
+DmlOperatorLocalResponseNormalization passes ONNX's alpha, size, beta and bias unchanged, CrossChannel TRUE).
+Decisions where the page is silent: CrossChannel TRUE sums along C only (the ONNX mapping needs exactly that,
+though the page's LocalSize text lists "Width, Height, and optionally Channel"); CrossChannel FALSE sums a
+LocalSize x LocalSize region of H and W within the channel, still scaled by Alpha / LocalSize (the page's one
+formula, not Caffe's Alpha / LocalSize^2); a LocalSize beyond the dimension is clipped like any region; Alpha,
+Beta and Bias are any floats (the formula as it stands: a negative base to a fractional Beta is NaN). The kernel
+sums the squares scaled by the region's largest |x| and, where ``(Alpha / LocalSize) * S`` overflows float32,
+forms ``base^Beta`` as ``M^Beta * M^Beta * (...)^Beta``, so inputs near 1e22 match float64.
+
+None of the family runs in place (the generated schema makes no input eligible).
+
 Decisions where the pages are silent (pinned in tests/test_normalization.py):
 
 - Axes: each in ``[0, InputTensor.DimensionCount - 1]``, none repeated (as REDUCE), and AxisCount at least 1:
@@ -66,6 +94,8 @@ import numpy as np
 
 from dmlsim.api.directml_schema import (
     DML_BATCH_NORMALIZATION_OPERATOR_DESC,
+    DML_LOCAL_RESPONSE_NORMALIZATION_OPERATOR_DESC,
+    DML_LP_NORMALIZATION_OPERATOR_DESC,
     DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC,
     DML_MEAN_VARIANCE_NORMALIZATION2_OPERATOR_DESC,
     DML_MEAN_VARIANCE_NORMALIZATION_OPERATOR_DESC,
@@ -74,9 +104,14 @@ from dmlsim.api.enums import DML_OPERATOR_TYPE
 from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import TensorLayout
 from dmlsim.operators.activation.fused import apply_fused, fused_defines
-from dmlsim.operators.base import Operator, ValidatedDesc, register, require_same
+from dmlsim.operators.base import Operator, ValidatedDesc, Work, elementwise_work, register, require_same
 from dmlsim.operators.float_rules import require_float_tensors, storage_defines
-from dmlsim.operators.normalization.reference import batch_normalization, mean_variance_normalization
+from dmlsim.operators.normalization.reference import (
+    batch_normalization,
+    local_response_normalization,
+    lp_normalization,
+    mean_variance_normalization,
+)
 from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, NullBuffer, Scalar, TensorArg
 from dmlsim.operators.typed import check_axes, ulong8
 
@@ -238,3 +273,94 @@ class MeanVarianceNormalization2(MeanVariance):
 
     def use_variance(self, v: ValidatedDesc) -> bool:
         return bool(v.attrs["UseVariance"])
+
+
+class InputOutput(Operator):
+    """LP_NORMALIZATION and LOCAL_RESPONSE_NORMALIZATION: one input and one output, FLOAT32 or FLOAT16, of one
+    DataType, DimensionCount and Sizes."""
+
+    dimensions: range = DIMENSIONS
+
+    def check(self, v: ValidatedDesc, problems: Problems) -> None:
+        if not require_float_tensors(v, problems, (X, OUT), self.dimensions):
+            return
+        require_same(v, problems, X, (OUT,), ("DataType", "DimensionCount", "Sizes"))
+
+
+@register
+class LpNormalization(InputOutput):
+    type = DML_OPERATOR_TYPE.DML_OPERATOR_LP_NORMALIZATION
+    desc_cls = DML_LP_NORMALIZATION_OPERATOR_DESC
+
+    def check(self, v: ValidatedDesc, problems: Problems) -> None:
+        super().check(v, problems)
+        p = int(v.attrs["P"])
+        if p not in (1, 2):
+            problems.add(f"{v.struct_name}.P {p} must be 1 or 2 (the order of the normalization)")
+        layout = v.tensors.get(X)
+        axis = int(v.attrs["Axis"])
+        if isinstance(layout, TensorLayout) and axis >= len(layout.sizes):
+            problems.add(f"{v.struct_name}.Axis {axis} must be less than InputTensor.DimensionCount "
+                         f"{len(layout.sizes)}")
+
+    def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
+        return {OUT: lp_normalization(inputs[X], int(v.attrs["Axis"]), int(v.attrs["P"]), v.attrs["Epsilon"])}
+
+    def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        x = v.layout(X)
+        axis = int(v.attrs["Axis"])
+        red_sizes = [s if d == axis else 1 for d, s in enumerate(x.sizes)]
+        group_sizes = [1 if d == axis else s for d, s in enumerate(x.sizes)]
+        n_groups = math.prod(group_sizes)
+        args = [TensorArg("x", X, scalar=True), ulong8("x_strides", bound[X].layout.strides),
+                TensorArg("y", OUT, scalar=True), ulong8("y_strides", bound[OUT].layout.strides),
+                ulong8("group_sizes", group_sizes, fill=1), ulong8("red_sizes", red_sizes, fill=1),
+                Scalar("epsilon", np.float32(v.attrs["Epsilon"])), Scalar("n_groups", np.uint32(n_groups)),
+                Scalar("n_red", np.uint32(x.sizes[axis]))]
+        defines = {**storage_defines(x), "LP_P": int(v.attrs["P"])}
+        return [KernelLaunch(self.kernel_source, "lp_normalization", defines, Items(n_groups), args)]
+
+
+@register
+class LocalResponseNormalization(InputOutput):
+    type = DML_OPERATOR_TYPE.DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION
+    desc_cls = DML_LOCAL_RESPONSE_NORMALIZATION_OPERATOR_DESC
+    dimensions = range(4, 5)
+
+    def check(self, v: ValidatedDesc, problems: Problems) -> None:
+        super().check(v, problems)
+        if int(v.attrs["LocalSize"]) < 1:
+            problems.add(f"{v.struct_name}.LocalSize {v.attrs['LocalSize']} must be at least 1")
+
+    def taps(self, v: ValidatedDesc) -> int:
+        """The region's largest element count: LocalSize clipped to C, or to H times to W."""
+        sizes, size = v.layout(X).sizes, int(v.attrs["LocalSize"])
+        if v.attrs["CrossChannel"]:
+            return min(size, sizes[1])
+        return min(size, sizes[2]) * min(size, sizes[3])
+
+    def work(self, v: ValidatedDesc) -> Work:
+        """Each output element reads its region twice; the reference makes a few numpy calls per window
+        offset (LocalSize clipped to the dimension, per summed dimension) over the whole tensor."""
+        sizes, size = v.layout(X).sizes, int(v.attrs["LocalSize"])
+        dims = (1,) if v.attrs["CrossChannel"] else (2, 3)
+        steps = sum(min(size, sizes[d]) for d in dims)
+        return elementwise_work(v) + Work(8 * self.taps(v) * v.layout(OUT).element_count, 0, 4 * steps)
+
+    def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
+        return {OUT: local_response_normalization(inputs[X], bool(v.attrs["CrossChannel"]), int(v.attrs["LocalSize"]),
+                                                  v.attrs["Alpha"], v.attrs["Beta"], v.attrs["Bias"])}
+
+    def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        out = v.layout(OUT)
+        size = int(v.attrs["LocalSize"])
+        alpha_n = np.float32(np.float32(v.attrs["Alpha"]) / np.float32(size))
+        args = [TensorArg("x", X, scalar=True), ulong8("x_strides", bound[X].layout.strides),
+                TensorArg("y", OUT, scalar=True), ulong8("y_strides", bound[OUT].layout.strides),
+                ulong8("y_sizes", out.sizes, fill=1), Scalar("before", np.uint32((size - 1) // 2)),
+                Scalar("after", np.uint32(size // 2)), Scalar("alpha_n", alpha_n),
+                Scalar("beta", np.float32(v.attrs["Beta"])), Scalar("bias", np.float32(v.attrs["Bias"])),
+                Scalar("count", np.uint32(out.element_count))]
+        defines = {**storage_defines(out), "CROSS_CHANNEL": bool(v.attrs["CrossChannel"])}
+        return [KernelLaunch(self.kernel_source, "local_response_normalization", defines, Items(out.element_count),
+                             args)]

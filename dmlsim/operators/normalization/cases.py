@@ -1,5 +1,7 @@
-"""BATCH_NORMALIZATION and MEAN_VARIANCE_NORMALIZATION (0, 1, 2) cases for the differential harness
-(dmlsim/operators/harness.py).
+"""BATCH_NORMALIZATION, MEAN_VARIANCE_NORMALIZATION (0, 1, 2), LP_NORMALIZATION and LOCAL_RESPONSE_NORMALIZATION
+cases for the differential harness (dmlsim/operators/harness.py). LP and LRN: see _lp and _lrn below (their
+results are x times a positive factor made of sums of non-negative terms, so no bound is needed: the tolerance
+is in ulps of |Output|).
 
 Draws ranks 1-8, FLOAT32/FLOAT16, each parameter tensor's sizes 1 (broadcast) or the input's along each dimension,
 random layouts (broadcast inputs too), Spatial both ways, any non-empty set of MVN1/MVN2 axes (MVN: 4-D, CrossChannel
@@ -32,6 +34,10 @@ EPSILONS = (0.0, 1e-5, 1e-3, 1.0)
 
 
 def draw(op: Operator, rng: np.random.Generator) -> Case:
+    if op.type == DML_OPERATOR_TYPE.DML_OPERATOR_LP_NORMALIZATION:
+        return draw_valid(op, rng, lambda r: _lp(op, r))
+    if op.type == DML_OPERATOR_TYPE.DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION:
+        return draw_valid(op, rng, lambda r: _lrn(op, r))
     batch = op.type == DML_OPERATOR_TYPE.DML_OPERATOR_BATCH_NORMALIZATION
     mvn0 = op.type == DML_OPERATOR_TYPE.DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION
     mvn2 = op.type == DML_OPERATOR_TYPE.DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION2
@@ -114,3 +120,38 @@ def draw(op: Operator, rng: np.random.Generator) -> Case:
                     note=f"{rank}-D axes {axes} n={n} eps {epsilon} normalize {normalize} mean {use_mean}")
 
     return draw_valid(op, rng, attempt)
+
+
+def _lp(op: Operator, r: np.random.Generator) -> Case:
+    """LP_NORMALIZATION: ranks 1-8, any axis, P 1 or 2, Epsilon 0 / 1e-5 / 1; n + 4 ulps (n the axis's size)."""
+    rank = int(r.choice([1, 2, 3, 4, 5, 8]))
+    sizes = draw_sizes(r, rank, 96)
+    dtype = int(r.choice([F32, F16]))
+    axis = int(r.integers(rank))
+    p = int(r.choice([1, 2]))
+    epsilon = float(r.choice((0.0, 1e-5, 1.0)))
+    fills: dict[str, Any] = {"InputTensor": finite(2.0)} if r.random() < 0.5 else {}
+    desc = op.desc_cls(InputTensor=draw_tensor(r, dtype, sizes), OutputTensor=draw_tensor(r, dtype, sizes,
+                                                                                          role="output"),
+                       Axis=axis, Epsilon=epsilon, P=p)
+    return Case(desc, fills=fills, ulps=sizes[axis] + 4, ulps16=2,
+                note=f"{rank}-D axis {axis} P {p} eps {epsilon}")
+
+
+def _lrn(op: Operator, r: np.random.Generator) -> Case:
+    """LOCAL_RESPONSE_NORMALIZATION: 4-D, CrossChannel both ways, LocalSize 1 to 7 (beyond the dimension too),
+    Alpha > 0, Beta in (0, 1], Bias >= 0.5; Beta * (n + 2) + 20 ulps of |Output| (n the region's size; pow's 16
+    ulps among them)."""
+    sizes = draw_sizes(r, 4, 96)
+    dtype = int(r.choice([F32, F16]))
+    cross = bool(r.integers(2))
+    size = int(r.integers(1, 8))
+    alpha, beta, bias = float(r.choice((1e-4, 0.1, 1.0))), float(r.choice((0.5, 0.75, 1.0))), \
+        float(r.choice((0.5, 1.0, 2.0)))
+    fills: dict[str, Any] = {"InputTensor": finite(2.0)} if r.random() < 0.5 else {}
+    desc = op.desc_cls(InputTensor=draw_tensor(r, dtype, sizes), OutputTensor=draw_tensor(r, dtype, sizes,
+                                                                                          role="output"),
+                       CrossChannel=cross, LocalSize=size, Alpha=alpha, Beta=beta, Bias=bias)
+    n = min(size, sizes[1]) if cross else min(size, sizes[2]) * min(size, sizes[3])
+    return Case(desc, fills=fills, ulps=beta * (n + 2) + 20, ulps16=2,
+                note=f"cross {cross} size {size} alpha {alpha} beta {beta} bias {bias}")

@@ -140,3 +140,129 @@ __kernel void mean_variance_normalization(__global const store_t *x__base, ulong
         STORE(FUSED_ACTIVATION(value), TENSOR_PTR(y), AT(k, y));
     }
 }
+
+/* DML_OPERATOR_LP_NORMALIZATION: one work-item per group (the elements along Axis), n_red elements each,
+ * Output = Input / max(norm, Epsilon), norm = sum(|x|) (P 1) or sqrt(sum(x^2)) (P 2). Scaled by M = max |x| so
+ * that no sum overflows or underflows in float32: y = (x / M) / max(norm / M, Epsilon / M). A NaN in the group
+ * makes every output NaN; an infinity (no NaN) makes norm +inf, so finite x give 0 and infinite ones NaN; M = 0
+ * gives x / max(0, Epsilon); Epsilon / M overflowing means norm <= n * M is negligible beside Epsilon: x /
+ * Epsilon. The maximum propagates a NaN Epsilon (np.maximum). */
+__kernel void lp_normalization(__global const store_t *x__base, ulong x__offset, ulong8 x_strides,
+                               __global store_t *y__base, ulong y__offset, ulong8 y_strides, ulong8 group_sizes,
+                               ulong8 red_sizes, float epsilon, uint n_groups, uint n_red)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= n_groups)
+        return;
+    COORDS8(g, gid, group_sizes)
+    __global const store_t *x = TENSOR_PTR(x);
+    float largest = 0.0f;
+    bool has_nan = false;
+    for (uint r = 0; r < n_red; ++r) {
+        GROUP_COORDS(k, r)
+        const float v = (float)LOAD(x, AT(k, x));
+        largest = fmax(largest, fabs(v));
+        has_nan |= isnan(v);
+    }
+    float unit = 1.0f; /* y = (x / unit) / root */
+    float root;
+    if (has_nan) {
+        root = NAN;
+    } else if (isinf(largest)) {
+        root = INFINITY;
+    } else if (largest == 0.0f) {
+        root = (isnan(epsilon) || epsilon > 0.0f) ? epsilon : 0.0f;
+    } else {
+        float sum = 0.0f;
+        for (uint r = 0; r < n_red; ++r) {
+            GROUP_COORDS(k, r)
+            const float t = fabs((float)LOAD(x, AT(k, x))) / largest; /* <= 1 */
+#if LP_P == 2
+            sum += t * t;
+#else
+            sum += t;
+#endif
+        }
+#if LP_P == 2
+        const float norm = sqrt(sum); /* norm / M, at least 1 */
+#else
+        const float norm = sum;
+#endif
+        const float ratio = epsilon / largest;
+        if (ratio == INFINITY) {
+            root = epsilon;
+        } else {
+            unit = largest;
+            root = (isnan(ratio) || ratio > norm) ? ratio : norm;
+        }
+    }
+    for (uint r = 0; r < n_red; ++r) {
+        GROUP_COORDS(k, r)
+        const float value = ((float)LOAD(x, AT(k, x)) / unit) / root;
+        STORE(value, TENSOR_PTR(y), AT(k, y));
+    }
+}
+
+/* DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION: one work-item per element of the 4-D input (seen as 8-D: N, C, H, W
+ * are coordinates 4 to 7). The region: along C (CROSS_CHANNEL) or along H and W, from i - before to i + after,
+ * clipped to the tensor. Output = x / (Bias + Alpha / LocalSize * S)^Beta with S the region's sum of squares,
+ * computed as M^2 * sum((v / M)^2) with M the region's largest |v| (no float32 overflow or underflow of the
+ * squares); when Alpha / LocalSize * S overflows float32 while the power may not, base^Beta is computed as
+ * M^Beta * M^Beta * (Alpha / LocalSize * sum((v / M)^2) + Bias / M / M)^Beta. A NaN in the region makes the
+ * output NaN; an infinity makes S +inf. */
+__kernel void local_response_normalization(__global const store_t *x__base, ulong x__offset, ulong8 x_strides,
+                                           __global store_t *y__base, ulong y__offset, ulong8 y_strides,
+                                           ulong8 y_sizes, uint before, uint after, float alpha_n, float beta,
+                                           float bias, uint count)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+    COORDS8(c, gid, y_sizes)
+    __global const store_t *x = TENSOR_PTR(x);
+#ifdef CROSS_CHANNEL
+    const uint c_lo = c[5] > before ? c[5] - before : 0, c_hi = min((uint)c[5] + after, (uint)y_sizes.s5 - 1);
+    const uint h_lo = c[6], h_hi = c[6], w_lo = c[7], w_hi = c[7];
+#else
+    const uint c_lo = c[5], c_hi = c[5];
+    const uint h_lo = c[6] > before ? c[6] - before : 0, h_hi = min((uint)c[6] + after, (uint)y_sizes.s6 - 1);
+    const uint w_lo = c[7] > before ? c[7] - before : 0, w_hi = min((uint)c[7] + after, (uint)y_sizes.s7 - 1);
+#endif
+    uint k[8];
+    for (int d = 0; d < 8; ++d)
+        k[d] = c[d];
+    float largest = 0.0f;
+    bool has_nan = false;
+    for (uint i = c_lo; i <= c_hi; ++i)
+        for (uint h = h_lo; h <= h_hi; ++h)
+            for (uint w = w_lo; w <= w_hi; ++w) {
+                k[5] = i; k[6] = h; k[7] = w;
+                const float v = (float)LOAD(x, AT(k, x));
+                largest = fmax(largest, fabs(v));
+                has_nan |= isnan(v);
+            }
+    float denominator;
+    if (has_nan || isinf(largest) || largest == 0.0f) {
+        /* NaN: the sum is NaN; inf: the sum is +inf; 0: the sum is 0 (alpha_n * inf or * 0 as in float64) */
+        const float sum = has_nan ? NAN : (largest == 0.0f ? 0.0f : INFINITY);
+        denominator = pow(bias + alpha_n * sum, beta);
+    } else {
+        float squares = 0.0f;
+        for (uint i = c_lo; i <= c_hi; ++i)
+            for (uint h = h_lo; h <= h_hi; ++h)
+                for (uint w = w_lo; w <= w_hi; ++w) {
+                    k[5] = i; k[6] = h; k[7] = w;
+                    const float t = (float)LOAD(x, AT(k, x)) / largest;
+                    squares += t * t;
+                }
+        const float scaled = alpha_n * squares * largest * largest;
+        if (isinf(scaled)) {
+            const float m = pow(largest, beta);
+            denominator = m * m * pow(alpha_n * squares + bias / largest / largest, beta);
+        } else {
+            denominator = pow(bias + scaled, beta);
+        }
+    }
+    const float value = (float)LOAD(x, AT(c, x)) / denominator;
+    STORE(value, TENSOR_PTR(y), AT(c, y));
+}

@@ -38,3 +38,39 @@ def mean_variance_normalization(x: np.ndarray, scale: np.ndarray | None, bias: n
         if bias is not None:
             deviation = deviation + np.asarray(bias, np.float64)
     return deviation
+
+
+def lp_normalization(x: np.ndarray, axis: int, p: int, epsilon: float) -> np.ndarray:
+    """DML_LP_NORMALIZATION: ``Input / max(norm, Epsilon)`` with ``norm = (sum |Input|^P)^(1/P)`` along ``axis``
+    (P 1 or 2); the maximum propagates NaN (np.maximum)."""
+    f = np.asarray(x, np.float64)
+    with np.errstate(all="ignore"):
+        a = np.abs(f)
+        norm = a.sum(axis=axis, keepdims=True) if p == 1 else np.sqrt((a * a).sum(axis=axis, keepdims=True))
+        return f / np.maximum(norm, np.float64(np.float32(epsilon)))
+
+
+def local_response_normalization(x: np.ndarray, cross_channel: bool, local_size: int, alpha: float, beta: float,
+                                 bias: float) -> np.ndarray:
+    """DML_LOCAL_RESPONSE_NORMALIZATION of a 4-D ``{N, C, H, W}`` input:
+    ``Input / (Bias + (Alpha / LocalSize) * sum(Input^2 over the local region))^Beta``; the region along a
+    dimension of size D around index i is ``[max(0, i - floor((LocalSize - 1) / 2)), min(D - 1, i +
+    ceil((LocalSize - 1) / 2))]``, over C with ``cross_channel``, else over H and W."""
+    f = np.asarray(x, np.float64)
+    dims = (1,) if cross_channel else (2, 3)
+    before, after = (local_size - 1) // 2, local_size // 2
+    with np.errstate(all="ignore"):
+        squares = f * f
+        for d in dims:
+            n = f.shape[d]
+            # a window sum by cumulative sums along d would cancel; add the window's shifted copies instead
+            total = np.zeros_like(squares)
+            for shift in range(-min(before, n - 1), min(after, n - 1) + 1):
+                src = [slice(None)] * 4
+                dst = [slice(None)] * 4
+                src[d] = slice(max(0, shift), n + min(0, shift))
+                dst[d] = slice(max(0, -shift), n - max(0, shift))
+                total[tuple(dst)] += squares[tuple(src)]
+            squares = total
+        base = np.float64(np.float32(bias)) + np.float64(np.float32(alpha)) / local_size * squares
+        return f / np.power(base, np.float64(np.float32(beta)))
