@@ -18,6 +18,7 @@ from dmlsim.onnx import (  # noqa: F401  (each registers its lowerings)
     ops_math,
     ops_nn,
     ops_norm,
+    ops_norm2,
     ops_pool,
     ops_recurrent,
     ops_resize,
