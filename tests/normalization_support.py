@@ -16,6 +16,7 @@ NUMPY = {F32: np.float32, F16: np.float16}
 BN, MVN1 = dml.DML_OPERATOR_BATCH_NORMALIZATION, dml.DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1
 MVN0, MVN2 = dml.DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION, dml.DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION2
 LP, LRN = dml.DML_OPERATOR_LP_NORMALIZATION, dml.DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION
+BNT = dml.DML_OPERATOR_BATCH_NORMALIZATION_TRAINING
 
 
 def tensor(data_type, sizes, strides=None):
@@ -56,6 +57,26 @@ def lp_desc(x, out, axis, p, epsilon=0.0):
 def lrn_desc(x, out, cross_channel, local_size, alpha, beta, bias):
     return dml.DML_OPERATOR_DESC(LRN, dml.DML_LOCAL_RESPONSE_NORMALIZATION_OPERATOR_DESC(
         x, out, cross_channel, local_size, alpha, beta, bias))
+
+
+def bnt_desc(x, scale, bias, fused_add, out, mean, var, epsilon=0.0, fused=None):
+    return dml.DML_OPERATOR_DESC(BNT, dml.DML_BATCH_NORMALIZATION_TRAINING_OPERATOR_DESC(
+        x, scale, bias, fused_add, out, mean, var, epsilon, fused))
+
+
+def bnt_numpy(x, scale, bias, fused_add, epsilon):
+    """Batch statistics over the axes where Scale's size is 1 (biased Variance), the doc's formula plus FusedAdd,
+    in float64: (Output, its bound as mvn_numpy's, Mean, Mean's bound |Mean| + mean|x - x0|, Variance)."""
+    x = np.asarray(x, np.float64)
+    axes = tuple(d for d in range(x.ndim) if np.shape(scale)[d] == 1)
+    y, bound = mvn_numpy(x, scale, bias, axes, True, epsilon)
+    if fused_add is not None:
+        y, bound = y + np.asarray(fused_add, np.float64), bound + np.abs(np.asarray(fused_add, np.float64))
+    mean = x.mean(axis=axes, keepdims=True)
+    first = x[tuple(slice(0, 1) if a in axes else slice(None) for a in range(x.ndim))]
+    mean_bound = np.abs(mean) + np.abs(x - first).mean(axis=axes, keepdims=True)
+    variance = ((x - mean) ** 2).mean(axis=axes, keepdims=True)
+    return y, bound, mean, mean_bound, variance
 
 
 def lp_numpy(x, axis, p, epsilon):

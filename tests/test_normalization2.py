@@ -12,6 +12,11 @@ LP_NORMALIZATION over n elements: a sum of n terms (squares for P 2) scaled by t
 divisions: n + 4 ulps of |result|. LOCAL_RESPONSE_NORMALIZATION over a region of n elements: the sum of n squares
 (n + 2 ulps) moves ``base^Beta`` by Beta times that, OpenCL's pow may be off by 16 ulps (the spec's bound), a
 division: Beta * (n + 2) + 20 ulps of |result| (Beta <= 1 here). FLOAT16 2 ulps (half) for both.
+
+BATCH_NORMALIZATION_TRAINING is MEAN_VARIANCE_NORMALIZATION1's kernel (n + 4 ulps of its bound, plus |FusedAdd|
+in the bound and 1 ulp for its addition); its Mean ``K + sum(x - K) / n`` within n + 2 ulps of
+``|Mean| + mean|x - x0|``; its Variance ``M^2 * sum((d / M)^2) / n`` within n + 8 ulps of itself (a sum of n
+non-negative terms, each d off by the Mean's error only to second order); FLOAT16 2 ulps (half).
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ from normalization_support import (
     F32,
     NUMPY,
     assert_close,
+    bnt_desc,
+    bnt_numpy,
     lp_desc,
     lp_numpy,
     lrn_desc,
@@ -305,6 +312,99 @@ def test_lrn_float16_tie(device):
     np.testing.assert_array_equal(got.reshape(-1), np.array([0, 2 * tiny, 2 * tiny], np.float16))
 
 
+# --- BATCH_NORMALIZATION_TRAINING --------------------------------------------------------------------------------
+def test_bn_training_by_hand(device):
+    """x {2, 2} = [[1, 4], [3, 8]] with Scale/Bias {1, 2} (statistics per column, over axis 0): Mean [2, 6],
+    Variance [1, 4]; Epsilon 0: (x - Mean) / sqrt(Variance) = [[-1, -1], [1, 1]]; Scale [2, 3], Bias [0, 1]:
+    [[-2, -2], [2, 4]]; FusedAdd [[10, 20], [30, 40]]: [[8, 18], [32, 44]]; a fused RELU changes nothing here."""
+    two, col = [2, 2], [1, 2]
+    desc = bnt_desc(tensor(F32, two), tensor(F32, col), tensor(F32, col), tensor(F32, two), tensor(F32, two),
+                    tensor(F32, col), tensor(F32, col), fused=relu())
+    got = run_operator(device, desc, {"InputTensor": np.array([[1, 4], [3, 8]], np.float32),
+                                      "ScaleTensor": np.array([[2, 3]], np.float32),
+                                      "BiasTensor": np.array([[0, 1]], np.float32),
+                                      "FusedAddTensor": np.array([[10, 20], [30, 40]], np.float32)})
+    np.testing.assert_array_equal(got["OutputTensor"], [[8, 18], [32, 44]])
+    np.testing.assert_array_equal(got["OutputMeanTensor"], [[2, 6]])
+    np.testing.assert_array_equal(got["OutputVarianceTensor"], [[1, 4]])
+
+
+@pytest.mark.parametrize("data_type", [F32, F16], ids=["FLOAT32", "FLOAT16"])
+@pytest.mark.parametrize(("sizes", "param", "fused_add"), [
+    ((4, 3, 2, 5), (1, 3, 1, 1), True), ((6, 5), (1, 5), False), ((2, 1, 3, 1, 2, 1, 2, 2), (1, 1, 3, 1, 1, 1, 1, 2),
+                                                                    True),
+    ((7,), (1,), False),
+], ids=["nchw-per-channel", "2d-fused-add-absent", "8d", "1d-all"])
+def test_bn_training_matches_the_formula(device, data_type, sizes, param, fused_add):
+    rng = np.random.default_rng(len(sizes))
+    dtype = NUMPY[data_type]
+    x = rng.uniform(-4, 4, sizes).astype(dtype)
+    scale, bias = (rng.uniform(-2, 2, param).astype(dtype) for _ in range(2))
+    add = rng.uniform(-2, 2, sizes).astype(dtype) if fused_add else None
+    desc = bnt_desc(tensor(data_type, sizes), tensor(data_type, param), tensor(data_type, param),
+                    tensor(data_type, sizes) if fused_add else None, tensor(data_type, sizes),
+                    tensor(data_type, param), tensor(data_type, param), epsilon=1e-4)
+    inputs = {"InputTensor": x, "ScaleTensor": scale, "BiasTensor": bias}
+    if fused_add:
+        inputs["FusedAddTensor"] = add
+    got = run_operator(device, desc, inputs)
+    y, bound, mean, mean_bound, variance = bnt_numpy(x, scale, bias, add, 1e-4)
+    n = math.prod(s for s, p in zip(sizes, param, strict=True) if p == 1)
+    assert_close(got["OutputTensor"], y, bound, data_type, n + 5)
+    assert_close(got["OutputMeanTensor"], mean, mean_bound, data_type, n + 2, "OutputMeanTensor")
+    assert_close(got["OutputVarianceTensor"], variance, variance, data_type, n + 8, "OutputVarianceTensor")
+
+
+def test_bn_training_large_mean_strides_and_specials(device):
+    """Statistics per row of a column-major {3, 64} input into padded outputs: row 0 is 1e4 + noise (the Mean
+    within n + 2 ulps of a bound of 1e4 + the noise, the Variance within n + 8 ulps of itself: a float32
+    E[x^2] - E[x]^2 would lose it entirely); row 1 holds a NaN: its Output, Mean and Variance are NaN; row 2
+    holds +inf first: Mean +inf, Variance NaN (inf - inf), Output NaN."""
+    rng = np.random.default_rng(9)
+    x = rng.uniform(-1, 1, (3, 64)).astype(np.float32)
+    x[0] += 1e4
+    x[1, 5] = np.nan
+    x[2, 0] = np.inf
+    col = [3, 1]
+    desc = bnt_desc(tensor(F32, [3, 64], [1, 3]), tensor(F32, col), tensor(F32, col), None,
+                    tensor(F32, [3, 64], [70, 1]), tensor(F32, col, [2, 1]), tensor(F32, col, [4, 1]), epsilon=1e-6)
+    scale, bias = np.ones((3, 1), np.float32), np.zeros((3, 1), np.float32)
+    got = run_operator(device, desc, {"InputTensor": x, "ScaleTensor": scale, "BiasTensor": bias})
+    y, bound, mean, mean_bound, variance = bnt_numpy(x[:1], scale[:1], bias[:1], None, 1e-6)
+    assert_close(got["OutputTensor"][:1], y, bound, F32, 64 + 5)
+    assert_close(got["OutputMeanTensor"][:1], mean, mean_bound, F32, 64 + 2, "OutputMeanTensor")
+    assert_close(got["OutputVarianceTensor"][:1], variance, variance, F32, 64 + 8, "OutputVarianceTensor")
+    assert np.isnan(got["OutputTensor"][1:]).all()
+    assert np.isnan(got["OutputMeanTensor"][1, 0]) and got["OutputMeanTensor"][2, 0] == np.inf
+    assert np.isnan(got["OutputVarianceTensor"][1:]).all()
+
+
+def test_bn_training_float16_tie(device):
+    """FLOAT16 storage: Scale of the input's sizes makes every group one element (no axis to reduce): Mean x,
+    Variance 0, Epsilon 1, Output 0 * Scale + Bias + FusedAdd = 2048 + 1 = 2049, halfway between the halves
+    2048 and 2050: stored 2048 (even); 2050 + 1: 2052."""
+    one = [2]
+    desc = bnt_desc(tensor(F16, one), tensor(F16, one), tensor(F16, one), tensor(F16, one), tensor(F16, one),
+                    tensor(F16, one), tensor(F16, one), epsilon=1.0)
+    got = run_operator(device, desc, {"InputTensor": np.array([5, 7], np.float16),
+                                      "ScaleTensor": np.ones(2, np.float16),
+                                      "BiasTensor": np.array([2048, 2050], np.float16),
+                                      "FusedAddTensor": np.ones(2, np.float16)})
+    np.testing.assert_array_equal(got["OutputTensor"], np.array([2048, 2052], np.float16))
+    np.testing.assert_array_equal(got["OutputMeanTensor"], np.array([5, 7], np.float16))
+    np.testing.assert_array_equal(got["OutputVarianceTensor"], np.zeros(2, np.float16))
+    # one group of [2050, 2052] (Scale {1}): Mean 2051, halfway between 2050 and 2052: stored 2052 (even; a
+    # truncating store gives 2050); Variance 1; Output (x - 2051) / 1 = [-1, 1]
+    one = [1]
+    desc = bnt_desc(tensor(F16, [2]), tensor(F16, one), tensor(F16, one), None, tensor(F16, [2]),
+                    tensor(F16, one), tensor(F16, one))
+    got = run_operator(device, desc, {"InputTensor": np.array([2050, 2052], np.float16),
+                                      "ScaleTensor": np.ones(1, np.float16), "BiasTensor": np.zeros(1, np.float16)})
+    np.testing.assert_array_equal(got["OutputMeanTensor"], np.array([2052], np.float16))
+    np.testing.assert_array_equal(got["OutputVarianceTensor"], np.array([1], np.float16))
+    np.testing.assert_array_equal(got["OutputTensor"], np.array([-1, 1], np.float16))
+
+
 # --- refusals -------------------------------------------------------------------------------------------------
 def refused(ref_device, desc):
     with pytest.raises(dml.DMLError) as info:
@@ -374,10 +474,33 @@ U8 = dml.DML_TENSOR_DATA_TYPE_UINT8
      "OutputTensor.DataType FLOAT32 must equal InputTensor.DataType FLOAT16"),
     (lrn_desc(tensor(U8, S4), tensor(U8, S4), False, 3, 1e-4, 0.75, 1.0),
      "InputTensor.DataType UINT8 is not supported by DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION"),
+    (bnt_desc(tensor(F32, [2, 3]), tensor(F32, [1, 3]), tensor(F32, [1, 3]), None, tensor(F32, [2, 3]),
+              tensor(F32, [1, 3]), tensor(F32, [3, 1])),
+     "OutputVarianceTensor.Sizes [3, 1] must equal ScaleTensor.Sizes [1, 3]"),
+    (bnt_desc(tensor(F32, [2, 3]), tensor(F32, [1, 3]), tensor(F32, [1, 1]), None, tensor(F32, [2, 3]),
+              tensor(F32, [1, 3]), tensor(F32, [1, 3])),
+     "BiasTensor.Sizes [1, 1] must equal ScaleTensor.Sizes [1, 3]"),
+    (bnt_desc(tensor(F32, [2, 3]), tensor(F32, [1, 3]), tensor(F32, [1, 3]), tensor(F32, [2, 1]),
+              tensor(F32, [2, 3]), tensor(F32, [1, 3]), tensor(F32, [1, 3])),
+     "FusedAddTensor.Sizes [2, 1] must equal InputTensor.Sizes [2, 3]"),
+    (bnt_desc(tensor(F32, [2, 3]), tensor(F32, [1, 2]), tensor(F32, [1, 2]), None, tensor(F32, [2, 3]),
+              tensor(F32, [1, 2]), tensor(F32, [1, 2])),
+     "ScaleTensor.Sizes [1, 2]: each size must be 1 (broadcast) or InputTensor's size"),
+    (bnt_desc(tensor(F32, [2, 3]), tensor(F32, [1, 3]), tensor(F32, [1, 3]), None, tensor(F32, [2, 3]),
+              tensor(F16, [1, 3]), tensor(F32, [1, 3])),
+     "OutputMeanTensor.DataType FLOAT16 must equal InputTensor.DataType FLOAT32"),
+    (bnt_desc(tensor(F32, [2, 3]), tensor(F32, [3]), tensor(F32, [3]), None, tensor(F32, [2, 3]),
+              tensor(F32, [3]), tensor(F32, [3])),
+     "ScaleTensor.DimensionCount 1 must equal InputTensor.DimensionCount 2"),
+    (bnt_desc(tensor(U8, [2, 3]), tensor(U8, [1, 3]), tensor(U8, [1, 3]), None, tensor(U8, [2, 3]),
+              tensor(U8, [1, 3]), tensor(U8, [1, 3])),
+     "InputTensor.DataType UINT8 is not supported by DML_OPERATOR_BATCH_NORMALIZATION_TRAINING"),
 ], ids=["mvn0-rank3", "mvn0-scale-rank", "mvn0-type", "mvn0-bias-type", "mvn0-out-sizes", "mvn0-scale-sizes",
         "mvn2-no-axes", "mvn2-axis-range", "mvn2-axis-repeat", "mvn2-bias-rank", "mvn2-scale-sizes",
         "mvn2-out-type", "mvn2-out-sizes", "mvn2-type", "mvn2-rank9", "lp-p3", "lp-p0", "lp-axis", "lp-out-sizes",
-        "lp-out-type", "lp-type", "lp-rank9", "lrn-size0", "lrn-rank3", "lrn-out-sizes", "lrn-out-type", "lrn-type"])
+        "lp-out-type", "lp-type", "lp-rank9", "lrn-size0", "lrn-rank3", "lrn-out-sizes", "lrn-out-type", "lrn-type",
+        "bnt-var-sizes", "bnt-bias-sizes", "bnt-add-sizes", "bnt-scale-sizes", "bnt-mean-type", "bnt-scale-rank",
+        "bnt-type"])
 def test_validation(ref_device, desc, expected):
     assert expected in refused(ref_device, desc)
 
@@ -387,4 +510,5 @@ def test_registered():
 
     names = implemented_names()
     assert {"DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION", "DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION2",
-            "DML_OPERATOR_LP_NORMALIZATION", "DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION"} <= set(names)
+            "DML_OPERATOR_LP_NORMALIZATION", "DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION",
+            "DML_OPERATOR_BATCH_NORMALIZATION_TRAINING"} <= set(names)

@@ -1,7 +1,7 @@
 """The normalization family: DML_OPERATOR_BATCH_NORMALIZATION (DML_FEATURE_LEVEL_1_0),
 DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION (1_0), MEAN_VARIANCE_NORMALIZATION1 (2_0) and
-MEAN_VARIANCE_NORMALIZATION2 (6_3), LP_NORMALIZATION (1_0) and LOCAL_RESPONSE_NORMALIZATION (1_0). One folder,
-one kernel file, DirectML's generated descs.
+MEAN_VARIANCE_NORMALIZATION2 (6_3), LP_NORMALIZATION (1_0), LOCAL_RESPONSE_NORMALIZATION (1_0) and
+BATCH_NORMALIZATION_TRAINING (4_1). One folder, one kernel file, DirectML's generated descs.
 
 BATCH_NORMALIZATION: ``Output = FusedActivation(Scale * ((Input - Mean) / sqrt(Variance + Epsilon)) + Bias)``,
 element by element. Rules (the doc page at DML_FEATURE_LEVEL_3_1 and above): every tensor FLOAT32 or FLOAT16 with
@@ -69,7 +69,21 @@ Beta and Bias are any floats (the formula as it stands: a negative base to a fra
 sums the squares scaled by the region's largest |x| and, where ``(Alpha / LocalSize) * S`` overflows float32,
 forms ``base^Beta`` as ``M^Beta * M^Beta * (...)^Beta``, so inputs near 1e22 match float64.
 
-None of the family runs in place (the generated schema makes no input eligible).
+BATCH_NORMALIZATION_TRAINING: ``Output = FusedActivation(Scale * ((Input - Mean) / sqrt(Variance + Epsilon)) +
+Bias + FusedAdd)`` with Mean and Variance computed over the dimensions where ScaleTensor's (and BiasTensor's) size
+is 1, and written to OutputMeanTensor and OutputVarianceTensor (of Scale's Sizes). Rules (its page): all seven
+tensors FLOAT32 or FLOAT16 with 1 to 8 dimensions, one DataType and DimensionCount; Bias, OutputMean and
+OutputVariance of Scale's Sizes; FusedAdd and Output of Input's Sizes; each size of Scale 1 or Input's. Decisions
+where the page is silent: the Variance (used and written) is the biased one, the mean of the squared deviations,
+as every other normalization here and as ONNX's training-mode BatchNormalization computes its batch variance; a
+Scale with no size-1 dimension makes one-element groups (Mean x, Variance 0, Output ``Scale * 0 / sqrt(Epsilon) +
+Bias``: NaN with Epsilon 0); a NaN or infinity in a group writes Mean NaN or ±inf and Variance NaN (the float64
+formula); Epsilon is any float (applied as it stands). The kernel is MEAN_VARIANCE_NORMALIZATION1's, so its
+accuracy (shifted Mean, scaled two-pass Variance) holds for the outputs and the statistics alike.
+
+None of the family runs in place (the generated schema makes no input eligible). ONNX's LRN, LpNormalization and
+GroupNormalization are lowered onto LOCAL_RESPONSE_NORMALIZATION, LP_NORMALIZATION and
+MEAN_VARIANCE_NORMALIZATION1 in dmlsim/onnx/ops_norm2.py (tests/test_normalization2_onnx.py).
 
 Decisions where the pages are silent (pinned in tests/test_normalization.py):
 
@@ -94,6 +108,7 @@ import numpy as np
 
 from dmlsim.api.directml_schema import (
     DML_BATCH_NORMALIZATION_OPERATOR_DESC,
+    DML_BATCH_NORMALIZATION_TRAINING_OPERATOR_DESC,
     DML_LOCAL_RESPONSE_NORMALIZATION_OPERATOR_DESC,
     DML_LP_NORMALIZATION_OPERATOR_DESC,
     DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC,
@@ -108,6 +123,7 @@ from dmlsim.operators.base import Operator, ValidatedDesc, Work, elementwise_wor
 from dmlsim.operators.float_rules import require_float_tensors, storage_defines
 from dmlsim.operators.normalization.reference import (
     batch_normalization,
+    batch_normalization_training,
     local_response_normalization,
     lp_normalization,
     mean_variance_normalization,
@@ -117,6 +133,7 @@ from dmlsim.operators.typed import check_axes, ulong8
 
 X, MEAN, VAR, SCALE, BIAS, OUT = ("InputTensor", "MeanTensor", "VarianceTensor", "ScaleTensor", "BiasTensor",
                                   "OutputTensor")
+FUSED_ADD, OUT_MEAN, OUT_VAR = "FusedAddTensor", "OutputMeanTensor", "OutputVarianceTensor"
 DIMENSIONS = range(1, 9)
 
 
@@ -229,14 +246,17 @@ class MeanVariance(Normalization):
         group_sizes = [1 if d in axes else s for d, s in enumerate(x.sizes)]
         n_groups = math.prod(group_sizes)
         args: list[Any] = []
-        for param, name in (("x", X), ("s", SCALE), ("b", BIAS)):
+        for param, name in (("x", X), ("s", SCALE), ("b", BIAS), ("a", FUSED_ADD)):
             args += tensor_args(param, name, bound)
-        args += [TensorArg("y", OUT, scalar=True), ulong8("y_strides", bound[OUT].layout.strides),
-                 ulong8("group_sizes", group_sizes, fill=1), ulong8("red_sizes", red_sizes, fill=1),
+        args += [TensorArg("y", OUT, scalar=True), ulong8("y_strides", bound[OUT].layout.strides)]
+        for param, name in (("m", OUT_MEAN), ("v", OUT_VAR)):  # BATCH_NORMALIZATION_TRAINING's statistics
+            args += tensor_args(param, name, bound)
+        args += [ulong8("group_sizes", group_sizes, fill=1), ulong8("red_sizes", red_sizes, fill=1),
                  Scalar("epsilon", np.float32(v.attrs["Epsilon"])), Scalar("n_groups", np.uint32(n_groups)),
                  Scalar("n_red", np.uint32(math.prod(red_sizes)))]
         defines = {**storage_defines(x), "NORMALIZE_VARIANCE": self.use_variance(v),
-                   "NO_MEAN": not self.use_mean(v),
+                   "NO_MEAN": not self.use_mean(v), "HAS_FUSED_ADD": bound.get(FUSED_ADD) is not None,
+                   "WRITE_STATISTICS": bound.get(OUT_MEAN) is not None,
                    "HAS_SCALE": bound.get(SCALE) is not None, "HAS_BIAS": bound.get(BIAS) is not None,
                    **fused_defines(v.attrs.get("FusedActivation"))}
         return [KernelLaunch(self.kernel_source, "mean_variance_normalization", defines, Items(n_groups), args)]
@@ -364,3 +384,35 @@ class LocalResponseNormalization(InputOutput):
         defines = {**storage_defines(out), "CROSS_CHANNEL": bool(v.attrs["CrossChannel"])}
         return [KernelLaunch(self.kernel_source, "local_response_normalization", defines, Items(out.element_count),
                              args)]
+
+
+@register
+class BatchNormalizationTraining(MeanVariance):
+    """BATCH_NORMALIZATION_TRAINING (feature level 4_1): MEAN_VARIANCE_NORMALIZATION1 over the dimensions where
+    ScaleTensor's size is 1, plus FusedAdd, writing the Mean and Variance it used."""
+
+    type = DML_OPERATOR_TYPE.DML_OPERATOR_BATCH_NORMALIZATION_TRAINING
+    desc_cls = DML_BATCH_NORMALIZATION_TRAINING_OPERATOR_DESC
+    parameters = (SCALE, BIAS)
+
+    def axes(self, v: ValidatedDesc) -> list[int]:
+        return [d for d, size in enumerate(v.layout(SCALE).sizes) if size == 1]
+
+    def use_variance(self, v: ValidatedDesc) -> bool:
+        return True
+
+    def check(self, v: ValidatedDesc, problems: Problems) -> None:
+        names = (X, SCALE, BIAS, FUSED_ADD, OUT, OUT_MEAN, OUT_VAR)
+        if not require_float_tensors(v, problems, names, self.dimensions):
+            return
+        require_same(v, problems, X, names[1:], ("DataType", "DimensionCount"))
+        require_same(v, problems, SCALE, (BIAS, OUT_MEAN, OUT_VAR), ("Sizes",))
+        require_same(v, problems, X, (FUSED_ADD, OUT), ("Sizes",))
+        if problems:
+            return
+        check_broadcast(v, problems, (SCALE,))
+
+    def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
+        out, mean, variance = batch_normalization_training(inputs[X], inputs[SCALE], inputs[BIAS],
+                                                           inputs.get(FUSED_ADD), v.attrs["Epsilon"])
+        return {OUT: apply_fused(out, v.attrs.get("FusedActivation")), OUT_MEAN: mean, OUT_VAR: variance}

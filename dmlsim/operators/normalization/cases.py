@@ -38,6 +38,8 @@ def draw(op: Operator, rng: np.random.Generator) -> Case:
         return draw_valid(op, rng, lambda r: _lp(op, r))
     if op.type == DML_OPERATOR_TYPE.DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION:
         return draw_valid(op, rng, lambda r: _lrn(op, r))
+    if op.type == DML_OPERATOR_TYPE.DML_OPERATOR_BATCH_NORMALIZATION_TRAINING:
+        return draw_valid(op, rng, lambda r: _bn_training(op, r))
     batch = op.type == DML_OPERATOR_TYPE.DML_OPERATOR_BATCH_NORMALIZATION
     mvn0 = op.type == DML_OPERATOR_TYPE.DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION
     mvn2 = op.type == DML_OPERATOR_TYPE.DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION2
@@ -155,3 +157,45 @@ def _lrn(op: Operator, r: np.random.Generator) -> Case:
     n = min(size, sizes[1]) if cross else min(size, sizes[2]) * min(size, sizes[3])
     return Case(desc, fills=fills, ulps=beta * (n + 2) + 20, ulps16=2,
                 note=f"cross {cross} size {size} alpha {alpha} beta {beta} bias {bias}")
+
+
+def _bn_training(op: Operator, r: np.random.Generator) -> Case:
+    """BATCH_NORMALIZATION_TRAINING: ranks 1-8, Scale/Bias/Mean/Variance sizes 1 or the input's per dimension
+    (the 1s are the reduced axes), FusedAdd present or absent, a fused activation in a third of the cases.
+    n + 8 ulps (n the reduced count) of: the MVN1 bound plus |FusedAdd| (Output), ``|Mean| + mean|x - x0|``
+    (Mean), the Variance itself (a sum of non-negative terms); FLOAT16 2 ulps (3 with an activation)."""
+    rank = int(r.choice([1, 2, 3, 4, 5, 8]))
+    sizes = draw_sizes(r, rank, 96)
+    dtype = int(r.choice([F32, F16]))
+    param = [s if r.random() < 0.5 else 1 for s in sizes]
+    axes = tuple(d for d in range(rank) if param[d] == 1)
+    epsilon = float(r.choice(EPSILONS))
+    fused = draw_fused_activation(r) if r.random() < 0.3 else None
+    slope = 9.0 if fused is not None else 1.0
+    add = draw_tensor(r, dtype, sizes) if r.random() < 0.5 else None
+    fills: dict[str, Any] = {"InputTensor": finite(2.0)} if r.random() < 0.5 else {}
+    desc = op.desc_cls(InputTensor=draw_tensor(r, dtype, sizes), ScaleTensor=draw_tensor(r, dtype, param),
+                       BiasTensor=draw_tensor(r, dtype, param), FusedAddTensor=add,
+                       OutputTensor=draw_tensor(r, dtype, sizes, role="output"),
+                       OutputMeanTensor=draw_tensor(r, dtype, param, role="output"),
+                       OutputVarianceTensor=draw_tensor(r, dtype, param, role="output"), Epsilon=epsilon,
+                       FusedActivation=fused)
+    n = math.prod(sizes[a] for a in axes)
+
+    def bound(values: dict[str, Any]) -> dict[str, Any]:
+        f = np.asarray(values["InputTensor"], np.float64)
+        with np.errstate(all="ignore"):
+            mean = f.mean(axis=axes, keepdims=True)
+            d = f - mean
+            first = f[tuple(slice(0, 1) if a in axes else slice(None) for a in range(f.ndim))]
+            spread = np.abs(f - first).mean(axis=axes, keepdims=True)
+            variance = (d * d).mean(axis=axes, keepdims=True)
+            b = (np.abs(d) + spread) / np.sqrt(variance + np.float64(np.float32(epsilon)))
+            b = b * np.abs(np.asarray(values["ScaleTensor"], np.float64)) + np.abs(
+                np.asarray(values["BiasTensor"], np.float64))
+            if values.get("FusedAddTensor") is not None:
+                b = b + np.abs(np.asarray(values["FusedAddTensor"], np.float64))
+        return {"OutputTensor": b * slope, "OutputMeanTensor": np.abs(mean) + spread, "OutputVarianceTensor": variance}
+
+    return Case(desc, fills=fills, ulps=n + 8 + (4 if fused else 0), ulps16=2 + (1 if fused else 0), bound=bound,
+                note=f"{rank}-D axes {list(axes)} n={n} eps {epsilon} add {add is not None}")

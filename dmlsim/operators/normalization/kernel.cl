@@ -59,11 +59,16 @@ __kernel void batch_normalization(__global const store_t *x__base, ulong x__offs
  * A NaN or infinity in a group makes the shift (so every d) NaN or infinite: the group's outputs are NaN, as in
  * the float64 formula.
  * With -DNO_MEAN (MEAN_VARIANCE_NORMALIZATION2's UseMean FALSE) step 1 is skipped: Mean is 0, each d is x, and
- * Variance is the mean of the squares (RMS normalization). */
+ * Variance is the mean of the squares (RMS normalization). BATCH_NORMALIZATION_TRAINING adds FusedAdd before the
+ * activation (-DHAS_FUSED_ADD) and writes Mean and Variance (-DWRITE_STATISTICS); the other members bind null
+ * buffers there. */
 __kernel void mean_variance_normalization(__global const store_t *x__base, ulong x__offset, ulong8 x_strides,
                                           __global const store_t *s__base, ulong s__offset, ulong8 s_strides,
                                           __global const store_t *b__base, ulong b__offset, ulong8 b_strides,
+                                          __global const store_t *a__base, ulong a__offset, ulong8 a_strides,
                                           __global store_t *y__base, ulong y__offset, ulong8 y_strides,
+                                          __global store_t *m__base, ulong m__offset, ulong8 m_strides,
+                                          __global store_t *v__base, ulong v__offset, ulong8 v_strides,
                                           ulong8 group_sizes, ulong8 red_sizes, float epsilon, uint n_groups,
                                           uint n_red)
 {
@@ -101,6 +106,7 @@ __kernel void mean_variance_normalization(__global const store_t *x__base, ulong
     }
     float unit = 1.0f; /* each d is divided by unit, then by root */
     float root = sqrt(epsilon); /* M = 0: every d is 0 */
+    float variance = 0.0f; /* M^2 * S / n, written by -DWRITE_STATISTICS */
 #ifdef NO_MEAN
     /* Without a Mean, non-finite values do not spread through a shift: a NaN makes Variance (so every output)
      * NaN; an infinity (no NaN) makes Variance +inf, so x / sqrt(inf) is 0 for finite x and NaN for +-inf, as in
@@ -118,6 +124,7 @@ __kernel void mean_variance_normalization(__global const store_t *x__base, ulong
             const float t = DEVIATION(k) / largest; /* |t| <= 1: no overflow, and 0 stays 0 */
             squares += t * t;
         }
+        variance = (largest * (squares / (float)n_red)) * largest;
         const float ratio = epsilon == 0.0f ? 0.0f : epsilon / (largest * largest);
         if (!isinf(ratio)) { /* else M^2 < Epsilon / FLT_MAX: Variance is negligible beside Epsilon */
             unit = largest;
@@ -137,8 +144,18 @@ __kernel void mean_variance_normalization(__global const store_t *x__base, ulong
 #ifdef HAS_BIAS
         value += (float)LOAD(TENSOR_PTR(b), AT(k, b));
 #endif
+#ifdef HAS_FUSED_ADD
+        value += (float)LOAD(TENSOR_PTR(a), AT(k, a));
+#endif
         STORE(FUSED_ACTIVATION(value), TENSOR_PTR(y), AT(k, y));
     }
+#if defined(WRITE_STATISTICS) && defined(NORMALIZE_VARIANCE) && !defined(NO_MEAN)
+    /* BATCH_NORMALIZATION_TRAINING's Mean and (biased) Variance, at the group's coordinates (0 on the reduced
+     * axes). A non-finite shift (a NaN or infinity in the group) makes every d non-finite: Variance NaN, as the
+     * float64 mean of (x - Mean)^2. */
+    STORE(first + shift, TENSOR_PTR(m), AT(g, m));
+    STORE(isfinite(shift) ? variance : NAN, TENSOR_PTR(v), AT(g, v));
+#endif
 }
 
 /* DML_OPERATOR_LP_NORMALIZATION: one work-item per group (the elements along Axis), n_red elements each,

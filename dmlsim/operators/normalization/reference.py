@@ -74,3 +74,21 @@ def local_response_normalization(x: np.ndarray, cross_channel: bool, local_size:
             squares = total
         base = np.float64(np.float32(bias)) + np.float64(np.float32(alpha)) / local_size * squares
         return f / np.power(base, np.float64(np.float32(beta)))
+
+
+def batch_normalization_training(x: np.ndarray, scale: np.ndarray, bias: np.ndarray, fused_add: np.ndarray | None,
+                                 epsilon: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """DML_BATCH_NORMALIZATION_TRAINING: Mean and (biased) Variance over the dimensions where Scale's size is 1,
+    ``Scale * ((Input - Mean) / sqrt(Variance + Epsilon)) + Bias + FusedAdd``; returns (Output, Mean,
+    Variance), the statistics of Scale's sizes (before the fused activation, which the caller applies)."""
+    f = np.asarray(x, np.float64)
+    s = np.asarray(scale, np.float64)
+    axes = tuple(d for d in range(f.ndim) if s.shape[d] == 1)
+    with np.errstate(all="ignore"):
+        mean = np.mean(f, axis=axes, keepdims=True)
+        d = f - mean
+        variance = np.mean(d * d, axis=axes, keepdims=True)
+        out = s * (d / np.sqrt(variance + np.float64(np.float32(epsilon)))) + np.asarray(bias, np.float64)
+        if fused_add is not None:
+            out = out + np.asarray(fused_add, np.float64)
+    return out, np.broadcast_to(mean, s.shape), np.broadcast_to(variance, s.shape)
