@@ -1,9 +1,12 @@
-"""onnx's node cases as the external oracle of DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION and LP_NORMALIZATION
-(LRN, LpNormalization), each mapped onto the DML desc as onnxruntime's DirectML provider maps the node, on every
-adapter, and the lowering of dmlsim/onnx/ops_norm2.py (LRN, LpNormalization, GroupNormalization) run on the same
-cases; the expected outputs are onnx's. Tolerances: tests/test_normalization2.py's docstring (LRN
-Beta * (n + 2) + 20 ulps of |y| over a region of n elements, LpNormalization n + 4 ulps of |y|; GroupNormalization
-as MVN1, tests/test_normalization.py: n + 4 ulps of the bound).
+"""onnx's node cases as the external oracle of DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION, LP_NORMALIZATION and
+BATCH_NORMALIZATION_TRAINING (LRN, LpNormalization, BatchNormalization with training_mode=1), each mapped onto the
+DML desc as onnxruntime's DirectML provider maps the node, on every adapter, and the lowering of
+dmlsim/onnx/ops_norm2.py (LRN, LpNormalization, GroupNormalization, training-mode BatchNormalization) run on the
+same cases; the expected outputs are onnx's. Tolerances: tests/test_normalization2.py's docstring (LRN Beta * (n +
+2) + 20 ulps of |y| over a region of n elements, LpNormalization n + 4 ulps of |y|; GroupNormalization as MVN1,
+tests/test_normalization.py: n + 4 ulps of the bound; training-mode BatchNormalization: Y n + 5 ulps of its bound,
+the running statistics ``input * momentum + batch * (1 - momentum)`` n + 12 ulps of ``|input| * momentum + |batch| *
+(1 - momentum)`` plus the batch Mean's spread term).
 
 Every case maps; none is listed as unmappable.
 """
@@ -14,7 +17,7 @@ import math
 
 import numpy as np
 import pytest
-from normalization_support import F32, lp_desc, lrn_desc, mvn_numpy, tensor
+from normalization_support import F32, bnt_desc, bnt_numpy, lp_desc, lrn_desc, mvn_numpy, tensor
 from onnx_node_cases import case_ids, node_attributes, node_cases
 
 from dmlsim.api.numerics import compare_ulps
@@ -24,6 +27,7 @@ from dmlsim.quick import run_operator
 LRN_CASES = node_cases("LRN")
 LP_CASES = node_cases("LpNormalization")
 GROUP_CASES = node_cases("GroupNormalization")
+TRAINING_CASES = [c for c in node_cases("BatchNormalization") if node_attributes(c).get("training_mode")]
 
 
 def lrn_attrs(case):
@@ -97,3 +101,45 @@ def test_onnx_lowering_of_group_normalization(device, case):
                          attrs.get("epsilon", 1e-5))
     report = compare_ulps(got.reshape(view), y.reshape(view), np.float32, math.prod(view[2:]) + 4, bound)
     assert report.ok, report.describe("Y")
+
+
+def check_training(case, y_got, mean_got, var_got):
+    """Y and the running statistics of a training-mode case against onnx's outputs, given the device's Y and
+    running Mean/Variance (each {C})."""
+    attrs = node_attributes(case)
+    (x, scale, bias, mean, var), (y, out_mean, out_var) = case.data_sets[0]
+    momentum = attrs.get("momentum", 0.9)
+    param = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    _, bound, _, mean_bound, batch_var = bnt_numpy(x, scale.reshape(param), bias.reshape(param), None,
+                                                            attrs.get("epsilon", 1e-5))
+    n = x.size // x.shape[1]
+    assert compare_ulps(y_got, y, np.float32, n + 5, bound).ok
+    for got, want, given, spread in ((mean_got, out_mean, mean, mean_bound), (var_got, out_var, var, batch_var)):
+        limit = np.abs(given) * momentum + np.abs(spread.reshape(-1)) * (1 - momentum)
+        report = compare_ulps(np.asarray(got).reshape(-1), want, np.float32, n + 12, limit)
+        assert report.ok, report.describe("running statistics")
+
+
+@pytest.mark.parametrize("case", TRAINING_CASES, ids=case_ids(TRAINING_CASES))
+def test_onnx_batch_normalization_training(device, case):
+    """BatchNormalization(training_mode=1): DML_BATCH_NORMALIZATION_TRAINING over every axis but C (scale and B
+    as {1, C, 1, ...}); the running statistics are then the numpy of ONNX's formula on the device's batch Mean and
+    Variance (the lowering's element-wise nodes are the next test's)."""
+    attrs = node_attributes(case)
+    (x, scale, bias, mean, var), _ = case.data_sets[0]
+    param = [1, x.shape[1]] + [1] * (x.ndim - 2)
+    desc = bnt_desc(tensor(F32, x.shape), tensor(F32, param), tensor(F32, param), None, tensor(F32, x.shape),
+                    tensor(F32, param), tensor(F32, param), epsilon=attrs.get("epsilon", 1e-5))
+    got = run_operator(device, desc, {"InputTensor": x, "ScaleTensor": scale, "BiasTensor": bias})
+    momentum = attrs.get("momentum", 0.9)
+    running = [np.float64(given) * momentum + np.float64(got[field]).reshape(-1) * (1 - momentum)
+               for given, field in ((mean, "OutputMeanTensor"), (var, "OutputVarianceTensor"))]
+    check_training(case, got["OutputTensor"], *running)
+
+
+@pytest.mark.parametrize("case", TRAINING_CASES, ids=case_ids(TRAINING_CASES))
+def test_onnx_lowering_of_batch_normalization_training(device, case):
+    """The same cases through the lowering (ops_norm2.lower_batch_norm_training): Y and both running statistics
+    from the device."""
+    (y_got, mean_got, var_got), _ = run_node(device, case)
+    check_training(case, y_got, mean_got, var_got)

@@ -78,3 +78,43 @@ def lower_group_normalization(low: Lowering, node: Any, attrs: dict[str, Any]) -
               "BiasTensor": per_channel(node.input[2])}, {"OutputTensor": (out_name, out_desc)}, AxisCount=2,
              Axes=[2, 3], NormalizeVariance=1, Epsilon=float(attrs.get("epsilon", 1e-5)))
     low.views[node.output[0]] = View(out_name, x.shape, packed_strides(x.shape), x.dtype)
+
+
+def lower_batch_norm_training(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    """BatchNormalization with training_mode=1 (called by ops_norm's BatchNormalization lowering):
+    BATCH_NORMALIZATION_TRAINING over every axis but 1 (scale and B as {1, C, 1, ...}) gives Y and the batch's
+    Mean and (biased) Variance; the running statistics ONNX outputs, ``input * momentum + batch * (1 -
+    momentum)``, are two ELEMENT_WISE_IDENTITY nodes with a ScaleBias and an ELEMENT_WISE_ADD each, as ONNX's
+    formula (opset 15) reads; an output the node leaves unnamed is not computed."""
+    from dmlsim.onnx.ops_elementwise import binary, unary
+
+    x = low.view(node.input[0])
+    rank = len(x.shape)
+    if rank < 2:
+        raise low.refuse("training_mode=1 needs an input {N, C, ...} of rank 2 or more", dml.E_INVALIDARG)
+    channels = x.shape[1]
+    param = (1, channels) + (1,) * (rank - 2)
+
+    def per_channel(name: str) -> View:
+        view = low.view(name)
+        return View(view.name, param, (0, view.strides[0]) + (0,) * (rank - 2), view.dtype, view.offset)
+
+    mean_name, var_name = low.fresh("batch_mean"), low.fresh("batch_var")
+    low.emit(dml.DML_OPERATOR_BATCH_NORMALIZATION_TRAINING, dml.DML_BATCH_NORMALIZATION_TRAINING_OPERATOR_DESC,
+             {"InputTensor": x, "ScaleTensor": per_channel(node.input[1]), "BiasTensor": per_channel(node.input[2])},
+             {"OutputTensor": low.output(node.output[0], x.shape, x.dtype),
+              "OutputMeanTensor": low.output(mean_name, param, x.dtype),
+              "OutputVarianceTensor": low.output(var_name, param, x.dtype)},
+             Epsilon=float(attrs.get("epsilon", 1e-5)))
+    momentum = float(attrs.get("momentum", 0.9))
+    for index, batch in ((1, mean_name), (2, var_name)):
+        out = node.output[index] if len(node.output) > index else ""
+        if not out:
+            continue
+        batch_view = low.views[batch]
+        flat = View(batch_view.name, (channels,), (1,), batch_view.dtype)
+        kept, new = low.fresh("kept"), low.fresh("new")
+        unary(low, "ELEMENT_WISE_IDENTITY", low.view(node.input[2 + index]), kept,
+              ScaleBias=dml.DML_SCALE_BIAS(momentum, 0.0))
+        unary(low, "ELEMENT_WISE_IDENTITY", flat, new, ScaleBias=dml.DML_SCALE_BIAS(1.0 - momentum, 0.0))
+        binary(low, "ELEMENT_WISE_ADD", low.views[kept], low.views[new], out)
