@@ -6,6 +6,8 @@ docstring). Independent of dmlsim's reference.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 import dmlsim as dml
@@ -17,6 +19,7 @@ BN, MVN1 = dml.DML_OPERATOR_BATCH_NORMALIZATION, dml.DML_OPERATOR_MEAN_VARIANCE_
 MVN0, MVN2 = dml.DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION, dml.DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION2
 LP, LRN = dml.DML_OPERATOR_LP_NORMALIZATION, dml.DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION
 BNT = dml.DML_OPERATOR_BATCH_NORMALIZATION_TRAINING
+BNG, BNTG = dml.DML_OPERATOR_BATCH_NORMALIZATION_GRAD, dml.DML_OPERATOR_BATCH_NORMALIZATION_TRAINING_GRAD
 
 
 def tensor(data_type, sizes, strides=None):
@@ -62,6 +65,31 @@ def lrn_desc(x, out, cross_channel, local_size, alpha, beta, bias):
 def bnt_desc(x, scale, bias, fused_add, out, mean, var, epsilon=0.0, fused=None):
     return dml.DML_OPERATOR_DESC(BNT, dml.DML_BATCH_NORMALIZATION_TRAINING_OPERATOR_DESC(
         x, scale, bias, fused_add, out, mean, var, epsilon, fused))
+
+
+def bn_grad_desc(training, x, dy, mean, var, scale, dx, dscale, dbias, epsilon=0.0):
+    op, cls = (BNTG, dml.DML_BATCH_NORMALIZATION_TRAINING_GRAD_OPERATOR_DESC) if training else \
+        (BNG, dml.DML_BATCH_NORMALIZATION_GRAD_OPERATOR_DESC)
+    return dml.DML_OPERATOR_DESC(op, cls(x, dy, mean, var, scale, dx, dscale, dbias, epsilon))
+
+
+def bn_grad_numpy(training, x, dy, mean, var, scale, epsilon):
+    """The pages' gradient formulas in float64 (sums over the axes where Mean's size is 1), each with its
+    magnitude bound (the same formula on absolute values): ((dx, bound), (dscale, bound), (dbias, bound))."""
+    x, dy, mean, var, scale = (np.asarray(t, np.float64) for t in (x, dy, mean, var, scale))
+    axes = tuple(d for d in range(x.ndim) if mean.shape[d] == 1)
+    n = math.prod(x.shape[a] for a in axes)
+    with np.errstate(all="ignore"):
+        r = 1.0 / np.sqrt(var + np.float64(np.float32(epsilon)))
+        xc = x - mean
+        db, db_bound = dy.sum(axis=axes, keepdims=True), np.abs(dy).sum(axis=axes, keepdims=True)
+        c, c_bound = (dy * xc).sum(axis=axes, keepdims=True), np.abs(dy * xc).sum(axis=axes, keepdims=True)
+        if training:
+            dx = scale * r * ((dy - db / n) - xc * (c / n) * r * r)
+            dx_bound = np.abs(scale) * r * ((np.abs(dy) + db_bound / n) + np.abs(xc) * (c_bound / n) * r * r)
+        else:
+            dx, dx_bound = dy * scale * r, np.abs(dy * scale) * r
+    return (dx, dx_bound), (c * r, c_bound * r), (db, db_bound)
 
 
 def bnt_numpy(x, scale, bias, fused_add, epsilon):

@@ -17,6 +17,11 @@ BATCH_NORMALIZATION_TRAINING is MEAN_VARIANCE_NORMALIZATION1's kernel (n + 4 ulp
 in the bound and 1 ulp for its addition); its Mean ``K + sum(x - K) / n`` within n + 2 ulps of
 ``|Mean| + mean|x - x0|``; its Variance ``M^2 * sum((d / M)^2) / n`` within n + 8 ulps of itself (a sum of n
 non-negative terms, each d off by the Mean's error only to second order); FLOAT16 2 ulps (half).
+
+BATCH_NORMALIZATION_GRAD and BATCH_NORMALIZATION_TRAINING_GRAD over groups of n elements: plain float32 sums of
+n terms, so n + 6 ulps of the same formula on absolute values (tests/normalization_support.py's bn_grad_numpy);
+FLOAT16 2 ulps (half). The references are also checked against central finite differences of the forward
+formulas in float64 (test_bn_grad_references_match_finite_differences).
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ from normalization_support import (
     F32,
     NUMPY,
     assert_close,
+    bn_grad_desc,
+    bn_grad_numpy,
     bnt_desc,
     bnt_numpy,
     lp_desc,
@@ -405,6 +412,122 @@ def test_bn_training_float16_tie(device):
     np.testing.assert_array_equal(got["OutputTensor"], np.array([-1, 1], np.float16))
 
 
+# --- BATCH_NORMALIZATION_GRAD / BATCH_NORMALIZATION_TRAINING_GRAD ---------------------------------------------
+def test_bn_grad_by_hand(device):
+    """x {2, 1} = [1, 3], Mean 2, Variance 1, Epsilon 0, Scale 2, dy [1, 3] (statistics over axis 0).
+    GRAD: dx = dy * 2 / 1 = [2, 6]; dScale = sum(dy * (x - 2)) = -1 + 3 = 2; dBias = 4.
+    TRAINING_GRAD: mean(dy) = 2, mean(dy * xc) = 1: dx = 2 * ((dy - 2) - xc * 1) = 2 * [-1 + 1, 1 - 1] = [0, 0]
+    (the batch's Mean and Variance absorb both directions here); dScale 2, dBias 4 as above."""
+    x, p = [2, 1], [1, 1]
+    inputs = {"InputTensor": np.array([[1], [3]], np.float32), "InputGradientTensor": np.array([[1], [3]], np.float32),
+              "MeanTensor": np.array([[2]], np.float32), "VarianceTensor": np.array([[1]], np.float32),
+              "ScaleTensor": np.array([[2]], np.float32)}
+    for training, dx in ((False, [2, 6]), (True, [0, 0])):
+        desc = bn_grad_desc(training, tensor(F32, x), tensor(F32, x), tensor(F32, p), tensor(F32, p), tensor(F32, p),
+                            tensor(F32, x), tensor(F32, p), tensor(F32, p))
+        got = run_operator(device, desc, inputs)
+        np.testing.assert_array_equal(got["OutputGradientTensor"].reshape(-1), dx, err_msg=f"training {training}")
+        np.testing.assert_array_equal(got["OutputScaleGradientTensor"].reshape(-1), [2])
+        np.testing.assert_array_equal(got["OutputBiasGradientTensor"].reshape(-1), [4])
+
+
+@pytest.mark.parametrize("training", [False, True], ids=["GRAD", "TRAINING_GRAD"])
+def test_bn_grad_references_match_finite_differences(training):
+    """The float64 reference against central differences of the forward formula: loss = sum(dy * y) with
+    y = Scale * (x - Mean) / sqrt(Variance + Epsilon) + Bias, Mean and Variance fixed (GRAD) or the batch's own,
+    biased (TRAINING_GRAD, where MeanTensor/VarianceTensor hold the batch statistics); d loss / dx, d / dScale and
+    d / dBias within 1e-6 relative (step 1e-6, float64)."""
+    from dmlsim.operators.normalization.reference import batch_normalization_grad
+
+    rng = np.random.default_rng(4)
+    x = rng.uniform(-2, 2, (4, 3, 2))
+    dy = rng.uniform(-1, 1, x.shape)
+    scale, bias = rng.uniform(0.5, 2, (1, 3, 1)), rng.uniform(-1, 1, (1, 3, 1))
+    fixed_mean, fixed_var = rng.uniform(-1, 1, (1, 3, 1)), rng.uniform(0.5, 2, (1, 3, 1))
+    eps = 1e-3
+
+    def loss(x, scale, bias):
+        mean = x.mean(axis=(0, 2), keepdims=True) if training else fixed_mean
+        var = ((x - mean) ** 2).mean(axis=(0, 2), keepdims=True) if training else fixed_var
+        return np.sum(dy * (scale * (x - mean) / np.sqrt(var + np.float64(np.float32(eps))) + bias))
+
+    def numeric(f, a):
+        out = np.zeros_like(a)
+        for i in np.ndindex(a.shape):
+            up, down = a.copy(), a.copy()
+            up[i] += 1e-6
+            down[i] -= 1e-6
+            out[i] = (f(up) - f(down)) / 2e-6
+        return out
+
+    mean = x.mean(axis=(0, 2), keepdims=True) if training else fixed_mean
+    var = ((x - mean) ** 2).mean(axis=(0, 2), keepdims=True) if training else fixed_var
+    dx, dscale, dbias = batch_normalization_grad(x, dy, mean, var, scale, eps, training)
+    np.testing.assert_allclose(dx, numeric(lambda a: loss(a, scale, bias), x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(dscale, numeric(lambda a: loss(x, a, bias), scale), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(dbias, numeric(lambda a: loss(x, scale, a), bias), rtol=1e-6, atol=1e-8)
+    (want_dx, _), (want_ds, _), (want_db, _) = bn_grad_numpy(training, x, dy, mean, var, scale, eps)
+    np.testing.assert_allclose(dx, want_dx, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(dscale, want_ds, rtol=1e-12)
+    np.testing.assert_allclose(dbias, want_db, rtol=1e-12)
+
+
+@pytest.mark.parametrize("training", [False, True], ids=["GRAD", "TRAINING_GRAD"])
+@pytest.mark.parametrize("data_type", [F32, F16], ids=["FLOAT32", "FLOAT16"])
+@pytest.mark.parametrize(("sizes", "param"), [
+    ((4, 3, 2, 5), (1, 3, 1, 1)), ((6, 5), (1, 5)), ((2, 1, 3, 1, 2, 1, 2, 2), (1, 1, 3, 1, 1, 1, 1, 2)),
+], ids=["nchw", "2d", "8d"])
+def test_bn_grad_matches_the_formula(device, training, data_type, sizes, param):
+    rng = np.random.default_rng(len(sizes) + training)
+    dtype = NUMPY[data_type]
+    x, dy = (rng.uniform(-3, 3, sizes).astype(dtype) for _ in range(2))
+    mean, scale = (rng.uniform(-1, 1, param).astype(dtype) for _ in range(2))
+    var = rng.uniform(0.5, 2, param).astype(dtype)
+    desc = bn_grad_desc(training, tensor(data_type, sizes), tensor(data_type, sizes), *[tensor(data_type, param)] * 3,
+                        tensor(data_type, sizes), tensor(data_type, param), tensor(data_type, param), epsilon=1e-3)
+    got = run_operator(device, desc, {"InputTensor": x, "InputGradientTensor": dy, "MeanTensor": mean,
+                                      "VarianceTensor": var, "ScaleTensor": scale})
+    n = math.prod(s for s, p in zip(sizes, param, strict=True) if p == 1)
+    expected = bn_grad_numpy(training, x, dy, mean, var, scale, 1e-3)
+    for name, (want, bound) in zip(("OutputGradientTensor", "OutputScaleGradientTensor", "OutputBiasGradientTensor"),
+                                   expected, strict=True):
+        assert_close(got[name], want, bound, data_type, n + 6, name)
+
+
+def test_bn_grad_strides_and_broadcast(device):
+    """Column-major x, dy with padded rows, Mean/Variance/Scale {1, 3} read through padded strides {0, 2}, padded
+    outputs:
+    TRAINING_GRAD's three outputs match the formula (n = 4 per group)."""
+    rng = np.random.default_rng(8)
+    x, dy = (rng.uniform(-3, 3, (4, 3)).astype(np.float32) for _ in range(2))
+    mean, scale = (rng.uniform(-1, 1, (1, 3)).astype(np.float32) for _ in range(2))
+    var = rng.uniform(0.5, 2, (1, 3)).astype(np.float32)
+    desc = bn_grad_desc(True, tensor(F32, [4, 3], [1, 4]), tensor(F32, [4, 3], [4, 1]),
+                        *[tensor(F32, [1, 3], [0, 2])] * 3, tensor(F32, [4, 3], [5, 1]), tensor(F32, [1, 3], [3, 3]),
+                        tensor(F32, [1, 3], [0, 2]), epsilon=1e-3)
+    got = run_operator(device, desc, {"InputTensor": x, "InputGradientTensor": dy, "MeanTensor": mean,
+                                      "VarianceTensor": var, "ScaleTensor": scale})
+    expected = bn_grad_numpy(True, x, dy, mean, var, scale, 1e-3)
+    for name, (want, bound) in zip(("OutputGradientTensor", "OutputScaleGradientTensor", "OutputBiasGradientTensor"),
+                                   expected, strict=True):
+        assert_close(got[name], want, bound, F32, 4 + 6, name)
+
+
+def test_bn_grad_float16_tie(device):
+    """FLOAT16 storage: GRAD with Mean 0, Variance 1, Epsilon 0, Scale 1: dx = dy, dBias = sum(dy) over the
+    two-element groups: [2048, 1] sums to 2049, halfway between the halves 2048 and 2050: stored 2048 (even);
+    [2050, 1]: 2051 -> 2052."""
+    x, p = [2, 2], [1, 2]
+    desc = bn_grad_desc(False, tensor(F16, x), tensor(F16, x), *[tensor(F16, p)] * 3, tensor(F16, x), tensor(F16, p),
+                        tensor(F16, p))
+    got = run_operator(device, desc, {"InputTensor": np.zeros(x, np.float16),
+                                      "InputGradientTensor": np.array([[2048, 2050], [1, 1]], np.float16),
+                                      "MeanTensor": np.zeros(p, np.float16), "VarianceTensor": np.ones(p, np.float16),
+                                      "ScaleTensor": np.ones(p, np.float16)})
+    np.testing.assert_array_equal(got["OutputBiasGradientTensor"], np.array([[2048, 2052]], np.float16))
+    np.testing.assert_array_equal(got["OutputGradientTensor"], np.array([[2048, 2050], [1, 1]], np.float16))
+
+
 # --- refusals -------------------------------------------------------------------------------------------------
 def refused(ref_device, desc):
     with pytest.raises(dml.DMLError) as info:
@@ -495,12 +618,27 @@ U8 = dml.DML_TENSOR_DATA_TYPE_UINT8
     (bnt_desc(tensor(U8, [2, 3]), tensor(U8, [1, 3]), tensor(U8, [1, 3]), None, tensor(U8, [2, 3]),
               tensor(U8, [1, 3]), tensor(U8, [1, 3])),
      "InputTensor.DataType UINT8 is not supported by DML_OPERATOR_BATCH_NORMALIZATION_TRAINING"),
+    (bn_grad_desc(False, tensor(F32, [2, 3]), tensor(F32, [2, 3]), tensor(F32, [1, 3]), tensor(F32, [1, 3]),
+                  tensor(F32, [3, 1]), tensor(F32, [2, 3]), tensor(F32, [1, 3]), tensor(F32, [1, 3])),
+     "ScaleTensor.Sizes [3, 1] must equal MeanTensor.Sizes [1, 3]"),
+    (bn_grad_desc(True, tensor(F32, [2, 3]), tensor(F32, [2, 2]), tensor(F32, [1, 3]), tensor(F32, [1, 3]),
+                  tensor(F32, [1, 3]), tensor(F32, [2, 3]), tensor(F32, [1, 3]), tensor(F32, [1, 3])),
+     "InputGradientTensor.Sizes [2, 2] must equal InputTensor.Sizes [2, 3]"),
+    (bn_grad_desc(True, tensor(F32, [2, 3]), tensor(F32, [2, 3]), tensor(F32, [1, 2]), tensor(F32, [1, 2]),
+                  tensor(F32, [1, 2]), tensor(F32, [2, 3]), tensor(F32, [1, 2]), tensor(F32, [1, 2])),
+     "MeanTensor.Sizes [1, 2]: each size must be 1 (broadcast) or InputTensor's size"),
+    (bn_grad_desc(False, tensor(F32, [2, 3]), tensor(F32, [2, 3]), tensor(F32, [1, 3]), tensor(F32, [1, 3]),
+                  tensor(F32, [1, 3]), tensor(F32, [2, 3]), tensor(F16, [1, 3]), tensor(F32, [1, 3])),
+     "OutputScaleGradientTensor.DataType FLOAT16 must equal InputTensor.DataType FLOAT32"),
+    (bn_grad_desc(False, tensor(U8, [2, 3]), tensor(U8, [2, 3]), tensor(U8, [1, 3]), tensor(U8, [1, 3]),
+                  tensor(U8, [1, 3]), tensor(U8, [2, 3]), tensor(U8, [1, 3]), tensor(U8, [1, 3])),
+     "InputTensor.DataType UINT8 is not supported by DML_OPERATOR_BATCH_NORMALIZATION_GRAD"),
 ], ids=["mvn0-rank3", "mvn0-scale-rank", "mvn0-type", "mvn0-bias-type", "mvn0-out-sizes", "mvn0-scale-sizes",
         "mvn2-no-axes", "mvn2-axis-range", "mvn2-axis-repeat", "mvn2-bias-rank", "mvn2-scale-sizes",
         "mvn2-out-type", "mvn2-out-sizes", "mvn2-type", "mvn2-rank9", "lp-p3", "lp-p0", "lp-axis", "lp-out-sizes",
         "lp-out-type", "lp-type", "lp-rank9", "lrn-size0", "lrn-rank3", "lrn-out-sizes", "lrn-out-type", "lrn-type",
         "bnt-var-sizes", "bnt-bias-sizes", "bnt-add-sizes", "bnt-scale-sizes", "bnt-mean-type", "bnt-scale-rank",
-        "bnt-type"])
+        "bnt-type", "bng-scale-sizes", "bntg-dy-sizes", "bntg-mean-sizes", "bng-ds-type", "bng-type"])
 def test_validation(ref_device, desc, expected):
     assert expected in refused(ref_device, desc)
 
@@ -511,4 +649,5 @@ def test_registered():
     names = implemented_names()
     assert {"DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION", "DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION2",
             "DML_OPERATOR_LP_NORMALIZATION", "DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION",
-            "DML_OPERATOR_BATCH_NORMALIZATION_TRAINING"} <= set(names)
+            "DML_OPERATOR_BATCH_NORMALIZATION_TRAINING", "DML_OPERATOR_BATCH_NORMALIZATION_GRAD",
+            "DML_OPERATOR_BATCH_NORMALIZATION_TRAINING_GRAD"} <= set(names)

@@ -1,7 +1,8 @@
 """The normalization family: DML_OPERATOR_BATCH_NORMALIZATION (DML_FEATURE_LEVEL_1_0),
 DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION (1_0), MEAN_VARIANCE_NORMALIZATION1 (2_0) and
-MEAN_VARIANCE_NORMALIZATION2 (6_3), LP_NORMALIZATION (1_0), LOCAL_RESPONSE_NORMALIZATION (1_0) and
-BATCH_NORMALIZATION_TRAINING (4_1). One folder, one kernel file, DirectML's generated descs.
+MEAN_VARIANCE_NORMALIZATION2 (6_3), LP_NORMALIZATION (1_0), LOCAL_RESPONSE_NORMALIZATION (1_0),
+BATCH_NORMALIZATION_TRAINING (4_1), BATCH_NORMALIZATION_GRAD (3_1) and BATCH_NORMALIZATION_TRAINING_GRAD (4_1). One
+folder, one kernel file, DirectML's generated descs.
 
 BATCH_NORMALIZATION: ``Output = FusedActivation(Scale * ((Input - Mean) / sqrt(Variance + Epsilon)) + Bias)``,
 element by element. Rules (the doc page at DML_FEATURE_LEVEL_3_1 and above): every tensor FLOAT32 or FLOAT16 with
@@ -81,6 +82,20 @@ Bias``: NaN with Epsilon 0); a NaN or infinity in a group writes Mean NaN or ±i
 formula); Epsilon is any float (applied as it stands). The kernel is MEAN_VARIANCE_NORMALIZATION1's, so its
 accuracy (shifted Mean, scaled two-pass Variance) holds for the outputs and the statistics alike.
 
+BATCH_NORMALIZATION_GRAD and BATCH_NORMALIZATION_TRAINING_GRAD: with ``r = 1 / sqrt(Variance + Epsilon)`` and sums
+over the dimensions where MeanTensor's size is 1, ``OutputScaleGradient = sum(dy * (Input - Mean)) * r`` and
+``OutputBiasGradient = sum(dy)``; ``OutputGradient = dy * Scale * r`` (GRAD, the derivative of
+BATCH_NORMALIZATION with Mean and Variance fixed) or ``Scale * r * ((dy - mean(dy)) - (Input - Mean) *
+mean(dy * (Input - Mean)) * r^2)`` (TRAINING_GRAD, the derivative of BATCH_NORMALIZATION_TRAINING, whose Mean and
+Variance depend on the input). Rules (their pages): all eight tensors FLOAT32 or FLOAT16 with 1 to 8 dimensions,
+one DataType and DimensionCount; Variance, Scale and both parameter gradients of Mean's Sizes; InputGradient and
+OutputGradient of Input's Sizes; each size of Mean 1 or Input's. Decisions where the pages are silent:
+TRAINING_GRAD's page writes ``mean(Input)`` and ``InputCentered = InputCentered - mean(InputCentered)``; dmlsim
+reads both as the given MeanTensor (the forward pass's batch Mean, as the page says the tensor typically is), so
+``Input - Mean`` throughout; BATCH_NORMALIZATION_GRAD's Epsilon, optional in DirectML's schema, is 0 when absent.
+The references are checked against finite differences of the forward formulas in tests/test_normalization2.py.
+The sums are plain float32 sums (n + 6 ulps of the formulas on absolute values).
+
 None of the family runs in place (the generated schema makes no input eligible). ONNX's LRN, LpNormalization and
 GroupNormalization are lowered onto LOCAL_RESPONSE_NORMALIZATION, LP_NORMALIZATION and
 MEAN_VARIANCE_NORMALIZATION1 in dmlsim/onnx/ops_norm2.py (tests/test_normalization2_onnx.py).
@@ -107,7 +122,9 @@ from typing import Any
 import numpy as np
 
 from dmlsim.api.directml_schema import (
+    DML_BATCH_NORMALIZATION_GRAD_OPERATOR_DESC,
     DML_BATCH_NORMALIZATION_OPERATOR_DESC,
+    DML_BATCH_NORMALIZATION_TRAINING_GRAD_OPERATOR_DESC,
     DML_BATCH_NORMALIZATION_TRAINING_OPERATOR_DESC,
     DML_LOCAL_RESPONSE_NORMALIZATION_OPERATOR_DESC,
     DML_LP_NORMALIZATION_OPERATOR_DESC,
@@ -123,6 +140,7 @@ from dmlsim.operators.base import Operator, ValidatedDesc, Work, elementwise_wor
 from dmlsim.operators.float_rules import require_float_tensors, storage_defines
 from dmlsim.operators.normalization.reference import (
     batch_normalization,
+    batch_normalization_grad,
     batch_normalization_training,
     local_response_normalization,
     lp_normalization,
@@ -416,3 +434,64 @@ class BatchNormalizationTraining(MeanVariance):
         out, mean, variance = batch_normalization_training(inputs[X], inputs[SCALE], inputs[BIAS],
                                                            inputs.get(FUSED_ADD), v.attrs["Epsilon"])
         return {OUT: apply_fused(out, v.attrs.get("FusedActivation")), OUT_MEAN: mean, OUT_VAR: variance}
+
+
+DY, DX, DSCALE, DBIAS = "InputGradientTensor", "OutputGradientTensor", "OutputScaleGradientTensor", \
+    "OutputBiasGradientTensor"
+
+
+class BatchNormalizationGradients(Operator):
+    """BATCH_NORMALIZATION_GRAD (3_1) and BATCH_NORMALIZATION_TRAINING_GRAD (4_1): one kernel, sums over the
+    dimensions where Mean's size is 1."""
+
+    training = False
+
+    def check(self, v: ValidatedDesc, problems: Problems) -> None:
+        names = (X, DY, MEAN, VAR, SCALE, DX, DSCALE, DBIAS)
+        if not require_float_tensors(v, problems, names, DIMENSIONS):
+            return
+        require_same(v, problems, X, names[1:], ("DataType", "DimensionCount"))
+        require_same(v, problems, MEAN, (VAR, SCALE, DSCALE, DBIAS), ("Sizes",))
+        require_same(v, problems, X, (DY, DX), ("Sizes",))
+        if problems:
+            return
+        check_broadcast(v, problems, (MEAN,))
+
+    def epsilon(self, v: ValidatedDesc) -> float:
+        """Epsilon (BATCH_NORMALIZATION_GRAD's schema marks it optional: absent is 0)."""
+        value = v.attrs.get("Epsilon")
+        return 0.0 if value is None else float(value)
+
+    def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
+        dx, ds, db = batch_normalization_grad(inputs[X], inputs[DY], inputs[MEAN], inputs[VAR], inputs[SCALE],
+                                              self.epsilon(v), self.training)
+        return {DX: dx, DSCALE: ds, DBIAS: db}
+
+    def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        x = v.layout(X)
+        mean_sizes = v.layout(MEAN).sizes
+        red_sizes = [s if m == 1 else 1 for s, m in zip(x.sizes, mean_sizes, strict=True)]
+        group_sizes = [1 if m == 1 else s for s, m in zip(x.sizes, mean_sizes, strict=True)]
+        n_groups = math.prod(group_sizes)
+        args: list[Any] = []
+        for param, name in (("x", X), ("dy", DY), ("m", MEAN), ("v", VAR), ("s", SCALE), ("dx", DX), ("ds", DSCALE),
+                            ("db", DBIAS)):
+            args += tensor_args(param, name, bound)
+        args += [ulong8("group_sizes", group_sizes, fill=1), ulong8("red_sizes", red_sizes, fill=1),
+                 Scalar("epsilon", np.float32(self.epsilon(v))), Scalar("n_groups", np.uint32(n_groups)),
+                 Scalar("n_red", np.uint32(math.prod(red_sizes)))]
+        defines = {**storage_defines(x), "TRAINING": self.training}
+        return [KernelLaunch(self.kernel_source, "batch_normalization_grad", defines, Items(n_groups), args)]
+
+
+@register
+class BatchNormalizationGrad(BatchNormalizationGradients):
+    type = DML_OPERATOR_TYPE.DML_OPERATOR_BATCH_NORMALIZATION_GRAD
+    desc_cls = DML_BATCH_NORMALIZATION_GRAD_OPERATOR_DESC
+
+
+@register
+class BatchNormalizationTrainingGrad(BatchNormalizationGradients):
+    type = DML_OPERATOR_TYPE.DML_OPERATOR_BATCH_NORMALIZATION_TRAINING_GRAD
+    desc_cls = DML_BATCH_NORMALIZATION_TRAINING_GRAD_OPERATOR_DESC
+    training = True

@@ -40,6 +40,9 @@ def draw(op: Operator, rng: np.random.Generator) -> Case:
         return draw_valid(op, rng, lambda r: _lrn(op, r))
     if op.type == DML_OPERATOR_TYPE.DML_OPERATOR_BATCH_NORMALIZATION_TRAINING:
         return draw_valid(op, rng, lambda r: _bn_training(op, r))
+    if op.type in (DML_OPERATOR_TYPE.DML_OPERATOR_BATCH_NORMALIZATION_GRAD,
+                   DML_OPERATOR_TYPE.DML_OPERATOR_BATCH_NORMALIZATION_TRAINING_GRAD):
+        return draw_valid(op, rng, lambda r: _bn_grad(op, r))
     batch = op.type == DML_OPERATOR_TYPE.DML_OPERATOR_BATCH_NORMALIZATION
     mvn0 = op.type == DML_OPERATOR_TYPE.DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION
     mvn2 = op.type == DML_OPERATOR_TYPE.DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION2
@@ -199,3 +202,42 @@ def _bn_training(op: Operator, r: np.random.Generator) -> Case:
 
     return Case(desc, fills=fills, ulps=n + 8 + (4 if fused else 0), ulps16=2 + (1 if fused else 0), bound=bound,
                 note=f"{rank}-D axes {list(axes)} n={n} eps {epsilon} add {add is not None}")
+
+
+def _bn_grad(op: Operator, r: np.random.Generator) -> Case:
+    """BATCH_NORMALIZATION_GRAD and BATCH_NORMALIZATION_TRAINING_GRAD: ranks 1-8, Mean/Variance/Scale and the
+    scale/bias gradients of sizes 1 or the input's per dimension, Variance mostly non-negative, Epsilon 0 / small /
+    1. Plain float32 sums of n terms: n + 6 ulps of the formulas on absolute values; FLOAT16 2 ulps."""
+    training = op.type == DML_OPERATOR_TYPE.DML_OPERATOR_BATCH_NORMALIZATION_TRAINING_GRAD
+    rank = int(r.choice([1, 2, 3, 4, 5, 8]))
+    sizes = draw_sizes(r, rank, 96)
+    dtype = int(r.choice([F32, F16]))
+    param = [s if r.random() < 0.5 else 1 for s in sizes]
+    axes = tuple(d for d in range(rank) if param[d] == 1)
+    epsilon = float(r.choice(EPSILONS))
+    fills: dict[str, Any] = {}
+    if r.random() < 0.5:
+        fills = {"InputTensor": finite(2.0), "InputGradientTensor": finite(2.0)}
+    if r.random() < 0.8:
+        fills["VarianceTensor"] = uniform(0.0, 4.0)
+    desc = op.desc_cls(InputTensor=draw_tensor(r, dtype, sizes), InputGradientTensor=draw_tensor(r, dtype, sizes),
+                       MeanTensor=draw_tensor(r, dtype, param), VarianceTensor=draw_tensor(r, dtype, param),
+                       ScaleTensor=draw_tensor(r, dtype, param),
+                       OutputGradientTensor=draw_tensor(r, dtype, sizes, role="output"),
+                       OutputScaleGradientTensor=draw_tensor(r, dtype, param, role="output"),
+                       OutputBiasGradientTensor=draw_tensor(r, dtype, param, role="output"), Epsilon=epsilon)
+    n = math.prod(sizes[a] for a in axes)
+
+    def bound(values: dict[str, Any]) -> dict[str, Any]:
+        x, dy, m, v, s = (np.asarray(values[k], np.float64) for k in ("InputTensor", "InputGradientTensor",
+                                                                      "MeanTensor", "VarianceTensor", "ScaleTensor"))
+        with np.errstate(all="ignore"):
+            rr = 1.0 / np.sqrt(v + np.float64(np.float32(epsilon)))
+            xc = np.abs(x - m)
+            b = np.abs(dy).sum(axis=axes, keepdims=True)
+            c = (np.abs(dy) * xc).sum(axis=axes, keepdims=True)
+            dx = np.abs(s) * rr * (np.abs(dy) + b / n + xc * (c / n) * rr * rr) if training else np.abs(dy * s) * rr
+        return {"OutputGradientTensor": dx, "OutputScaleGradientTensor": c * rr, "OutputBiasGradientTensor": b}
+
+    return Case(desc, fills=fills, ulps=n + 6, ulps16=2, bound=bound,
+                note=f"{rank}-D axes {list(axes)} n={n} eps {epsilon}")

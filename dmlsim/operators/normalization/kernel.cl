@@ -283,3 +283,54 @@ __kernel void local_response_normalization(__global const store_t *x__base, ulon
     const float value = (float)LOAD(x, AT(c, x)) / denominator;
     STORE(value, TENSOR_PTR(y), AT(c, y));
 }
+
+/* DML_OPERATOR_BATCH_NORMALIZATION_GRAD and (-DTRAINING) BATCH_NORMALIZATION_TRAINING_GRAD: one work-item per
+ * group, the n_red elements sharing one coordinate of Mean/Variance/Scale (0 on the reduced axes, where their
+ * sizes are 1). Sums in float32 over the group: B = sum(dy), C = sum(dy * (x - Mean)); then with
+ * r = 1 / sqrt(Variance + Epsilon): OutputBiasGradient = B, OutputScaleGradient = C * r, and per element
+ * OutputGradient = dy * Scale * r, or (TRAINING) Scale * r * ((dy - B / n) - (x - Mean) * (C / n) * r * r). */
+__kernel void batch_normalization_grad(__global const store_t *x__base, ulong x__offset, ulong8 x_strides,
+                                       __global const store_t *dy__base, ulong dy__offset, ulong8 dy_strides,
+                                       __global const store_t *m__base, ulong m__offset, ulong8 m_strides,
+                                       __global const store_t *v__base, ulong v__offset, ulong8 v_strides,
+                                       __global const store_t *s__base, ulong s__offset, ulong8 s_strides,
+                                       __global store_t *dx__base, ulong dx__offset, ulong8 dx_strides,
+                                       __global store_t *ds__base, ulong ds__offset, ulong8 ds_strides,
+                                       __global store_t *db__base, ulong db__offset, ulong8 db_strides,
+                                       ulong8 group_sizes, ulong8 red_sizes, float epsilon, uint n_groups,
+                                       uint n_red)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= n_groups)
+        return;
+    COORDS8(g, gid, group_sizes)
+    __global const store_t *x = TENSOR_PTR(x);
+    __global const store_t *dy = TENSOR_PTR(dy);
+    const float mean = (float)LOAD(TENSOR_PTR(m), AT(g, m));
+    const float variance = (float)LOAD(TENSOR_PTR(v), AT(g, v));
+    const float scale = (float)LOAD(TENSOR_PTR(s), AT(g, s));
+    const float r = 1.0f / sqrt(variance + epsilon);
+    float sum_dy = 0.0f, sum_dy_xc = 0.0f;
+    for (uint i = 0; i < n_red; ++i) {
+        GROUP_COORDS(k, i)
+        const float d = (float)LOAD(dy, AT(k, dy));
+        sum_dy += d;
+        sum_dy_xc += d * ((float)LOAD(x, AT(k, x)) - mean);
+    }
+#ifdef TRAINING
+    const float mean_dy = sum_dy / (float)n_red, mean_dy_xc = sum_dy_xc / (float)n_red;
+#endif
+    for (uint i = 0; i < n_red; ++i) {
+        GROUP_COORDS(k, i)
+        const float d = (float)LOAD(dy, AT(k, dy));
+#ifdef TRAINING
+        const float xc = (float)LOAD(x, AT(k, x)) - mean;
+        const float value = scale * r * ((d - mean_dy) - xc * (mean_dy_xc * r * r));
+#else
+        const float value = d * (scale * r);
+#endif
+        STORE(value, TENSOR_PTR(dx), AT(k, dx));
+    }
+    STORE(sum_dy_xc * r, TENSOR_PTR(ds), AT(g, ds));
+    STORE(sum_dy, TENSOR_PTR(db), AT(g, db));
+}

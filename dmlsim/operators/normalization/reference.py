@@ -5,6 +5,7 @@ Every tensor arrives with its own sizes (numpy broadcasting stands for DirectML'
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -92,3 +93,25 @@ def batch_normalization_training(x: np.ndarray, scale: np.ndarray, bias: np.ndar
         if fused_add is not None:
             out = out + np.asarray(fused_add, np.float64)
     return out, np.broadcast_to(mean, s.shape), np.broadcast_to(variance, s.shape)
+
+
+def batch_normalization_grad(x: np.ndarray, dy: np.ndarray, mean: np.ndarray, variance: np.ndarray,
+                             scale: np.ndarray, epsilon: float, training: bool) -> tuple[np.ndarray, ...]:
+    """DML_BATCH_NORMALIZATION_GRAD (``training`` False) and BATCH_NORMALIZATION_TRAINING_GRAD: sums over the
+    dimensions where Mean's size is 1. Returns (OutputGradient, OutputScaleGradient, OutputBiasGradient):
+    ``dy * Scale / sqrt(Variance + Epsilon)``, or for training ``Scale / sqrt(Variance + Epsilon) * ((dy -
+    mean(dy)) - (x - Mean) * mean(dy * (x - Mean)) / (Variance + Epsilon))``; ``sum(dy * (x - Mean)) /
+    sqrt(Variance + Epsilon)``; ``sum(dy)``."""
+    f, g, m, v, s = (np.asarray(t, np.float64) for t in (x, dy, mean, variance, scale))
+    axes = tuple(d for d in range(f.ndim) if m.shape[d] == 1)
+    with np.errstate(all="ignore"):
+        r = 1.0 / np.sqrt(v + np.float64(np.float32(epsilon)))
+        xc = f - m
+        sum_dy = g.sum(axis=axes, keepdims=True)
+        sum_dy_xc = (g * xc).sum(axis=axes, keepdims=True)
+        if training:
+            n = math.prod(f.shape[a] for a in axes)
+            dx = s * r * ((g - sum_dy / n) - xc * (sum_dy_xc / n) * r * r)
+        else:
+            dx = g * (s * r)
+        return dx, np.broadcast_to(sum_dy_xc * r, m.shape), np.broadcast_to(sum_dy, m.shape)
