@@ -107,6 +107,38 @@ def bnt_numpy(x, scale, bias, fused_add, epsilon):
     return y, bound, mean, mean_bound, variance
 
 
+def lrn_grad_desc(x, dy, dx, cross_channel, local_size, alpha, beta, bias):
+    return dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION_GRAD,
+                                 dml.DML_LOCAL_RESPONSE_NORMALIZATION_GRAD_OPERATOR_DESC(
+                                     x, dy, dx, cross_channel, local_size, alpha, beta, bias))
+
+
+def lrn_grad_numpy(x, dy, cross_channel, size, alpha, beta, bias):
+    """The derivative of sum(dy * LRN(x)) by explicit loops: each element i's region R(i) adds
+    dy_i * B_i^-Beta to its own gradient and -2 a Beta dy_i x_i B_i^(-Beta-1) x_k to every k in R(i); with
+    the bound of the same sums on absolute values."""
+    x, dy = np.asarray(x, np.float64), np.asarray(dy, np.float64)
+    _, c, h, w = x.shape
+    lo, hi = (size - 1) // 2, size // 2
+    a, b, k = (np.float64(np.float32(t)) for t in (alpha, beta, bias))
+    a = a / size
+    grad, bound = np.zeros_like(x), np.zeros_like(x)
+    for idx in np.ndindex(x.shape):
+        n_, ch, r, col = idx
+        if cross_channel:
+            region = [(n_, j, r, col) for j in range(max(0, ch - lo), min(c - 1, ch + hi) + 1)]
+        else:
+            region = [(n_, ch, i, j) for i in range(max(0, r - lo), min(h - 1, r + hi) + 1)
+                      for j in range(max(0, col - lo), min(w - 1, col + hi) + 1)]
+        base = k + a * sum(x[q] ** 2 for q in region)
+        grad[idx] += dy[idx] * base ** -b
+        bound[idx] += abs(dy[idx]) * base ** -b
+        for q in region:
+            grad[q] -= 2 * a * b * dy[idx] * x[idx] * base ** (-b - 1) * x[q]
+            bound[q] += abs(2 * a * b * dy[idx] * x[idx] * base ** (-b - 1) * x[q])
+    return grad, bound
+
+
 def lp_numpy(x, axis, p, epsilon):
     """``x / max(norm, Epsilon)`` in float64 (norm the L1 or L2 norm along ``axis``), with its bound |result|."""
     x = np.asarray(x, np.float64)

@@ -22,6 +22,11 @@ BATCH_NORMALIZATION_GRAD and BATCH_NORMALIZATION_TRAINING_GRAD over groups of n 
 n terms, so n + 6 ulps of the same formula on absolute values (tests/normalization_support.py's bn_grad_numpy);
 FLOAT16 2 ulps (half). The references are also checked against central finite differences of the forward
 formulas in float64 (test_bn_grad_references_match_finite_differences).
+
+LOCAL_RESPONSE_NORMALIZATION_GRAD: for each element, its own region's sum (n squares) and a sum over up to n
+regions of terms each with a pow (16 ulps, the OpenCL spec's bound): 2n + 24 ulps of the same sums on absolute
+values (lrn_grad_numpy's bound); FLOAT16 2 ulps (half). Its reference is checked against central finite
+differences of the forward reference.
 """
 
 from __future__ import annotations
@@ -42,6 +47,8 @@ from normalization_support import (
     lp_desc,
     lp_numpy,
     lrn_desc,
+    lrn_grad_desc,
+    lrn_grad_numpy,
     lrn_numpy,
     mvn0_desc,
     mvn2_desc,
@@ -528,6 +535,72 @@ def test_bn_grad_float16_tie(device):
     np.testing.assert_array_equal(got["OutputGradientTensor"], np.array([[2048, 2050], [1, 1]], np.float16))
 
 
+# --- LOCAL_RESPONSE_NORMALIZATION_GRAD ---------------------------------------------------------------------------
+def test_lrn_grad_by_hand(device):
+    """x {1, 2, 1, 1} = [1, 2], dy = [1, 0], LocalSize 2 across channels (regions {0, 1} and {1}), Alpha 2
+    (a = 1), Beta 1, Bias 1: B = [1 + 1 + 4, 1 + 4] = [6, 5]. dx_0 = dy_0 / B_0 - 2 * x_0 * (dy_0 x_0 / B_0^2)
+    = 1/6 - 2/36 = 1/9; dx_1 = 0 / 5 - 2 * x_1 * (dy_0 x_0 / B_0^2 + dy_1 x_1 / B_1^2) = -4 / 36 = -1/9."""
+    shape = [1, 2, 1, 1]
+    desc = lrn_grad_desc(tensor(F32, shape), tensor(F32, shape), tensor(F32, shape), True, 2, 2.0, 1.0, 1.0)
+    got = run_operator(device, desc, {"InputTensor": np.array([1, 2], np.float32),
+                                      "InputGradientTensor": np.array([1, 0], np.float32)})["OutputGradientTensor"]
+    np.testing.assert_allclose(got.reshape(-1), [1 / 9, -1 / 9], rtol=2e-6)
+
+
+@pytest.mark.parametrize("cross", [True, False], ids=["cross", "within"])
+def test_lrn_grad_reference_matches_finite_differences(cross):
+    """The float64 reference against central differences of the forward reference: d sum(dy * LRN(x)) / dx
+    within 1e-6 relative (step 1e-6), LocalSize 3 and an even 2 (the region's asymmetric extents)."""
+    from dmlsim.operators.normalization.reference import local_response_normalization as forward
+    from dmlsim.operators.normalization.reference import local_response_normalization_grad as grad
+
+    rng = np.random.default_rng(12)
+    x = rng.uniform(-2, 2, (1, 4, 3, 3))
+    dy = rng.uniform(-1, 1, x.shape)
+    for size in (3, 2):
+        numeric = np.zeros_like(x)
+        for i in np.ndindex(x.shape):
+            up, down = x.copy(), x.copy()
+            up[i] += 1e-6
+            down[i] -= 1e-6
+            numeric[i] = (np.sum(dy * forward(up, cross, size, 0.5, 0.75, 1.0)) -
+                          np.sum(dy * forward(down, cross, size, 0.5, 0.75, 1.0))) / 2e-6
+        np.testing.assert_allclose(grad(x, dy, cross, size, 0.5, 0.75, 1.0), numeric, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("data_type", [F32, F16], ids=["FLOAT32", "FLOAT16"])
+@pytest.mark.parametrize(("cross", "size"), [(True, 5), (True, 2), (False, 3)], ids=["cross-5", "cross-2", "within-3"])
+def test_lrn_grad_matches_the_formula(device, data_type, cross, size):
+    rng = np.random.default_rng(size + cross)
+    dtype = NUMPY[data_type]
+    x, dy = (rng.uniform(-3, 3, (2, 5, 3, 3)).astype(dtype) for _ in range(2))
+    desc = lrn_grad_desc(tensor(data_type, x.shape), tensor(data_type, x.shape), tensor(data_type, x.shape), cross,
+                         size, 0.3, 0.75, 1.0)
+    got = run_operator(device, desc, {"InputTensor": x, "InputGradientTensor": dy})["OutputGradientTensor"]
+    expected, bound = lrn_grad_numpy(x, dy, cross, size, 0.3, 0.75, 1.0)
+    taps = min(size, 5) if cross else min(size, 3) ** 2
+    assert_close(got, expected, bound, data_type, 2 * taps + 24)
+
+
+def test_lrn_grad_strides_and_float16_tie(device):
+    """An NHWC-strided input, a column-padded gradient, a padded output: the formula; then FLOAT16 storage with
+    Alpha 0 (dx = dy / Bias^Beta): Bias 2, Beta 1, dy = 1, 3, 5 times 2^-24 give ties 0.5, 1.5, 2.5 times it,
+    stored 0, 2, 2 times 2^-24 (nearest even)."""
+    rng = np.random.default_rng(13)
+    x, dy = (rng.uniform(-2, 2, (1, 3, 2, 2)).astype(np.float32) for _ in range(2))
+    desc = lrn_grad_desc(tensor(F32, [1, 3, 2, 2], [12, 1, 6, 3]), tensor(F32, [1, 3, 2, 2], [24, 8, 4, 1]),
+                         tensor(F32, [1, 3, 2, 2], [15, 5, 2, 1]), True, 3, 0.3, 0.75, 1.0)
+    got = run_operator(device, desc, {"InputTensor": x, "InputGradientTensor": dy})["OutputGradientTensor"]
+    expected, bound = lrn_grad_numpy(x, dy, True, 3, 0.3, 0.75, 1.0)
+    assert_close(got, expected, bound, F32, 2 * 3 + 24)
+    tiny = 2.0 ** -24
+    desc = lrn_grad_desc(*[tensor(F16, [1, 3, 1, 1])] * 3, True, 1, 0.0, 1.0, 2.0)
+    got = run_operator(device, desc, {"InputTensor": np.ones(3, np.float16),
+                                      "InputGradientTensor": np.array([tiny, 3 * tiny, 5 * tiny], np.float16)})
+    np.testing.assert_array_equal(got["OutputGradientTensor"].reshape(-1), np.array([0, 2 * tiny, 2 * tiny],
+                                                                                    np.float16))
+
+
 # --- refusals -------------------------------------------------------------------------------------------------
 def refused(ref_device, desc):
     with pytest.raises(dml.DMLError) as info:
@@ -633,12 +706,21 @@ U8 = dml.DML_TENSOR_DATA_TYPE_UINT8
     (bn_grad_desc(False, tensor(U8, [2, 3]), tensor(U8, [2, 3]), tensor(U8, [1, 3]), tensor(U8, [1, 3]),
                   tensor(U8, [1, 3]), tensor(U8, [2, 3]), tensor(U8, [1, 3]), tensor(U8, [1, 3])),
      "InputTensor.DataType UINT8 is not supported by DML_OPERATOR_BATCH_NORMALIZATION_GRAD"),
+    (lrn_grad_desc(tensor(F32, S4), tensor(F32, [1, 3, 2, 1]), tensor(F32, S4), True, 3, 1e-4, 0.75, 1.0),
+     "InputGradientTensor.Sizes [1, 3, 2, 1] must equal InputTensor.Sizes [1, 3, 2, 2]"),
+    (lrn_grad_desc(tensor(F32, S4), tensor(F32, S4), tensor(F16, S4), True, 3, 1e-4, 0.75, 1.0),
+     "OutputGradientTensor.DataType FLOAT16 must equal InputTensor.DataType FLOAT32"),
+    (lrn_grad_desc(tensor(F32, S4), tensor(F32, S4), tensor(F32, S4), False, 0, 1e-4, 0.75, 1.0),
+     "DML_LOCAL_RESPONSE_NORMALIZATION_GRAD_OPERATOR_DESC.LocalSize 0 must be at least 1"),
+    (lrn_grad_desc(*[tensor(F32, [3, 2, 2])] * 3, True, 3, 1e-4, 0.75, 1.0),
+     "InputTensor.DimensionCount 3 is not supported by DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION_GRAD"),
 ], ids=["mvn0-rank3", "mvn0-scale-rank", "mvn0-type", "mvn0-bias-type", "mvn0-out-sizes", "mvn0-scale-sizes",
         "mvn2-no-axes", "mvn2-axis-range", "mvn2-axis-repeat", "mvn2-bias-rank", "mvn2-scale-sizes",
         "mvn2-out-type", "mvn2-out-sizes", "mvn2-type", "mvn2-rank9", "lp-p3", "lp-p0", "lp-axis", "lp-out-sizes",
         "lp-out-type", "lp-type", "lp-rank9", "lrn-size0", "lrn-rank3", "lrn-out-sizes", "lrn-out-type", "lrn-type",
         "bnt-var-sizes", "bnt-bias-sizes", "bnt-add-sizes", "bnt-scale-sizes", "bnt-mean-type", "bnt-scale-rank",
-        "bnt-type", "bng-scale-sizes", "bntg-dy-sizes", "bntg-mean-sizes", "bng-ds-type", "bng-type"])
+        "bnt-type", "bng-scale-sizes", "bntg-dy-sizes", "bntg-mean-sizes", "bng-ds-type", "bng-type",
+        "lrng-dy-sizes", "lrng-out-type", "lrng-size0", "lrng-rank3"])
 def test_validation(ref_device, desc, expected):
     assert expected in refused(ref_device, desc)
 
@@ -650,4 +732,5 @@ def test_registered():
     assert {"DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION", "DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION2",
             "DML_OPERATOR_LP_NORMALIZATION", "DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION",
             "DML_OPERATOR_BATCH_NORMALIZATION_TRAINING", "DML_OPERATOR_BATCH_NORMALIZATION_GRAD",
-            "DML_OPERATOR_BATCH_NORMALIZATION_TRAINING_GRAD"} <= set(names)
+            "DML_OPERATOR_BATCH_NORMALIZATION_TRAINING_GRAD",
+            "DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION_GRAD"} <= set(names)

@@ -1,8 +1,8 @@
 """The normalization family: DML_OPERATOR_BATCH_NORMALIZATION (DML_FEATURE_LEVEL_1_0),
 DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION (1_0), MEAN_VARIANCE_NORMALIZATION1 (2_0) and
 MEAN_VARIANCE_NORMALIZATION2 (6_3), LP_NORMALIZATION (1_0), LOCAL_RESPONSE_NORMALIZATION (1_0),
-BATCH_NORMALIZATION_TRAINING (4_1), BATCH_NORMALIZATION_GRAD (3_1) and BATCH_NORMALIZATION_TRAINING_GRAD (4_1). One
-folder, one kernel file, DirectML's generated descs.
+BATCH_NORMALIZATION_TRAINING (4_1), BATCH_NORMALIZATION_GRAD (3_1), BATCH_NORMALIZATION_TRAINING_GRAD (4_1) and
+LOCAL_RESPONSE_NORMALIZATION_GRAD (3_1). One folder, one kernel file, DirectML's generated descs.
 
 BATCH_NORMALIZATION: ``Output = FusedActivation(Scale * ((Input - Mean) / sqrt(Variance + Epsilon)) + Bias)``,
 element by element. Rules (the doc page at DML_FEATURE_LEVEL_3_1 and above): every tensor FLOAT32 or FLOAT16 with
@@ -96,6 +96,17 @@ reads both as the given MeanTensor (the forward pass's batch Mean, as the page s
 The references are checked against finite differences of the forward formulas in tests/test_normalization2.py.
 The sums are plain float32 sums (n + 6 ulps of the formulas on absolute values).
 
+LOCAL_RESPONSE_NORMALIZATION_GRAD: the derivative of ``sum(InputGradient * LOCAL_RESPONSE_NORMALIZATION(Input))``
+with respect to Input, for the same region as the forward operator above (its decisions hold here): with ``a =
+Alpha / LocalSize`` and ``B_i = Bias + a * S_i``, ``OutputGradient_k = dy_k * B_k^-Beta - 2 * a * Beta * x_k *
+sum(dy_i * x_i * B_i^(-Beta - 1))`` over the elements i whose region holds k. Rules (its page): FLOAT32 or
+FLOAT16, exactly 4 dimensions, Input, InputGradient and OutputGradient the same DataType and Sizes; LocalSize at
+least 1. Its page says LocalSize is "the width and height of the local region" with CrossChannel TRUE and "the
+number of elements" with FALSE, the reverse of the forward page's meaning; dmlsim keeps the forward page's (and
+ONNX's) meaning, so the gradient is the forward operator's. Its sums are plain float32 (no scaling: squares above
+FLT_MAX overflow, unlike the forward kernel); the reference is checked against finite differences of the forward
+reference (tests/test_normalization2.py).
+
 None of the family runs in place (the generated schema makes no input eligible). ONNX's LRN, LpNormalization and
 GroupNormalization are lowered onto LOCAL_RESPONSE_NORMALIZATION, LP_NORMALIZATION and
 MEAN_VARIANCE_NORMALIZATION1 in dmlsim/onnx/ops_norm2.py (tests/test_normalization2_onnx.py).
@@ -126,6 +137,7 @@ from dmlsim.api.directml_schema import (
     DML_BATCH_NORMALIZATION_OPERATOR_DESC,
     DML_BATCH_NORMALIZATION_TRAINING_GRAD_OPERATOR_DESC,
     DML_BATCH_NORMALIZATION_TRAINING_OPERATOR_DESC,
+    DML_LOCAL_RESPONSE_NORMALIZATION_GRAD_OPERATOR_DESC,
     DML_LOCAL_RESPONSE_NORMALIZATION_OPERATOR_DESC,
     DML_LP_NORMALIZATION_OPERATOR_DESC,
     DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC,
@@ -143,6 +155,7 @@ from dmlsim.operators.normalization.reference import (
     batch_normalization_grad,
     batch_normalization_training,
     local_response_normalization,
+    local_response_normalization_grad,
     lp_normalization,
     mean_variance_normalization,
 )
@@ -495,3 +508,46 @@ class BatchNormalizationTrainingGrad(BatchNormalizationGradients):
     type = DML_OPERATOR_TYPE.DML_OPERATOR_BATCH_NORMALIZATION_TRAINING_GRAD
     desc_cls = DML_BATCH_NORMALIZATION_TRAINING_GRAD_OPERATOR_DESC
     training = True
+
+
+@register
+class LocalResponseNormalizationGrad(LocalResponseNormalization):
+    """LOCAL_RESPONSE_NORMALIZATION_GRAD (3_1): the gradient of the forward operator above, same region."""
+
+    type = DML_OPERATOR_TYPE.DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION_GRAD
+    desc_cls = DML_LOCAL_RESPONSE_NORMALIZATION_GRAD_OPERATOR_DESC
+
+    def check(self, v: ValidatedDesc, problems: Problems) -> None:
+        if not require_float_tensors(v, problems, (X, DY, DX), self.dimensions):
+            return
+        require_same(v, problems, X, (DY, DX), ("DataType", "Sizes"))
+        if int(v.attrs["LocalSize"]) < 1:
+            problems.add(f"{v.struct_name}.LocalSize {v.attrs['LocalSize']} must be at least 1")
+
+    def work(self, v: ValidatedDesc) -> Work:
+        """Each element visits the regions of the elements whose region holds it (taps squared); the reference
+        makes a few numpy calls per window offset, twice."""
+        sizes, size = v.layout(X).sizes, int(v.attrs["LocalSize"])
+        dims = (1,) if v.attrs["CrossChannel"] else (2, 3)
+        steps = sum(min(size, sizes[d]) for d in dims)
+        return elementwise_work(v) + Work(8 * self.taps(v) ** 2 * v.layout(DX).element_count, 0, 8 * steps)
+
+    def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
+        return {DX: local_response_normalization_grad(inputs[X], inputs[DY], bool(v.attrs["CrossChannel"]),
+                                                      int(v.attrs["LocalSize"]), v.attrs["Alpha"], v.attrs["Beta"],
+                                                      v.attrs["Bias"])}
+
+    def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        out = v.layout(DX)
+        size = int(v.attrs["LocalSize"])
+        alpha_n = np.float32(np.float32(v.attrs["Alpha"]) / np.float32(size))
+        args = [TensorArg("x", X, scalar=True), ulong8("x_strides", bound[X].layout.strides),
+                TensorArg("dy", DY, scalar=True), ulong8("dy_strides", bound[DY].layout.strides),
+                TensorArg("y", DX, scalar=True), ulong8("y_strides", bound[DX].layout.strides),
+                ulong8("y_sizes", out.sizes, fill=1), Scalar("before", np.uint32((size - 1) // 2)),
+                Scalar("after", np.uint32(size // 2)), Scalar("alpha_n", alpha_n),
+                Scalar("beta", np.float32(v.attrs["Beta"])), Scalar("bias", np.float32(v.attrs["Bias"])),
+                Scalar("count", np.uint32(out.element_count))]
+        defines = {**storage_defines(out), "CROSS_CHANNEL": bool(v.attrs["CrossChannel"])}
+        return [KernelLaunch(self.kernel_source, "local_response_normalization_grad", defines,
+                             Items(out.element_count), args)]

@@ -28,6 +28,7 @@ import numpy as np
 from dmlsim.api.enums import DML_OPERATOR_TYPE
 from dmlsim.operators.base import Operator
 from dmlsim.operators.harness import Case, draw_fused_activation, draw_sizes, draw_tensor, draw_valid, finite, uniform
+from dmlsim.operators.normalization.reference import region_sum
 
 F32, F16 = 1, 2
 EPSILONS = (0.0, 1e-5, 1e-3, 1.0)
@@ -36,7 +37,8 @@ EPSILONS = (0.0, 1e-5, 1e-3, 1.0)
 def draw(op: Operator, rng: np.random.Generator) -> Case:
     if op.type == DML_OPERATOR_TYPE.DML_OPERATOR_LP_NORMALIZATION:
         return draw_valid(op, rng, lambda r: _lp(op, r))
-    if op.type == DML_OPERATOR_TYPE.DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION:
+    if op.type in (DML_OPERATOR_TYPE.DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION,
+                   DML_OPERATOR_TYPE.DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION_GRAD):
         return draw_valid(op, rng, lambda r: _lrn(op, r))
     if op.type == DML_OPERATOR_TYPE.DML_OPERATOR_BATCH_NORMALIZATION_TRAINING:
         return draw_valid(op, rng, lambda r: _bn_training(op, r))
@@ -154,12 +156,34 @@ def _lrn(op: Operator, r: np.random.Generator) -> Case:
     alpha, beta, bias = float(r.choice((1e-4, 0.1, 1.0))), float(r.choice((0.5, 0.75, 1.0))), \
         float(r.choice((0.5, 1.0, 2.0)))
     fills: dict[str, Any] = {"InputTensor": finite(2.0)} if r.random() < 0.5 else {}
+    n = min(size, sizes[1]) if cross else min(size, sizes[2]) * min(size, sizes[3])
+    note = f"cross {cross} size {size} alpha {alpha} beta {beta} bias {bias}"
+    if op.type == DML_OPERATOR_TYPE.DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION_GRAD:
+        desc = op.desc_cls(InputTensor=draw_tensor(r, dtype, sizes), InputGradientTensor=draw_tensor(r, dtype, sizes),
+                           OutputGradientTensor=draw_tensor(r, dtype, sizes, role="output"), CrossChannel=cross,
+                           LocalSize=size, Alpha=alpha, Beta=beta, Bias=bias)
+        if fills:
+            fills["InputGradientTensor"] = finite(2.0)
+        dims = (1,) if cross else (2, 3)
+        a = np.float64(np.float32(alpha)) / size
+
+        def grad_bound(values: dict[str, Any]) -> dict[str, Any]:
+            """The gradient's sums on absolute values (LOCAL_RESPONSE_NORMALIZATION_GRAD's docstring)."""
+            x = np.asarray(values["InputTensor"], np.float64)
+            g = np.abs(np.asarray(values["InputGradientTensor"], np.float64))
+            with np.errstate(all="ignore"):
+                base = np.float64(np.float32(bias)) + a * region_sum(x * x, dims, (size - 1) // 2, size // 2)
+                b = np.float64(np.float32(beta))
+                term = g * np.abs(x) * np.power(base, -b - 1)
+                bound = g * np.power(base, -b) + 2 * a * b * np.abs(x) * region_sum(term, dims, size // 2,
+                                                                                     (size - 1) // 2)
+            return {"OutputGradientTensor": bound}
+
+        return Case(desc, fills=fills, ulps=2 * n + 24, ulps16=2, bound=grad_bound, note=note)
     desc = op.desc_cls(InputTensor=draw_tensor(r, dtype, sizes), OutputTensor=draw_tensor(r, dtype, sizes,
                                                                                           role="output"),
                        CrossChannel=cross, LocalSize=size, Alpha=alpha, Beta=beta, Bias=bias)
-    n = min(size, sizes[1]) if cross else min(size, sizes[2]) * min(size, sizes[3])
-    return Case(desc, fills=fills, ulps=beta * (n + 2) + 20, ulps16=2,
-                note=f"cross {cross} size {size} alpha {alpha} beta {beta} bias {bias}")
+    return Case(desc, fills=fills, ulps=beta * (n + 2) + 20, ulps16=2, note=note)
 
 
 def _bn_training(op: Operator, r: np.random.Generator) -> Case:

@@ -334,3 +334,89 @@ __kernel void batch_normalization_grad(__global const store_t *x__base, ulong x_
     STORE(sum_dy_xc * r, TENSOR_PTR(ds), AT(g, ds));
     STORE(sum_dy, TENSOR_PTR(db), AT(g, db));
 }
+
+/* The sum of squares of x over the LRN region around coordinates cc (uint[8]), into float sum: along C
+ * (CROSS_CHANNEL) or along H and W, from i - lo to i + hi, clipped. */
+#ifdef CROSS_CHANNEL
+#define LRN_REGION_SUM(sum, cc, lo, hi)                                                                          \
+    {                                                                                                            \
+        uint q_[8];                                                                                              \
+        for (int d_ = 0; d_ < 8; ++d_)                                                                           \
+            q_[d_] = cc[d_];                                                                                     \
+        const uint a_ = cc[5] > (lo) ? cc[5] - (lo) : 0, b_ = min((uint)cc[5] + (hi), (uint)y_sizes.s5 - 1);    \
+        sum = 0.0f;                                                                                              \
+        for (uint i_ = a_; i_ <= b_; ++i_) {                                                                     \
+            q_[5] = i_;                                                                                          \
+            const float v_ = (float)LOAD(x, AT(q_, x));                                                          \
+            sum += v_ * v_;                                                                                      \
+        }                                                                                                        \
+    }
+#else
+#define LRN_REGION_SUM(sum, cc, lo, hi)                                                                          \
+    {                                                                                                            \
+        uint q_[8];                                                                                              \
+        for (int d_ = 0; d_ < 8; ++d_)                                                                           \
+            q_[d_] = cc[d_];                                                                                     \
+        const uint ha_ = cc[6] > (lo) ? cc[6] - (lo) : 0, hb_ = min((uint)cc[6] + (hi), (uint)y_sizes.s6 - 1);  \
+        const uint wa_ = cc[7] > (lo) ? cc[7] - (lo) : 0, wb_ = min((uint)cc[7] + (hi), (uint)y_sizes.s7 - 1);  \
+        sum = 0.0f;                                                                                              \
+        for (uint h_ = ha_; h_ <= hb_; ++h_)                                                                     \
+            for (uint w_ = wa_; w_ <= wb_; ++w_) {                                                               \
+                q_[6] = h_;                                                                                      \
+                q_[7] = w_;                                                                                      \
+                const float v_ = (float)LOAD(x, AT(q_, x));                                                      \
+                sum += v_ * v_;                                                                                  \
+            }                                                                                                    \
+    }
+#endif
+
+/* DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION_GRAD: one work-item per element k of the 4-D input. With
+ * B_i = Bias + Alpha / LocalSize * S_i (S_i the forward's sum of squares over the region of i), the derivative of
+ * sum(dy * y), y_i = x_i * B_i^-Beta, is dy_k * B_k^-Beta - 2 * Alpha / LocalSize * Beta * x_k *
+ * sum(dy_i * x_i * B_i^(-Beta - 1)) over the elements i whose region holds k: i from k - after to k + before (the
+ * region's extents swapped), clipped. Plain float32 sums (no scaling: squares above FLT_MAX overflow). */
+__kernel void local_response_normalization_grad(__global const store_t *x__base, ulong x__offset, ulong8 x_strides,
+                                                __global const store_t *dy__base, ulong dy__offset,
+                                                ulong8 dy_strides, __global store_t *y__base, ulong y__offset,
+                                                ulong8 y_strides, ulong8 y_sizes, uint before, uint after,
+                                                float alpha_n, float beta, float bias, uint count)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+    COORDS8(c, gid, y_sizes)
+    __global const store_t *x = TENSOR_PTR(x);
+    __global const store_t *dy = TENSOR_PTR(dy);
+    float own;
+    LRN_REGION_SUM(own, c, before, after)
+    float acc = 0.0f;
+    uint k[8];
+    for (int d = 0; d < 8; ++d)
+        k[d] = c[d];
+#ifdef CROSS_CHANNEL
+    const uint c_lo = c[5] > after ? c[5] - after : 0, c_hi = min((uint)c[5] + before, (uint)y_sizes.s5 - 1);
+    const uint h_lo = c[6], h_hi = c[6], w_lo = c[7], w_hi = c[7];
+#else
+    const uint c_lo = c[5], c_hi = c[5];
+    const uint h_lo = c[6] > after ? c[6] - after : 0, h_hi = min((uint)c[6] + before, (uint)y_sizes.s6 - 1);
+    const uint w_lo = c[7] > after ? c[7] - after : 0, w_hi = min((uint)c[7] + before, (uint)y_sizes.s7 - 1);
+#endif
+    for (uint i = c_lo; i <= c_hi; ++i)
+        for (uint h = h_lo; h <= h_hi; ++h)
+            for (uint w = w_lo; w <= w_hi; ++w) {
+                k[5] = i; k[6] = h; k[7] = w;
+                float s;
+                LRN_REGION_SUM(s, k, before, after)
+                const float xi = (float)LOAD(x, AT(k, x));
+                const float gi = (float)LOAD(dy, AT(k, dy));
+                acc += gi * xi * pow(bias + alpha_n * s, -beta - 1.0f);
+            }
+    const float xk = (float)LOAD(x, AT(c, x));
+    const float gk = (float)LOAD(dy, AT(c, dy));
+    /* 2 * Alpha / LocalSize * Beta * x_k underflows to 0 for a subnormal x_k, where x_k * acc need not (an
+     * infinite acc then gives inf, not 0 * inf = NaN): multiply x_k by acc first in that case */
+    const float factor = 2.0f * alpha_n * beta, fx = factor * xk;
+    const float correction = (fx == 0.0f && xk != 0.0f) ? factor * (xk * acc) : fx * acc;
+    const float value = gk * pow(bias + alpha_n * own, -beta) - correction;
+    STORE(value, TENSOR_PTR(y), AT(c, y));
+}

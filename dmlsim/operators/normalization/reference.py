@@ -51,6 +51,22 @@ def lp_normalization(x: np.ndarray, axis: int, p: int, epsilon: float) -> np.nda
         return f / np.maximum(norm, np.float64(np.float32(epsilon)))
 
 
+def region_sum(values: np.ndarray, dims: Sequence[int], before: int, after: int) -> np.ndarray:
+    """For each element i, the sum of ``values`` over ``[i - before, i + after]`` (clipped) along each of
+    ``dims``, by adding shifted copies (a cumulative sum would cancel)."""
+    for d in dims:
+        n = values.shape[d]
+        total = np.zeros_like(values)
+        for shift in range(-min(before, n - 1), min(after, n - 1) + 1):
+            src = [slice(None)] * values.ndim
+            dst = [slice(None)] * values.ndim
+            src[d] = slice(max(0, shift), n + min(0, shift))
+            dst[d] = slice(max(0, -shift), n - max(0, shift))
+            total[tuple(dst)] += values[tuple(src)]
+        values = total
+    return values
+
+
 def local_response_normalization(x: np.ndarray, cross_channel: bool, local_size: int, alpha: float, beta: float,
                                  bias: float) -> np.ndarray:
     """DML_LOCAL_RESPONSE_NORMALIZATION of a 4-D ``{N, C, H, W}`` input:
@@ -59,22 +75,26 @@ def local_response_normalization(x: np.ndarray, cross_channel: bool, local_size:
     ceil((LocalSize - 1) / 2))]``, over C with ``cross_channel``, else over H and W."""
     f = np.asarray(x, np.float64)
     dims = (1,) if cross_channel else (2, 3)
-    before, after = (local_size - 1) // 2, local_size // 2
     with np.errstate(all="ignore"):
-        squares = f * f
-        for d in dims:
-            n = f.shape[d]
-            # a window sum by cumulative sums along d would cancel; add the window's shifted copies instead
-            total = np.zeros_like(squares)
-            for shift in range(-min(before, n - 1), min(after, n - 1) + 1):
-                src = [slice(None)] * 4
-                dst = [slice(None)] * 4
-                src[d] = slice(max(0, shift), n + min(0, shift))
-                dst[d] = slice(max(0, -shift), n - max(0, shift))
-                total[tuple(dst)] += squares[tuple(src)]
-            squares = total
+        squares = region_sum(f * f, dims, (local_size - 1) // 2, local_size // 2)
         base = np.float64(np.float32(bias)) + np.float64(np.float32(alpha)) / local_size * squares
         return f / np.power(base, np.float64(np.float32(beta)))
+
+
+def local_response_normalization_grad(x: np.ndarray, dy: np.ndarray, cross_channel: bool, local_size: int,
+                                      alpha: float, beta: float, bias: float) -> np.ndarray:
+    """DML_LOCAL_RESPONSE_NORMALIZATION_GRAD: the derivative of ``sum(dy * LRN(x))`` with respect to x:
+    ``dy_k * B_k^-Beta - 2 * Alpha / LocalSize * Beta * x_k * sum(dy_i * x_i * B_i^(-Beta - 1))`` over the i whose
+    region holds k (``B = Bias + Alpha / LocalSize * S``, S the forward's region sums of squares)."""
+    f, g = np.asarray(x, np.float64), np.asarray(dy, np.float64)
+    dims = (1,) if cross_channel else (2, 3)
+    before, after = (local_size - 1) // 2, local_size // 2
+    a, b, k = (np.float64(np.float32(t)) for t in (alpha, beta, bias))
+    a = a / local_size
+    with np.errstate(all="ignore"):
+        base = k + a * region_sum(f * f, dims, before, after)
+        term = g * f * np.power(base, -b - 1)
+        return g * np.power(base, -b) - 2 * a * b * f * region_sum(term, dims, after, before)
 
 
 def batch_normalization_training(x: np.ndarray, scale: np.ndarray, bias: np.ndarray, fused_add: np.ndarray | None,
