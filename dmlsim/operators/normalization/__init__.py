@@ -380,8 +380,24 @@ class LocalResponseNormalization(InputOutput):
 
     def check(self, v: ValidatedDesc, problems: Problems) -> None:
         super().check(v, problems)
+        self.check_local_size(v, problems)
+
+    def check_local_size(self, v: ValidatedDesc, problems: Problems) -> None:
+        """The page's one attribute rule (forward and gradient alike)."""
         if int(v.attrs["LocalSize"]) < 1:
             problems.add(f"{v.struct_name}.LocalSize {v.attrs['LocalSize']} must be at least 1")
+
+    def region_args(self, v: ValidatedDesc) -> list[Any]:
+        """The region's extents and the formula's constants (Alpha already divided by LocalSize), for the forward
+        and the gradient kernels alike."""
+        size = int(v.attrs["LocalSize"])
+        alpha_n = np.float32(np.float32(v.attrs["Alpha"]) / np.float32(size))
+        return [Scalar("before", np.uint32((size - 1) // 2)), Scalar("after", np.uint32(size // 2)),
+                Scalar("alpha_n", alpha_n), Scalar("beta", np.float32(v.attrs["Beta"])),
+                Scalar("bias", np.float32(v.attrs["Bias"]))]
+
+    def region_defines(self, v: ValidatedDesc, layout: TensorLayout) -> dict[str, Any]:
+        return {**storage_defines(layout), "CROSS_CHANNEL": bool(v.attrs["CrossChannel"])}
 
     def taps(self, v: ValidatedDesc) -> int:
         """The region's largest element count: LocalSize clipped to C, or to H times to W."""
@@ -404,17 +420,12 @@ class LocalResponseNormalization(InputOutput):
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
         out = v.layout(OUT)
-        size = int(v.attrs["LocalSize"])
-        alpha_n = np.float32(np.float32(v.attrs["Alpha"]) / np.float32(size))
         args = [TensorArg("x", X, scalar=True), ulong8("x_strides", bound[X].layout.strides),
                 TensorArg("y", OUT, scalar=True), ulong8("y_strides", bound[OUT].layout.strides),
-                ulong8("y_sizes", out.sizes, fill=1), Scalar("before", np.uint32((size - 1) // 2)),
-                Scalar("after", np.uint32(size // 2)), Scalar("alpha_n", alpha_n),
-                Scalar("beta", np.float32(v.attrs["Beta"])), Scalar("bias", np.float32(v.attrs["Bias"])),
+                ulong8("y_sizes", out.sizes, fill=1), *self.region_args(v),
                 Scalar("count", np.uint32(out.element_count))]
-        defines = {**storage_defines(out), "CROSS_CHANNEL": bool(v.attrs["CrossChannel"])}
-        return [KernelLaunch(self.kernel_source, "local_response_normalization", defines, Items(out.element_count),
-                             args)]
+        return [KernelLaunch(self.kernel_source, "local_response_normalization", self.region_defines(v, out),
+                             Items(out.element_count), args)]
 
 
 @register
@@ -521,8 +532,7 @@ class LocalResponseNormalizationGrad(LocalResponseNormalization):
         if not require_float_tensors(v, problems, (X, DY, DX), self.dimensions):
             return
         require_same(v, problems, X, (DY, DX), ("DataType", "Sizes"))
-        if int(v.attrs["LocalSize"]) < 1:
-            problems.add(f"{v.struct_name}.LocalSize {v.attrs['LocalSize']} must be at least 1")
+        self.check_local_size(v, problems)
 
     def work(self, v: ValidatedDesc) -> Work:
         """Each element visits the regions of the elements whose region holds it (taps squared); the reference
@@ -539,15 +549,10 @@ class LocalResponseNormalizationGrad(LocalResponseNormalization):
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
         out = v.layout(DX)
-        size = int(v.attrs["LocalSize"])
-        alpha_n = np.float32(np.float32(v.attrs["Alpha"]) / np.float32(size))
         args = [TensorArg("x", X, scalar=True), ulong8("x_strides", bound[X].layout.strides),
                 TensorArg("dy", DY, scalar=True), ulong8("dy_strides", bound[DY].layout.strides),
                 TensorArg("y", DX, scalar=True), ulong8("y_strides", bound[DX].layout.strides),
-                ulong8("y_sizes", out.sizes, fill=1), Scalar("before", np.uint32((size - 1) // 2)),
-                Scalar("after", np.uint32(size // 2)), Scalar("alpha_n", alpha_n),
-                Scalar("beta", np.float32(v.attrs["Beta"])), Scalar("bias", np.float32(v.attrs["Bias"])),
+                ulong8("y_sizes", out.sizes, fill=1), *self.region_args(v),
                 Scalar("count", np.uint32(out.element_count))]
-        defines = {**storage_defines(out), "CROSS_CHANNEL": bool(v.attrs["CrossChannel"])}
-        return [KernelLaunch(self.kernel_source, "local_response_normalization_grad", defines,
+        return [KernelLaunch(self.kernel_source, "local_response_normalization_grad", self.region_defines(v, out),
                              Items(out.element_count), args)]
