@@ -25,10 +25,11 @@ BN_CASES = node_cases("BatchNormalization")
 def test_onnx_batch_normalization(device, case):
     """onnx's node cases: X {N, C, ...}; scale, B, input_mean, input_var of sizes {C} become {1, C, 1, ...}
     (onnxruntime's DmlOperatorBatchNormalization). training_mode cases compute the batch's own statistics:
-    DML_OPERATOR_BATCH_NORMALIZATION_TRAINING, not implemented here, so they are listed and skipped."""
+    DML_OPERATOR_BATCH_NORMALIZATION_TRAINING, checked in tests/test_normalization2_onnx.py."""
     attrs = node_attributes(case)
     if attrs.get("training_mode"):
-        pytest.skip("training_mode=1 maps to DML_OPERATOR_BATCH_NORMALIZATION_TRAINING (not implemented)")
+        pytest.skip("training_mode=1 maps to DML_OPERATOR_BATCH_NORMALIZATION_TRAINING: checked in "
+                    "tests/test_normalization2_onnx.py")
     (x, scale, bias, mean, var), (y,) = case.data_sets[0]
     rank = x.ndim
     param = [1, x.shape[1], *[1] * (rank - 2)]

@@ -25,7 +25,10 @@ def _per_channel(view: View, rank: int) -> View:
 @lowers("BatchNormalization")
 def lower_batch_norm(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     if attrs.get("training_mode", 0):
-        raise low.refuse("training_mode=1 is DML_OPERATOR_BATCH_NORMALIZATION_TRAINING, not implemented yet")
+        from dmlsim.onnx.ops_norm2 import lower_batch_norm_training
+
+        lower_batch_norm_training(low, node, attrs)
+        return
     x = low.view(node.input[0])
     rank = len(x.shape)
     scale, bias, mean, var = (_per_channel(low.view(name), rank) for name in node.input[1:5])

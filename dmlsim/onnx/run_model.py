@@ -23,6 +23,7 @@ from dmlsim.onnx import (  # noqa: F401  (each registers its lowerings)
     ops_move,
     ops_nn,
     ops_norm,
+    ops_norm2,
     ops_pool,
     ops_quant,
     ops_recurrent,
