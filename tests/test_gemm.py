@@ -87,9 +87,13 @@ def test_transposes_alpha_beta_by_hand(device):
     np.testing.assert_array_equal(got, [[1, -1, 3], [3, 0, 6]])
 
 
-CASES = [  # (batch sizes, M, K, N); M, N and K all 16 or more take the tiled kernel (16 x 16 tiles)
+CASES = [  # (batch sizes, M, K, N); GPU launch targets: M, N and K all 16 or more take the tiled kernel (16 x 16
+    # tiles). CPU targets (gemm_blocked, 8 x 16 blocks, K unrolled 4 times; M <= 4 blocks of 1, 2 or 4 rows):
+    # 10x6x32 two full vector blocks of N, a 2-row edge block and a K remainder of 2; 1x13x48 the one-row (GEMV)
+    # path over three vector blocks, K remainder 1; 3x4x24 a 4-row block, a full block then an 8-column tail, no
+    # K remainder; 37x50x21 and 17x33x9 edge blocks in M and N; 16x16x16 exactly one block
     ((), 1, 1, 1), ((), 5, 7, 3), ((3,), 4, 9, 2), ((2, 3), 3, 5, 6), ((1, 1), 17, 33, 9),
-    ((1, 1), 16, 16, 16), ((2,), 37, 50, 21),
+    ((1, 1), 16, 16, 16), ((2,), 37, 50, 21), ((), 10, 6, 32), ((2,), 1, 13, 48), ((), 3, 4, 24),
 ]
 
 
@@ -132,6 +136,51 @@ def test_c_broadcast_and_strided_a_and_padded_output(device, m, k, n):
     got = run_operator(device, desc, {"ATensor": a, "BTensor": b, "CTensor": np.broadcast_to(row, (2, m, n))})
     expected, bound = gemm_loops(a, b, np.broadcast_to(row, (2, m, n)), False, False, 2.0, 3.0)
     check(got["OutputTensor"], expected, bound, F32, k)
+
+
+@pytest.mark.parametrize(("m", "k", "n", "trans_b"), [(37, 50, 21, NONE), (20, 18, 17, TRANSPOSE), (3, 5, 6, NONE)],
+                         ids=["37x50x21-NN", "20x18x17-NT", "3x5x6-NN"])
+def test_every_launch_shape(shaped_device, m, k, n, trans_b):
+    """Each kernel on every OpenCL device: the CPU shape's gemm_blocked, the GPU shape's gemm_tiled (M, N, K all
+    16 or more: K = 50 ends in a partial 16-wide slice) and per-element gemm (3x5x6); A stored column-major."""
+    rng = np.random.default_rng(m + k + n)
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+    b_sizes = (n, k) if trans_b == TRANSPOSE else (k, n)
+    b = rng.uniform(-1, 1, b_sizes).astype(np.float32)
+    c = rng.uniform(-1, 1, (m, n)).astype(np.float32)
+    desc = gemm_desc(tensor(F32, [m, k], [1, m]), tensor(F32, list(b_sizes)), tensor(F32, [m, n]),
+                     tensor(F32, [m, n]), NONE, trans_b, 1.5, 0.5)
+    got = run_operator(shaped_device, desc, {"ATensor": a, "BTensor": b, "CTensor": c})["OutputTensor"]
+    expected, bound = gemm_loops(a, b, c, False, trans_b == TRANSPOSE, 1.5, 0.5)
+    check(got, expected, bound, F32, k)
+
+
+@pytest.mark.parametrize("column_stride", [1, 2], ids=["B-packed", "B-padded-columns"])
+def test_special_values_in_edge_blocks_and_k_remainder(device, column_stride):
+    """M = 9, K = 7, N = 17 on CPU targets is a full 8-row block and a 1-row edge block, a full 16-column vector
+    block and a 1-column tail, K = 4 + a remainder of 3; B's columns padded (stride 2) take the gathered path
+    everywhere. +inf in A's last row (the edge block) times B's +0 column gives NaN there; NaN in B's last column
+    (the tail) at k = 6 (the remainder); -inf times a negative in the middle; signed zeros: -0 * 1 + -0 summed
+    stays -0 only without C, here C's +0 makes it +0 (IEEE: -0 + +0 = +0)."""
+    m, k, n = 9, 7, 17
+    rng = np.random.default_rng(9)
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
+    a[8, 2] = np.inf
+    b[:, 3] = 0.0
+    b[6, 16] = np.nan
+    a[4, 5], b[5, 9] = -np.inf, -0.5
+    a[0, :], b[:, 0] = -0.0, 1.0
+    c = np.zeros((m, n), np.float32)
+    b_desc = tensor(F32, [k, n], [n * column_stride, column_stride])
+    desc = gemm_desc(tensor(F32, [m, k]), b_desc, tensor(F32, [m, n]), tensor(F32, [m, n]), alpha=1.0, beta=1.0)
+    got = run_operator(device, desc, {"ATensor": a, "BTensor": b, "CTensor": c})["OutputTensor"]
+    with np.errstate(invalid="ignore"):
+        expected, bound = gemm_loops(a, b, c, False, False, 1.0, 1.0)
+        assert np.isnan(expected[8, 3]) and np.isnan(expected[3, 16]) and expected[4, 9] == np.inf
+    assert np.isnan(got[8, 3]) and np.isnan(got[:, 16]).all() and got[4, 9] == np.inf
+    assert got[0, 0] == 0 and not np.signbit(got[0, 0])
+    check(got, expected, bound, F32, k)
 
 
 def test_a_broadcast_over_batches_through_stride_zero(device):

@@ -2,13 +2,28 @@
 
 The desc is DirectML's generated one. ``Output = FusedActivation(Alpha * TransA(A) x TransB(B) + Beta * C)``
 per leading index: tensors of 2 to 4 dimensions ``{[BatchCount], [ChannelCount], rows, columns}``,
-FLOAT32/FLOAT16 (float32 accumulation), any strides on every tensor (stride 0 broadcasts an input, e.g.
-one C row for every row of the output: the doc requires C's *Sizes* to be the output's). Matrices of at least
-16 x 16 x 16 run the tiled kernel (local-memory tiles), smaller ones one work-item per output element.
+FLOAT32/FLOAT16 (float32 accumulation, term by term in order k = 0..K-1; the device compiler may fuse each
+multiply-add into one rounding, see kernel.cl), any strides on every tensor (stride 0 broadcasts an input, e.g.
+one C row for every row of the output: the doc requires C's *Sizes* to be the output's).
+
+The planner (:meth:`Gemm.plan_launches`), per launch target and shape:
+
+- CPU devices: ``gemm_blocked``, register blocking. One work-item (work-groups of one: PoCL and Intel's runtime
+  then run the explicitly vectorized code as written instead of re-vectorizing across work-items) computes an
+  ``MR x 16`` block of the output in ``MR x 2`` float8 accumulators (8 x 16: 16 of AVX-512's 32 vector registers;
+  float8 because CPU kernels stay at 256-bit vectors, ``CPU_VECTOR_BYTES`` in plan.py), the K loop unrolled 4
+  times with the K remainder after it. Skinny outputs take smaller blocks: M = 1 is a GEMV-like path (one row,
+  16 columns per work-item, the work spread over N), M = 2 and M <= 4 blocks of 2 and 4 rows, N <= 8 one
+  vector per row. B is read as 8-wide vector loads when its stride along N is 1 (``B_UNIT_N``), gathered element
+  by element otherwise (TransB of a packed B, padded columns, stride 0) and in the last, partial block of N.
+  Work-items run the M blocks fastest, so that consecutive work-items reuse one 16-column panel of B from cache.
+- Other devices (GPUs): matrices of at least 16 x 16 x 16 run ``gemm_tiled`` (16 x 16 work-groups staging
+  16-wide slices of A and B in local memory), smaller ones one work-item per output element.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -26,6 +41,32 @@ A, B, C, OUT = "ATensor", "BTensor", "CTensor", "OutputTensor"
 TRANSPOSE = DML_MATRIX_TRANSFORM.DML_MATRIX_TRANSFORM_TRANSPOSE
 # Side of the output tiles of the tiled kernel (kernel.cl's TILE): used when M, N and K all reach it.
 TILE = 16
+# gemm_blocked on CPU devices: rows per block and 8-wide vectors per block row (MR x NV*8 accumulators), work-items
+# per work-group.
+CPU_ROWS = 8
+CPU_VECTORS = 2
+CPU_LOCAL = 1
+
+
+@dataclass(frozen=True)
+class Block:
+    """The output block one work-item of ``gemm_blocked`` computes: ``rows`` (MR) x ``vectors`` (NV) vectors of
+    ``width`` (VN) columns, with the K loop unrolled ``unroll`` (KU) times."""
+
+    rows: int
+    vectors: int
+    width: int = 8
+    unroll: int = 4
+
+    @property
+    def columns(self) -> int:
+        return self.vectors * self.width
+
+
+def cpu_block(m: int, n: int) -> Block:
+    """The register block for a CPU device and an M x N output (module docstring: the planner)."""
+    rows = next(r for r in (1, 2, 4, CPU_ROWS) if m <= r or r == CPU_ROWS)
+    return Block(rows, 1 if n <= 8 else CPU_VECTORS)
 
 
 def matrix_dims(sizes: tuple[int, ...], transposed: bool) -> tuple[int, int]:
@@ -108,9 +149,20 @@ class Gemm(Operator):
                 Scalar("alpha", np.float32(v.attrs["Alpha"])), Scalar("beta", np.float32(v.attrs["Beta"]))]
         defines = {**storage_defines(out), "HAS_C": has_c, **fused_defines(v.attrs.get("FusedActivation"))}
         m, n = out.sizes[-2:]
+        batches = out.element_count // (m * n)
+        if target.is_cpu:
+            block = cpu_block(m, n)
+            blocks_m, blocks_n = -(-m // block.rows), -(-n // block.columns)
+            count = batches * blocks_m * blocks_n
+            args += [Scalar("blocks_m", np.uint32(blocks_m)), Scalar("blocks_n", np.uint32(blocks_n)),
+                     Scalar("count", np.uint32(count))]
+            b_layout = v.layout(B)
+            unit_n = b_layout.strides[-2 if v.attrs["TransB"] == TRANSPOSE else -1] == 1
+            defines |= {"MR": block.rows, "NV": block.vectors, "VN": block.width, "KU": block.unroll,
+                        "B_UNIT_N": unit_n, "M_FAST": True}
+            return [KernelLaunch(self.kernel_source, "gemm_blocked", defines, Items(count, CPU_LOCAL), args)]
         if m >= TILE and n >= TILE and k >= TILE:
             tiles_m, tiles_n = -(-m // TILE), -(-n // TILE)
-            batches = out.element_count // (m * n)
             args += [Scalar("tiles_m", np.uint32(tiles_m)), Scalar("tiles_n", np.uint32(tiles_n))]
             return [KernelLaunch(self.kernel_source, "gemm_tiled", defines,
                                  Groups(batches * tiles_m * tiles_n, TILE * TILE), args)]
