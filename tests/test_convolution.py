@@ -23,6 +23,7 @@ from dispatch import Dispatch
 
 import dmlsim as dml
 from dmlsim.api.numerics import compare_ulps
+from dmlsim.operators.plan import LaunchTarget
 from dmlsim.quick import run_operator
 
 F32, F16 = dml.DML_TENSOR_DATA_TYPE_FLOAT32, dml.DML_TENSOR_DATA_TYPE_FLOAT16
@@ -177,6 +178,18 @@ CASES = {
                                 [0, 0], 3, True),
     "2d-forward-output-padding": (FORWARD, XCORR, (1, 2, 4, 5), (2, 2, 3, 3), [2, 1], [1, 1], [1, 1], [1, 0],
                                   [1, 2], 1, True),
+    # 1 x 1 FORWARD: one GEMM over views (the planner); on CPU devices 9 output channels are an 8-row block and
+    # a 1-row edge, 5 input channels a K remainder of 1, 21 positions a 16-column vector block and a 5-column tail
+    "2d-forward-1x1-gemm": (FORWARD, CONV, (2, 5, 3, 7), (9, 5, 1, 1), [1, 1], [1, 1], [0, 0], [0, 0], [0, 0], 1,
+                            True),
+    "1d-forward-1x1-gemm": (FORWARD, XCORR, (1, 3, 17), (4, 3, 1), [1], [1], [0], [0], [0], 1, False),
+    # 1 x 1 but strided, padded or grouped: the direct kernel
+    "2d-forward-1x1-strided": (FORWARD, XCORR, (1, 3, 5, 5), (2, 3, 1, 1), [2, 2], [1, 1], [0, 0], [0, 0], [0, 0], 1,
+                               True),
+    "2d-forward-1x1-padded": (FORWARD, XCORR, (1, 2, 3, 3), (2, 2, 1, 1), [1, 1], [1, 1], [1, 0], [0, 1], [0, 0], 1,
+                              True),
+    "2d-forward-1x1-groups": (FORWARD, XCORR, (1, 4, 2, 3), (4, 2, 1, 1), [1, 1], [1, 1], [0, 0], [0, 0], [0, 0], 2,
+                              True),
     "3d-forward": (FORWARD, XCORR, (1, 2, 4, 5, 4), (2, 2, 2, 3, 2), [2, 1, 1], [1, 1, 2], [0, 1, 1], [1, 1, 0],
                    [0, 0, 0], 1, True),
     "1d-backward": (BACKWARD, XCORR, (1, 2, 4), (2, 3, 3), [2], [1], [1], [1], [1], 1, True),
@@ -262,6 +275,64 @@ def test_strided_tensors(device):
                                         start=[0, 0], output_padding=[0, 0], groups=1, out_sizes=(1, 3, 3, 2))
     report = compare_ulps(got, expected, np.float32, terms + 2, bound)
     assert report.ok, report.describe("OutputTensor")
+
+
+@pytest.mark.parametrize("data_type", [F32, F16], ids=["FLOAT32", "FLOAT16"])
+@pytest.mark.parametrize("layout", ["NHWC", "NCHW-padded-rows"])
+def test_1x1_gemm_over_strided_views(device, data_type, layout):
+    """A 1 x 1 convolution runs as a GEMM over views of its tensors: NHWC input and output (the positions one run of
+    stride C: B gathered), or NCHW with padded rows (H stride W + 2: not one run, the direct kernel); a bias
+    broadcast through strides; special values: +inf in one input channel times a zero weight gives NaN in every
+    output channel at that position, -0 inputs with +0 bias stay +0."""
+    rng = np.random.default_rng(11)
+    dtype = NUMPY[data_type]
+    n, ci, co, h, w = 2, 3, 10, 3, 6
+    x = rng.uniform(-1, 1, (n, ci, h, w)).astype(dtype)
+    f = rng.uniform(-1, 1, (co, ci, 1, 1)).astype(dtype)
+    bias = rng.uniform(-1, 1, co).astype(dtype)
+    x[1, 2, 2, 5], f[:, 2] = np.inf, 0.0
+    x[0, :, 0, 0], bias[0] = -0.0, 0.0
+    if layout == "NHWC":
+        x_strides, y_strides = [h * w * ci, 1, w * ci, ci], [h * w * co, 1, w * co, co]
+    else:
+        x_strides, y_strides = [ci * h * (w + 2), h * (w + 2), w + 2, 1], [co * h * w, h * w, w, 1]
+    desc = conv_desc(tensor(data_type, [n, ci, h, w], x_strides), tensor(data_type, [co, ci, 1, 1]),
+                     tensor(data_type, [1, co, 1, 1], [0, 1, 0, 0]), tensor(data_type, [n, co, h, w], y_strides))
+    got = run_operator(device, desc, {"InputTensor": x, "FilterTensor": f, "BiasTensor": bias})["OutputTensor"]
+    with np.errstate(invalid="ignore"):
+        expected, bound, terms = conv_loops(x, f, bias, backward=False, flip=False, strides=[1, 1],
+                                            dilations=[1, 1], start=[0, 0], output_padding=[0, 0], groups=1,
+                                            out_sizes=(n, co, h, w))
+    assert np.isnan(got[1, :, 2, 5]).all() and np.isnan(expected[1, :, 2, 5]).all()
+    assert got[0, 0, 0, 0] == 0 and not np.signbit(got[0, 0, 0, 0])
+    report = compare_ulps(got, expected, dtype, 1 if data_type == F16 else terms + 2, bound)
+    assert report.ok, report.describe("OutputTensor")
+
+
+def planned_entries(ref_device, op_desc, is_cpu):
+    """The kernel entry points the operator plans for a CPU or a GPU launch target, bound as tests/dispatch.py
+    binds it."""
+    dispatch = Dispatch(ref_device, op_desc)
+    resolved = dispatch.table.resolved(ref_device.backend)
+    compiled = resolved.compiled
+    target = LaunchTarget(is_cpu=is_cpu, compute_units=2)
+    return [launch.entry for launch in compiled.operator.plan_launches(compiled.validated, resolved.bound, target)]
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if "1x1" in n])
+def test_planner_runs_pointwise_convolutions_as_gemm(ref_device, name):
+    """The planner's choice (the operator's docstring): 1 x 1, unit strides, no padding, one group: GEMM
+    (gemm_blocked on CPU targets; a GPU target's GEMM planner takes per-element gemm at these sizes); else the
+    direct kernel."""
+    direction, mode, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups, has_bias = CASES[name]
+    out_sizes = out_sizes_for(direction, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups)
+    desc = conv_desc(tensor(F32, x_sizes), tensor(F32, f_sizes),
+                     tensor(F32, (1, out_sizes[1], *(1,) * (len(x_sizes) - 2))) if has_bias else None,
+                     tensor(F32, out_sizes), mode=mode, direction=direction, strides=strides, dilations=dilations,
+                     start=start, end=end, output_padding=output_padding, groups=groups)
+    gemm = name.endswith("-gemm")
+    assert planned_entries(ref_device, desc, True) == (["gemm_blocked"] if gemm else ["convolution"])
+    assert planned_entries(ref_device, desc, False) == (["gemm"] if gemm else ["convolution"])
 
 
 # --- ONNX's ConvTranspose through the desc onnxruntime's DirectML provider builds --------------------------

@@ -13,9 +13,11 @@ import itertools
 
 import numpy as np
 import pytest
+from dispatch import Dispatch
 
 import dmlsim as dml
 from dmlsim.api.numerics import compare_ulps
+from dmlsim.operators.plan import LaunchTarget
 from dmlsim.quick import run_operator
 
 F32, F16 = dml.DML_TENSOR_DATA_TYPE_FLOAT32, dml.DML_TENSOR_DATA_TYPE_FLOAT16
@@ -210,6 +212,33 @@ def test_float16_result_rounds_to_nearest_even(device):
     got = run_operator(device, desc, {"ATensor": np.array([1, 3], np.float16), "BTensor": np.array([1], np.float16),
                                       "CTensor": np.array([2048, 2048], np.float16)})["OutputTensor"]
     np.testing.assert_array_equal(got, np.array([[2048], [2052]], np.float16))
+
+
+@pytest.mark.parametrize(("m", "k", "n", "trans_b", "cpu", "gpu"), [
+    (1, 64, 1000, NONE, "gemm_blocked MR=1 NV=2 B_UNIT_N", "gemm"),
+    (2, 64, 8, NONE, "gemm_blocked MR=2 NV=1 B_UNIT_N", "gemm"),
+    (3, 64, 9, TRANSPOSE, "gemm_blocked MR=4 NV=2", "gemm"),
+    (64, 64, 64, NONE, "gemm_blocked MR=8 NV=2 B_UNIT_N", "gemm_tiled"),
+    (64, 15, 64, TRANSPOSE, "gemm_blocked MR=8 NV=2", "gemm"),
+], ids=["gemv", "M2-N8", "M3-NT", "square", "K15-NT"])
+def test_planner(ref_device, m, k, n, trans_b, cpu, gpu):
+    """The planner's choices (the operator's docstring): on CPU targets the register block by M and N (M = 1 the
+    GEMV-like one-row block, M <= 2 and <= 4 smaller blocks, N <= 8 one vector per row) and vector loads of B only
+    when its stride along N is 1; on GPU targets the tiled kernel from 16 x 16 x 16."""
+    b_sizes = [n, k] if trans_b == TRANSPOSE else [k, n]
+    desc = gemm_desc(tensor(F32, [m, k]), tensor(F32, b_sizes), None, tensor(F32, [m, n]), NONE, trans_b)
+    dispatch = Dispatch(ref_device, desc)
+    resolved = dispatch.table.resolved(ref_device.backend)
+    compiled = resolved.compiled
+
+    def described(is_cpu):
+        target = LaunchTarget(is_cpu=is_cpu, compute_units=2)
+        (launch,) = compiled.operator.plan_launches(compiled.validated, resolved.bound, target)
+        flags = [f"{name}={launch.defines[name]}" for name in ("MR", "NV") if name in launch.defines]
+        return " ".join([launch.entry, *flags, *(["B_UNIT_N"] if launch.defines.get("B_UNIT_N") else [])])
+
+    assert described(True) == cpu
+    assert described(False) == gpu
 
 
 # --- validation: every rule of the doc page, each refusal naming the field --------------------------

@@ -11,10 +11,18 @@ Output sizes: FORWARD's spatial sizes must be exactly the size formula's; BACKWA
 OutputPadding (onnxruntime's provider for ONNX's ``output_padding``/``output_shape``, Chromium's WebNN and
 TensorFlow-DirectML for their explicit output sizes): every position before the OutputPadding gets the
 transposed sum; the OutputPadding positions get zeros (the doc), in either direction.
+
+The planner: a 1 x 1 FORWARD convolution (every filter spatial size 1, Strides 1, no padding of any kind,
+GroupCount 1) whose input's and output's spatial positions are each one evenly strided run (packed NCHW, NHWC,
+...) runs as one GEMM over views of its own tensors, no copy (:func:`pointwise_gemm`: GEMM's planner, so
+``gemm_blocked`` on CPU devices), the bias added as GEMM's C; its sum over the input channels is accumulated in
+float32 in channel order as GEMM's (the device compiler may fuse each multiply-add). Every other convolution runs
+the direct kernel, one work-item per output element (``convolution`` in kernel.cl).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -33,6 +41,7 @@ from dmlsim.operators.convolution.reference import (
     output_spatial_sizes,
 )
 from dmlsim.operators.float_rules import require_float_tensors, storage_defines
+from dmlsim.operators.gemm import gemm_launches, view_args
 from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, TensorArg, Vector
 
 X, F, BIAS, OUT = "InputTensor", "FilterTensor", "BiasTensor", "OutputTensor"
@@ -177,6 +186,9 @@ class Convolution(Operator):
         return {OUT: apply_fused(result, v.attrs.get("FusedActivation"))}
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        pointwise = pointwise_gemm(v, bound, target)
+        if pointwise is not None:
+            return pointwise
         geometry = geometry_of(v)
         out = v.layout(OUT)
         computed = computed_spatial_sizes(geometry, out.sizes[2:])
@@ -200,3 +212,40 @@ class Convolution(Operator):
         defines = {**storage_defines(out), "BACKWARD": geometry.backward, "FLIP": geometry.flip, "HAS_BIAS": has_bias,
                    **fused_defines(v.attrs.get("FusedActivation"))}
         return [KernelLaunch(self.kernel_source, "convolution", defines, Items(out.element_count), args)]
+
+
+def spatial_run(layout: TensorLayout) -> int | None:
+    """The stride that walks a tensor's spatial positions in row-major order when they are one evenly strided run
+    (each spatial stride the next one's times its size; dimensions of size 1 skipped), else None. 0 when there is
+    one position."""
+    dims = [(size, stride) for size, stride in zip(layout.sizes[2:], layout.strides[2:], strict=True) if size != 1]
+    for (_, outer), (size, inner) in itertools.pairwise(dims):
+        if outer != inner * size:
+            return None
+    return dims[-1][1] if dims else 0
+
+
+def pointwise_gemm(v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch] | None:
+    """A 1 x 1 FORWARD convolution as one GEMM over views of its own tensors (module docstring), or None when the
+    desc is not one: ``Output[n, co, s] = sum_ci Filter[co, ci] * Input[n, ci, s] + Bias[co]`` over the spatial
+    positions ``s`` flattened, batch ``n``: A the filter {Co, Ci} (broadcast over the batch), B the input
+    {Ci, positions}, C the bias (one value per row), no copy."""
+    geometry = geometry_of(v)
+    x, f, y = bound[X].layout, bound[F].layout, bound[OUT].layout
+    if (geometry.backward or geometry.groups != 1 or any(k != 1 for k in f.sizes[2:])
+            or any(s != 1 for s in geometry.strides) or any(geometry.start_padding) or any(geometry.end_padding)
+            or any(geometry.output_padding)):
+        return None
+    x_run, y_run = spatial_run(x), spatial_run(y)
+    if x_run is None or y_run is None:
+        return None
+    has_bias = bound.get(BIAS) is not None
+    operands = [*view_args("a", F, (0, 0, f.strides[0], f.strides[1])),
+                *view_args("b", X, (x.strides[0], 0, x.strides[1], x_run))]
+    if has_bias:
+        operands += view_args("c", BIAS, (0, 0, bound[BIAS].layout.strides[1], 0))
+    operands += view_args("y", OUT, (y.strides[0], 0, y.strides[1], y_run))
+    positions = math.prod(y.sizes[2:])
+    defines = {**storage_defines(y), **fused_defines(v.attrs.get("FusedActivation"))}
+    return gemm_launches(target, operands, (y.sizes[0], 1, y.sizes[1], positions), x.sizes[1], False, False, 1.0,
+                         1.0, has_bias, x_run == 1, defines)

@@ -23,6 +23,7 @@ The planner (:meth:`Gemm.plan_launches`), per launch target and shape:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +36,17 @@ from dmlsim.operators.activation.fused import apply_fused, fused_defines
 from dmlsim.operators.base import Operator, ValidatedDesc, Work, elementwise_work, register, require_same
 from dmlsim.operators.float_rules import require_float_tensors, storage_defines
 from dmlsim.operators.gemm.reference import gemm, working_elements
-from dmlsim.operators.plan import Groups, Items, KernelLaunch, LaunchTarget, Scalar, TensorArg, Vector
+from dmlsim.operators.plan import (
+    Argument,
+    Groups,
+    Items,
+    KernelLaunch,
+    KernelSource,
+    LaunchTarget,
+    Scalar,
+    TensorArg,
+    Vector,
+)
 
 A, B, C, OUT = "ATensor", "BTensor", "CTensor", "OutputTensor"
 TRANSPOSE = DML_MATRIX_TRANSFORM.DML_MATRIX_TRANSFORM_TRANSPOSE
@@ -140,31 +151,51 @@ class Gemm(Operator):
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
         out = v.layout(OUT)
-        trans_a = v.attrs["TransA"] == TRANSPOSE
+        trans_a, trans_b = v.attrs["TransA"] == TRANSPOSE, v.attrs["TransB"] == TRANSPOSE
         _, k = matrix_dims(v.layout(A).sizes, trans_a)
         has_c = bound.get(C) is not None
-        args = [TensorArg("a", A), TensorArg("b", B), *([TensorArg("c", C)] if has_c else []), TensorArg("y", OUT),
-                Vector("sizes", out.sizes), Scalar("K", np.uint32(k)), Scalar("trans_a", np.uint32(trans_a)),
-                Scalar("trans_b", np.uint32(v.attrs["TransB"] == TRANSPOSE)),
-                Scalar("alpha", np.float32(v.attrs["Alpha"])), Scalar("beta", np.float32(v.attrs["Beta"]))]
-        defines = {**storage_defines(out), "HAS_C": has_c, **fused_defines(v.attrs.get("FusedActivation"))}
-        m, n = out.sizes[-2:]
-        batches = out.element_count // (m * n)
-        if target.is_cpu:
-            block = cpu_block(m, n)
-            blocks_m, blocks_n = -(-m // block.rows), -(-n // block.columns)
-            count = batches * blocks_m * blocks_n
-            args += [Scalar("blocks_m", np.uint32(blocks_m)), Scalar("blocks_n", np.uint32(blocks_n)),
-                     Scalar("count", np.uint32(count))]
-            b_layout = v.layout(B)
-            unit_n = b_layout.strides[-2 if v.attrs["TransB"] == TRANSPOSE else -1] == 1
-            defines |= {"MR": block.rows, "NV": block.vectors, "VN": block.width, "KU": block.unroll,
-                        "B_UNIT_N": unit_n, "M_FAST": True}
-            return [KernelLaunch(self.kernel_source, "gemm_blocked", defines, Items(count, CPU_LOCAL), args)]
-        if m >= TILE and n >= TILE and k >= TILE:
-            tiles_m, tiles_n = -(-m // TILE), -(-n // TILE)
-            args += [Scalar("tiles_m", np.uint32(tiles_m)), Scalar("tiles_n", np.uint32(tiles_n))]
-            return [KernelLaunch(self.kernel_source, "gemm_tiled", defines,
-                                 Groups(batches * tiles_m * tiles_n, TILE * TILE), args)]
-        args.append(Scalar("n", np.uint32(out.element_count)))
-        return [KernelLaunch(self.kernel_source, "gemm", defines, Items(out.element_count), args)]
+        operands = [TensorArg("a", A), TensorArg("b", B), *([TensorArg("c", C)] if has_c else []), TensorArg("y", OUT)]
+        unit_n = v.layout(B).strides[-2 if v.attrs["TransB"] == TRANSPOSE else -1] == 1
+        defines = {**storage_defines(out), **fused_defines(v.attrs.get("FusedActivation"))}
+        return gemm_launches(target, operands, (1,) * (4 - len(out.sizes)) + tuple(out.sizes), k, trans_a, trans_b,
+                             v.attrs["Alpha"], v.attrs["Beta"], has_c, unit_n, defines)
+
+
+GEMM_SOURCE = KernelSource(__name__)
+
+
+def view_args(param: str, field: str, strides: tuple[int, int, int, int]) -> list[Argument]:
+    """A tensor field as a GEMM operand with 4-D strides ``{batch, channel, row, column}`` (elements) of the
+    caller's choosing: a view of another operator's tensor (CONVOLUTION's 1 x 1 filters), without a copy."""
+    return [TensorArg(param, field, scalar=True), Vector(f"{param}__strides", tuple(strides), fill=0)]
+
+
+def gemm_launches(target: LaunchTarget, operands: list[Argument], sizes: tuple[int, ...], k: int, trans_a: bool,
+                  trans_b: bool, alpha: float, beta: float, has_c: bool, unit_n: bool,
+                  defines: dict[str, Any]) -> list[KernelLaunch]:
+    """The launch of kernel.cl's GEMM for an output of 4-D ``sizes`` ``{batch, channel, M, N}`` and K terms, the
+    operands ``a, b, [c], y`` as kernel arguments (TensorArgs of GEMM's own fields, or :func:`view_args`); the
+    planner of the module docstring. ``unit_n``: B's stride along N is 1; ``defines``: storage and fused
+    activation."""
+    args = [*operands, Vector("sizes", tuple(sizes)), Scalar("K", np.uint32(k)), Scalar("trans_a", np.uint32(trans_a)),
+            Scalar("trans_b", np.uint32(trans_b)), Scalar("alpha", np.float32(alpha)), Scalar("beta", np.float32(beta))]
+    defines = {**defines, "HAS_C": has_c}
+    m, n = sizes[-2:]
+    count_out = math.prod(sizes)
+    batches = count_out // (m * n) if m * n else 0
+    if target.is_cpu:
+        block = cpu_block(m, n)
+        blocks_m, blocks_n = -(-m // block.rows), -(-n // block.columns)
+        count = batches * blocks_m * blocks_n
+        args += [Scalar("blocks_m", np.uint32(blocks_m)), Scalar("blocks_n", np.uint32(blocks_n)),
+                 Scalar("count", np.uint32(count))]
+        defines |= {"MR": block.rows, "NV": block.vectors, "VN": block.width, "KU": block.unroll,
+                    "B_UNIT_N": unit_n, "M_FAST": True}
+        return [KernelLaunch(GEMM_SOURCE, "gemm_blocked", defines, Items(count, CPU_LOCAL), args)]
+    if m >= TILE and n >= TILE and k >= TILE:
+        tiles_m, tiles_n = -(-m // TILE), -(-n // TILE)
+        args += [Scalar("tiles_m", np.uint32(tiles_m)), Scalar("tiles_n", np.uint32(tiles_n))]
+        return [KernelLaunch(GEMM_SOURCE, "gemm_tiled", defines, Groups(batches * tiles_m * tiles_n, TILE * TILE),
+                             args)]
+    args.append(Scalar("n", np.uint32(count_out)))
+    return [KernelLaunch(GEMM_SOURCE, "gemm", defines, Items(count_out), args)]
