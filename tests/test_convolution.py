@@ -309,6 +309,69 @@ def test_1x1_gemm_over_strided_views(device, data_type, layout):
     assert report.ok, report.describe("OutputTensor")
 
 
+@pytest.mark.parametrize("mode", [XCORR, CONV], ids=["XCORR", "CONV"])
+def test_infinite_filter_weight_next_to_the_padding(device, mode):
+    """The im2col + GEMM path keeps the padding decision (reference.py: a tap over the padding adds nothing): a 3 x 3
+    filter, padding 1, whose corner weight is +inf. Expected by hand: output (0, 0)'s window puts the inf tap
+    (XCORR: tap (0, 0); CONV reads the filter reversed, so tap (2, 2) meets weight [0][0]) over the padding for
+    XCORR, so the sum is finite; every output where that tap reads an input of 1 is +inf."""
+    x = np.ones((1, 1, 3, 3), np.float32)
+    w = np.zeros((1, 1, 3, 3), np.float32)
+    w[0, 0, 0, 0], w[0, 0, 1, 1] = np.inf, 0.5
+    desc = conv_desc(tensor(F32, [1, 1, 3, 3]), tensor(F32, [1, 1, 3, 3]), None, tensor(F32, [1, 1, 3, 3]), mode=mode,
+                     start=[1, 1], end=[1, 1])
+    got = run_operator(device, desc, {"InputTensor": x, "FilterTensor": w})["OutputTensor"][0, 0]
+    # XCORR: output (i, j) reads input (i - 1 + a, j - 1 + b) through weight [a][b]; weight [0][0] reads (i-1, j-1),
+    # inside for i, j >= 1. CONV: weight [0][0] multiplies tap (2, 2), input (i + 1, j + 1), inside for i, j <= 1.
+    inside = np.zeros((3, 3), bool)
+    if mode == XCORR:
+        inside[1:, 1:] = True
+    else:
+        inside[:2, :2] = True
+    np.testing.assert_array_equal(got, np.where(inside, np.inf, 0.5))
+
+
+def test_onnx_conv_node_cases(device):
+    """onnx's Conv node cases mapped as onnxruntime's DirectML provider maps them: X and W as they are, ``pads``
+    [begin..., end...] as StartPadding/EndPadding, ``auto_pad`` SAME_LOWER as the padding the provider computes
+    (total = (ceil(in / stride) - 1) * stride + dilated kernel - in, the larger half first), strides, dilations and
+    group as given, CROSS_CORRELATION; expected values: onnx's, within T + 2 ulps of the loops' magnitude bound.
+    Every Conv case onnx generates maps (none is listed as unmappable); they take the im2col + GEMM path on CPU
+    devices."""
+    from onnx_node_cases import node_attributes, node_cases
+
+    cases = node_cases("Conv")
+    assert len(cases) >= 6, [c.name for c in cases]
+    for case in cases:
+        attributes = node_attributes(case)
+        inputs, (expected,) = case.data_sets[0]
+        x, w, bias = (*inputs, None)[:3]
+        spatial = x.ndim - 2
+        strides = list(attributes.get("strides", [1] * spatial))
+        dilations = list(attributes.get("dilations", [1] * spatial))
+        pads = list(attributes.get("pads", [0] * 2 * spatial))
+        if attributes.get("auto_pad", "NOTSET") in ("SAME_LOWER", "SAME_UPPER"):
+            pads = [0] * 2 * spatial
+            for i in range(spatial):
+                extent = (w.shape[2 + i] - 1) * dilations[i] + 1
+                total = max((-(-x.shape[2 + i] // strides[i]) - 1) * strides[i] + extent - x.shape[2 + i], 0)
+                lower = attributes["auto_pad"] == "SAME_LOWER"
+                pads[i] = (total + 1) // 2 if lower else total // 2
+                pads[spatial + i] = total - pads[i]
+        groups = int(attributes.get("group", 1))
+        desc = conv_desc(tensor(F32, x.shape), tensor(F32, w.shape),
+                         None if bias is None else tensor(F32, (1, w.shape[0], *(1,) * spatial)),
+                         tensor(F32, expected.shape), strides=strides, dilations=dilations, start=pads[:spatial],
+                         end=pads[spatial:], groups=groups)
+        got = run_operator(device, desc, {"InputTensor": x, "FilterTensor": w,
+                                          **({"BiasTensor": bias} if bias is not None else {})})["OutputTensor"]
+        _, bound, terms = conv_loops(x, w, bias, backward=False, flip=False, strides=strides, dilations=dilations,
+                                     start=pads[:spatial], output_padding=[0] * spatial, groups=groups,
+                                     out_sizes=expected.shape)
+        report = compare_ulps(got, expected, np.float32, terms + 2, bound)
+        assert report.ok, f"{case.name}: {report.describe('OutputTensor')}"
+
+
 def planned_entries(ref_device, op_desc, is_cpu):
     """The kernel entry points the operator plans for a CPU or a GPU launch target, bound as tests/dispatch.py
     binds it."""
@@ -319,20 +382,31 @@ def planned_entries(ref_device, op_desc, is_cpu):
     return [launch.entry for launch in compiled.operator.plan_launches(compiled.validated, resolved.bound, target)]
 
 
-@pytest.mark.parametrize("name", [n for n in CASES if "1x1" in n])
-def test_planner_runs_pointwise_convolutions_as_gemm(ref_device, name):
-    """The planner's choice (the operator's docstring): 1 x 1, unit strides, no padding, one group: GEMM
-    (gemm_blocked on CPU targets; a GPU target's GEMM planner takes per-element gemm at these sizes); else the
-    direct kernel."""
+UNFOLD = ["im2col", "nonfinite", "gemm_blocked", "convolution"]
+PLANNED = {  # the planner's choice per case (the operator's docstring), CPU target; GPU: gemm_blocked -> gemm
+    "2d-forward-1x1-gemm": ["gemm_blocked"], "1d-forward-1x1-gemm": ["gemm_blocked"],  # pointwise: one GEMM
+    # FORWARD, one group, no OutputPadding: im2col into the temporary resource, the filter's non-finite flag, one
+    # GEMM, the direct kernel where the flag is set
+    "1d-forward-strided-padded": UNFOLD, "1d-forward-dilated": UNFOLD, "2d-forward-1x1-strided": UNFOLD,
+    "2d-forward-1x1-padded": UNFOLD, "3d-forward": UNFOLD,
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_planner_choice(ref_device, name):
+    """The planner's choice (the operator's docstring): 1 x 1, unit strides, no padding, one group: one GEMM over
+    views; other FORWARD convolutions of one group without OutputPadding: im2col + GEMM (a GPU target's GEMM
+    planner takes per-element gemm at these sizes); the rest (groups, OutputPadding, BACKWARD): the direct kernel."""
     direction, mode, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups, has_bias = CASES[name]
-    out_sizes = out_sizes_for(direction, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups)
+    out_sizes = out_sizes_for(direction, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups,
+                              PAST_FORMULA.get(name))
     desc = conv_desc(tensor(F32, x_sizes), tensor(F32, f_sizes),
                      tensor(F32, (1, out_sizes[1], *(1,) * (len(x_sizes) - 2))) if has_bias else None,
                      tensor(F32, out_sizes), mode=mode, direction=direction, strides=strides, dilations=dilations,
                      start=start, end=end, output_padding=output_padding, groups=groups)
-    gemm = name.endswith("-gemm")
-    assert planned_entries(ref_device, desc, True) == (["gemm_blocked"] if gemm else ["convolution"])
-    assert planned_entries(ref_device, desc, False) == (["gemm"] if gemm else ["convolution"])
+    expected = PLANNED.get(name, ["convolution"])
+    assert planned_entries(ref_device, desc, True) == expected
+    assert planned_entries(ref_device, desc, False) == [{"gemm_blocked": "gemm"}.get(e, e) for e in expected]
 
 
 # --- ONNX's ConvTranspose through the desc onnxruntime's DirectML provider builds --------------------------
