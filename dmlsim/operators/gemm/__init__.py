@@ -189,7 +189,7 @@ def gemm_launches(target: LaunchTarget, operands: list[Argument], sizes: tuple[i
         count = batches * blocks_m * blocks_n
         args += [Scalar("blocks_m", np.uint32(blocks_m)), Scalar("blocks_n", np.uint32(blocks_n)),
                  Scalar("count", np.uint32(count))]
-        defines |= {"MR": block.rows, "NV": block.vectors, "VN": block.width, "KU": block.unroll,
+        defines |= {"MR": block.rows, "NV": block.vectors, "VN": block.width, "VEC": block.width, "KU": block.unroll,
                     "B_UNIT_N": unit_n, "M_FAST": True}
         return [KernelLaunch(GEMM_SOURCE, "gemm_blocked", defines, Items(count, CPU_LOCAL), args)]
     if m >= TILE and n >= TILE and k >= TILE:

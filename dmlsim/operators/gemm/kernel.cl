@@ -130,15 +130,13 @@ void gemm_tiled(GEMM_ARGS, uint tiles_m, uint tiles_n)
 #define NR (NV * VN)
 #define FLOATV DMLSIM_CAT(float, VN)
 
-/* VN consecutive B elements opB(B)[k, n .. n + VN - 1]: one vector load, or VN loads with columns clamped. */
-#if defined(STORE_HALF)
-#define LOAD_B_ROW(p) DMLSIM_CAT(vload_half, VN)(0, (p))
-#elif defined(DMLSIM_DIRECT_VECTORS)
-DMLSIM_UNALIGNED(float, VN)
-#define LOAD_B_ROW(p) DMLSIM_VLOAD(float, VN, 0, p)
-#else
-#define LOAD_B_ROW(p) DMLSIM_CAT(vload, VN)(0, (p))
+/* VN consecutive B elements opB(B)[k, n .. n + VN - 1] in one vector load: dmlsim.h's LOADV with VEC = VN (the plan
+ * defines both), so that CPU targets load FLOAT32 by dereference and widen FLOAT16 with F16C where the target has
+ * it (PyPI's PoCL 3.0 compiles vload_half8 as a library call); gathered element by element otherwise (below). */
+#if VN != VEC
+#error "gemm_blocked: the plan defines VEC = VN"
 #endif
+#define LOAD_B_ROW(p) LOADV((p), 0)
 
 inline FLOATV gather_b(__global const store_t *b_matrix, ulong4 b__strides, uint trans_b, uint k, uint n, uint N)
 {
