@@ -1,4 +1,4 @@
-"""Issue 15's points on every OpenCL implementation, beside their limits and peers: `make bench-target` runs this.
+"""Issues 15's and 25's points on every OpenCL implementation, beside their limits and peers: `make bench-target`.
 
 For each ICD (``--icd PATH``, repeatable; default: every ICD the loader would read, see
 dmlsim.backends.opencl.icd), ``dmlsim bench`` processes that see only that ICD time
@@ -9,6 +9,12 @@ dmlsim.backends.opencl.icd), ``dmlsim bench`` processes that see only that ICD t
   -> ``onnx-multi-tensor-<implementation>.json``;
 - ``adagrad-decay``: AdagradDecay dense over 1M x 64 FLOAT32 -> ``adagrad-decay-dense-<implementation>.json``,
   and sparse, 64K indices into it, against torch's ``index_add_`` + update -> ``adagrad-decay-sparse-...``;
+- ``gemm`` (issue 25): GEMM N x N x N for N = 1024, 2048, 4096 and skinny M = 1, 8, 64 (K = N = 2048), FLOAT32
+  and FLOAT16, against numpy's float32 matmul (FLOAT16: torch's when installed, else numpy's, named in the
+  verdict) -> ``gemm-square-<implementation>.json``, ``gemm-skinny-...``; ``conv``: CONVOLUTION FLOAT32 on four
+  ResNet-50/MobileNetV2 layers against torch when installed, else numpy's im2col + matmul (``numpy-im2col``)
+  -> ``convolution-layers-...``; each at least 0.5x its peer on host time per call, the planner's kernel choice
+  in the bench output's notes;
 - ``overhead``: the dispatch overhead, a 1-element Adam dispatch's record+execute+wait against the bare
   pyopencl enqueue+finish of the same prepared kernel (host time, medians over shuffled alternating rounds,
   with a 95 % bootstrap interval of the difference; the issue's target: dmlsim adds at most 5 us, called met
@@ -47,6 +53,13 @@ CASES: dict[str, list[tuple[str, list[str]]]] = {
                                                "--inplace", "--peers", "torch"]),
                       ("adagrad-decay-sparse", ["adagrad-decay-sparse", "--sizes", "64K", "--dtype", "float32",
                                                 "--peers", "torch"])],
+    # issue 25: GEMM square 1024-4096 and skinny (M = 1..64, K = N = 2048), CONVOLUTION's ResNet-50/MobileNetV2 layers
+    "gemm": [("gemm-square", ["gemm", "--sizes", "1024,2048,4096", "--dtype", "float32,float16", "--no-inplace",
+                              "--peers", "numpy,torch", "--no-native"]),
+             ("gemm-skinny", ["gemm-skinny", "--sizes", "1,8,64", "--dtype", "float32,float16", "--no-inplace",
+                              "--peers", "numpy,torch", "--no-native"])],
+    "conv": [("convolution-layers", ["convolution", "--sizes", "1,2,3,4", "--dtype", "float32", "--no-inplace",
+                                     "--peers", "numpy,torch", "--no-native"])],
     "overhead": [("dispatch-overhead", ["adam", "--sizes", "1K", "--dtype", "float32", "--inplace", "--peers", "none",
                                         "--no-native"])],
 }
@@ -59,6 +72,11 @@ TARGETS: dict[tuple[str, str], tuple[str, float, float | None]] = {
     ("adam", "float32"): ("native", 0.9, 1.0), ("adam", "float16"): ("native-adam-step", 0.9, None),
     ("onnx-adam", "float32"): ("native", 0.8, None), ("onnx-adagrad", "float32"): ("native", 0.8, None),
     ("onnx-momentum", "float32"): ("native", 0.8, None), ("adagrad-decay", "float32"): ("native", 0.9, None),
+    # issue 25 (host time per call, ratios of the same run): a peer "a|b" is the first of them the run has (torch
+    # when installed, else numpy's float32, named in the verdict); FLOAT16 GEMM against a float32 peer
+    ("gemm", "float32"): ("numpy", 0.5, None), ("gemm", "float16"): ("torch-cpu|numpy", 0.5, None),
+    ("gemm-skinny", "float32"): ("numpy", 0.5, None), ("gemm-skinny", "float16"): ("torch-cpu|numpy", 0.5, None),
+    ("convolution", "float32"): ("torch-cpu|numpy-im2col", 0.5, None),
 }
 # GPUs: "copy", the device's measured copy bandwidth (the faster of the OpenCL copy kernel and CUDA's own
 # device-to-device copy, same byte count, same run), on device time: a bandwidth is the device's, and the
@@ -136,6 +154,8 @@ def verdict(point: dict, gpu: bool = False) -> str:
     elif yardstick == "native":
         reached = None if point["host_pct_native"] is None else point["host_pct_native"] / 100
     else:
+        present = [name for name in yardstick.split("|") if name in point["peers"]]
+        yardstick = present[0] if present else yardstick
         reached = (point["peers"].get(yardstick) or {}).get("ratio")
     if reached is None:
         return f"{yardstick} not measured"
@@ -146,6 +166,11 @@ def verdict(point: dict, gpu: bool = False) -> str:
         text += f", >= {torch:.1f}x torch"
         met = met and peer is not None and peer["ratio"] >= torch
     return f"{text}: {'met' if met else 'NOT met'}"
+
+
+def sized(point: dict) -> str:
+    """The point's size where the case has several in one run (GEMM's N or M, CONVOLUTION's layer)."""
+    return f"  size {point['elements']}" if point.get("item_unit") == "FLOP" and "elements" in point else ""
 
 
 def overhead_line(run: dict) -> str:
@@ -188,7 +213,7 @@ def summary(runs: list[dict]) -> str:
             pct_copy = "-" if copy is None else f"{100 * p['gbps'] / copy:.0f} %"
             lines.append(f"{label:14}  {p['operator']:20}  {p['dtype']:7}  {p['gbps']:6.1f}  {native:>11}  {pct:>8}  "
                          f"{host:>13}  {copied:>9}  {pct_copy:>6}  {ratio(step):>13}  {ratio(torch_peer(p, gpu)):>7}  "
-                         f"{verdict(p, gpu):48}  {loads}{rate}")
+                         f"{verdict(p, gpu):48}  {loads}{rate}{sized(p)}")
     if len(lines) == 1:  # only overhead runs: no table
         lines = []
     lines += [overhead_line(run) for run in runs if run.get("overhead")]

@@ -48,6 +48,23 @@ def test_element_wise_and_gemm_cases_measure(case, size, unit, tmp_path):
     assert points[0]["item_unit"] == unit
 
 
+@pytest.mark.parametrize("case, size, peer, planned", [
+    ("convolution", "2", "numpy-im2col", "resnet50-1x1-256-64 float32: planner chose gemm"),
+    ("gemm-skinny", "1", "numpy", "1x2048x2048 float32: planner chose gemm"),
+])
+def test_convolution_and_skinny_gemm_cases_note_the_planners_choice(case, size, peer, planned, tmp_path):
+    """Issue 25's cases run end to end and record which kernel the planner chose for the point (a GEMM kernel:
+    gemm_blocked on CPU devices, gemm/gemm_tiled on others), beside their labelled peer."""
+    import json
+
+    out = tmp_path / "bench.json"
+    assert main(["bench", case, "--sizes", size, "--dtype", "float32", "--peers", "numpy", "--min-time", "0.05",
+                 "--no-overhead", "--no-native", "--json", str(out)]) == 0
+    (point,) = json.loads(out.read_text())["points"]
+    assert point.get("error") in (None, "") and peer in point["peers"] and point["item_unit"] == "FLOP"
+    assert any(planned in note for note in point["notes"]), point["notes"]
+
+
 def test_list_shows_each_case_with_its_default_sizes(capsys):
     assert main(["bench", "--list"]) == 0
     printed = capsys.readouterr().out

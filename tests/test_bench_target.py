@@ -49,6 +49,19 @@ def test_onnx_points_need_four_fifths_of_the_native_limit_on_host_time(target):
     assert target.verdict(point("onnx-adam", host_pct=79.0, torch=None)).endswith("NOT met")
 
 
+def test_gemm_and_convolution_need_half_their_peer_torch_first_else_numpy(target):
+    """Issue 25: >= 0.5x the peer of the same run; FLOAT16 GEMM and CONVOLUTION prefer torch, else numpy's float32
+    (or numpy's im2col + matmul), and the verdict names the peer used."""
+    def gemm(operator, dtype, peers):
+        return {"operator": operator, "dtype": dtype, "peers": {k: {"ratio": r} for k, r in peers.items()}}
+    assert target.verdict(gemm("gemm", "float32", {"numpy": 0.5})) == ">= 0.5x numpy: met"
+    assert target.verdict(gemm("gemm-skinny", "float32", {"numpy": 0.49})).endswith("NOT met")
+    assert target.verdict(gemm("gemm", "float16", {"numpy": 0.6})) == ">= 0.5x numpy: met"
+    assert target.verdict(gemm("gemm", "float16", {"numpy": 0.6, "torch-cpu": 0.4})) == ">= 0.5x torch-cpu: NOT met"
+    assert target.verdict(gemm("convolution", "float32", {"numpy-im2col": 0.7})) == ">= 0.5x numpy-im2col: met"
+    assert "not measured" in target.verdict(gemm("convolution", "float32", {}))
+
+
 def test_gpu_points_are_judged_on_device_time_against_the_copy_bandwidth(target):
     assert target.verdict(point(gbps=2550.0, copy=3000.0, host_pct=10.0), gpu=True).endswith(": met")
     assert target.verdict(point(gbps=2540.0, copy=3000.0, host_pct=100.0), gpu=True).endswith("NOT met")

@@ -23,6 +23,7 @@ from dispatch import Dispatch
 
 import dmlsim as dml
 from dmlsim.api.numerics import compare_ulps
+from dmlsim.operators.plan import LaunchTarget
 from dmlsim.quick import run_operator
 
 F32, F16 = dml.DML_TENSOR_DATA_TYPE_FLOAT32, dml.DML_TENSOR_DATA_TYPE_FLOAT16
@@ -177,6 +178,18 @@ CASES = {
                                 [0, 0], 3, True),
     "2d-forward-output-padding": (FORWARD, XCORR, (1, 2, 4, 5), (2, 2, 3, 3), [2, 1], [1, 1], [1, 1], [1, 0],
                                   [1, 2], 1, True),
+    # 1 x 1 FORWARD: one GEMM over views (the planner); on CPU devices 9 output channels are an 8-row block and
+    # a 1-row edge, 5 input channels a K remainder of 1, 21 positions a 16-column vector block and a 5-column tail
+    "2d-forward-1x1-gemm": (FORWARD, CONV, (2, 5, 3, 7), (9, 5, 1, 1), [1, 1], [1, 1], [0, 0], [0, 0], [0, 0], 1,
+                            True),
+    "1d-forward-1x1-gemm": (FORWARD, XCORR, (1, 3, 17), (4, 3, 1), [1], [1], [0], [0], [0], 1, False),
+    # 1 x 1 but strided, padded or grouped: the direct kernel
+    "2d-forward-1x1-strided": (FORWARD, XCORR, (1, 3, 5, 5), (2, 3, 1, 1), [2, 2], [1, 1], [0, 0], [0, 0], [0, 0], 1,
+                               True),
+    "2d-forward-1x1-padded": (FORWARD, XCORR, (1, 2, 3, 3), (2, 2, 1, 1), [1, 1], [1, 1], [1, 0], [0, 1], [0, 0], 1,
+                              True),
+    "2d-forward-1x1-groups": (FORWARD, XCORR, (1, 4, 2, 3), (4, 2, 1, 1), [1, 1], [1, 1], [0, 0], [0, 0], [0, 0], 2,
+                              True),
     "3d-forward": (FORWARD, XCORR, (1, 2, 4, 5, 4), (2, 2, 2, 3, 2), [2, 1, 1], [1, 1, 2], [0, 1, 1], [1, 1, 0],
                    [0, 0, 0], 1, True),
     "1d-backward": (BACKWARD, XCORR, (1, 2, 4), (2, 3, 3), [2], [1], [1], [1], [1], 1, True),
@@ -262,6 +275,138 @@ def test_strided_tensors(device):
                                         start=[0, 0], output_padding=[0, 0], groups=1, out_sizes=(1, 3, 3, 2))
     report = compare_ulps(got, expected, np.float32, terms + 2, bound)
     assert report.ok, report.describe("OutputTensor")
+
+
+@pytest.mark.parametrize("data_type", [F32, F16], ids=["FLOAT32", "FLOAT16"])
+@pytest.mark.parametrize("layout", ["NHWC", "NCHW-padded-rows"])
+def test_1x1_gemm_over_strided_views(device, data_type, layout):
+    """A 1 x 1 convolution runs as a GEMM over views of its tensors: NHWC input and output (the positions one run of
+    stride C: B gathered), or NCHW with padded rows (H stride W + 2: not one run, the direct kernel); a bias
+    broadcast through strides; special values: +inf in one input channel times a zero weight gives NaN in every
+    output channel at that position, -0 inputs with +0 bias stay +0."""
+    rng = np.random.default_rng(11)
+    dtype = NUMPY[data_type]
+    n, ci, co, h, w = 2, 3, 10, 3, 6
+    x = rng.uniform(-1, 1, (n, ci, h, w)).astype(dtype)
+    f = rng.uniform(-1, 1, (co, ci, 1, 1)).astype(dtype)
+    bias = rng.uniform(-1, 1, co).astype(dtype)
+    x[1, 2, 2, 5], f[:, 2] = np.inf, 0.0
+    x[0, :, 0, 0], bias[0] = -0.0, 0.0
+    if layout == "NHWC":
+        x_strides, y_strides = [h * w * ci, 1, w * ci, ci], [h * w * co, 1, w * co, co]
+    else:
+        x_strides, y_strides = [ci * h * (w + 2), h * (w + 2), w + 2, 1], [co * h * w, h * w, w, 1]
+    desc = conv_desc(tensor(data_type, [n, ci, h, w], x_strides), tensor(data_type, [co, ci, 1, 1]),
+                     tensor(data_type, [1, co, 1, 1], [0, 1, 0, 0]), tensor(data_type, [n, co, h, w], y_strides))
+    got = run_operator(device, desc, {"InputTensor": x, "FilterTensor": f, "BiasTensor": bias})["OutputTensor"]
+    with np.errstate(invalid="ignore"):
+        expected, bound, terms = conv_loops(x, f, bias, backward=False, flip=False, strides=[1, 1],
+                                            dilations=[1, 1], start=[0, 0], output_padding=[0, 0], groups=1,
+                                            out_sizes=(n, co, h, w))
+    assert np.isnan(got[1, :, 2, 5]).all() and np.isnan(expected[1, :, 2, 5]).all()
+    assert got[0, 0, 0, 0] == 0 and not np.signbit(got[0, 0, 0, 0])
+    report = compare_ulps(got, expected, dtype, 1 if data_type == F16 else terms + 2, bound)
+    assert report.ok, report.describe("OutputTensor")
+
+
+@pytest.mark.parametrize("mode", [XCORR, CONV], ids=["XCORR", "CONV"])
+def test_infinite_filter_weight_next_to_the_padding(device, mode):
+    """The im2col + GEMM path keeps the padding decision (reference.py: a tap over the padding adds nothing): a 3 x 3
+    filter, padding 1, whose corner weight is +inf. Expected by hand: output (0, 0)'s window puts the inf tap
+    (XCORR: tap (0, 0); CONV reads the filter reversed, so tap (2, 2) meets weight [0][0]) over the padding for
+    XCORR, so the sum is finite; every output where that tap reads an input of 1 is +inf."""
+    x = np.ones((1, 1, 3, 3), np.float32)
+    w = np.zeros((1, 1, 3, 3), np.float32)
+    w[0, 0, 0, 0], w[0, 0, 1, 1] = np.inf, 0.5
+    desc = conv_desc(tensor(F32, [1, 1, 3, 3]), tensor(F32, [1, 1, 3, 3]), None, tensor(F32, [1, 1, 3, 3]), mode=mode,
+                     start=[1, 1], end=[1, 1])
+    got = run_operator(device, desc, {"InputTensor": x, "FilterTensor": w})["OutputTensor"][0, 0]
+    # XCORR: output (i, j) reads input (i - 1 + a, j - 1 + b) through weight [a][b]; weight [0][0] reads (i-1, j-1),
+    # inside for i, j >= 1. CONV: weight [0][0] multiplies tap (2, 2), input (i + 1, j + 1), inside for i, j <= 1.
+    inside = np.zeros((3, 3), bool)
+    if mode == XCORR:
+        inside[1:, 1:] = True
+    else:
+        inside[:2, :2] = True
+    np.testing.assert_array_equal(got, np.where(inside, np.inf, 0.5))
+
+
+def test_onnx_conv_node_cases(device):
+    """onnx's Conv node cases mapped as onnxruntime's DirectML provider maps them: X and W as they are, ``pads``
+    [begin..., end...] as StartPadding/EndPadding, ``auto_pad`` SAME_LOWER as the padding the provider computes
+    (total = (ceil(in / stride) - 1) * stride + dilated kernel - in, the larger half first), strides, dilations and
+    group as given, CROSS_CORRELATION; expected values: onnx's, within T + 2 ulps of the loops' magnitude bound.
+    Every Conv case onnx generates maps (none is listed as unmappable); they take the im2col + GEMM path on CPU
+    devices."""
+    from onnx_node_cases import node_attributes, node_cases
+
+    cases = node_cases("Conv")
+    assert len(cases) >= 6, [c.name for c in cases]
+    for case in cases:
+        attributes = node_attributes(case)
+        inputs, (expected,) = case.data_sets[0]
+        x, w, bias = (*inputs, None)[:3]
+        spatial = x.ndim - 2
+        strides = list(attributes.get("strides", [1] * spatial))
+        dilations = list(attributes.get("dilations", [1] * spatial))
+        pads = list(attributes.get("pads", [0] * 2 * spatial))
+        if attributes.get("auto_pad", "NOTSET") in ("SAME_LOWER", "SAME_UPPER"):
+            pads = [0] * 2 * spatial
+            for i in range(spatial):
+                extent = (w.shape[2 + i] - 1) * dilations[i] + 1
+                total = max((-(-x.shape[2 + i] // strides[i]) - 1) * strides[i] + extent - x.shape[2 + i], 0)
+                lower = attributes["auto_pad"] == "SAME_LOWER"
+                pads[i] = (total + 1) // 2 if lower else total // 2
+                pads[spatial + i] = total - pads[i]
+        groups = int(attributes.get("group", 1))
+        desc = conv_desc(tensor(F32, x.shape), tensor(F32, w.shape),
+                         None if bias is None else tensor(F32, (1, w.shape[0], *(1,) * spatial)),
+                         tensor(F32, expected.shape), strides=strides, dilations=dilations, start=pads[:spatial],
+                         end=pads[spatial:], groups=groups)
+        got = run_operator(device, desc, {"InputTensor": x, "FilterTensor": w,
+                                          **({"BiasTensor": bias} if bias is not None else {})})["OutputTensor"]
+        _, bound, terms = conv_loops(x, w, bias, backward=False, flip=False, strides=strides, dilations=dilations,
+                                     start=pads[:spatial], output_padding=[0] * spatial, groups=groups,
+                                     out_sizes=expected.shape)
+        report = compare_ulps(got, expected, np.float32, terms + 2, bound)
+        assert report.ok, f"{case.name}: {report.describe('OutputTensor')}"
+
+
+def planned_entries(ref_device, op_desc, is_cpu):
+    """The kernel entry points the operator plans for a CPU or a GPU launch target, bound as tests/dispatch.py
+    binds it."""
+    dispatch = Dispatch(ref_device, op_desc)
+    resolved = dispatch.table.resolved(ref_device.backend)
+    compiled = resolved.compiled
+    target = LaunchTarget(is_cpu=is_cpu, compute_units=2)
+    return [launch.entry for launch in compiled.operator.plan_launches(compiled.validated, resolved.bound, target)]
+
+
+UNFOLD = ["im2col", "nonfinite", "gemm_blocked", "convolution"]
+PLANNED = {  # the planner's choice per case (the operator's docstring), CPU target; GPU: gemm_blocked -> gemm
+    "2d-forward-1x1-gemm": ["gemm_blocked"], "1d-forward-1x1-gemm": ["gemm_blocked"],  # pointwise: one GEMM
+    # FORWARD, one group, no OutputPadding: im2col into the temporary resource, the filter's non-finite flag, one
+    # GEMM, the direct kernel where the flag is set
+    "1d-forward-strided-padded": UNFOLD, "1d-forward-dilated": UNFOLD, "2d-forward-1x1-strided": UNFOLD,
+    "2d-forward-1x1-padded": UNFOLD, "3d-forward": UNFOLD,
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_planner_choice(ref_device, name):
+    """The planner's choice (the operator's docstring): 1 x 1, unit strides, no padding, one group: one GEMM over
+    views; other FORWARD convolutions of one group without OutputPadding: im2col + GEMM (a GPU target's GEMM
+    planner takes per-element gemm at these sizes); the rest (groups, OutputPadding, BACKWARD): the direct kernel."""
+    direction, mode, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups, has_bias = CASES[name]
+    out_sizes = out_sizes_for(direction, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups,
+                              PAST_FORMULA.get(name))
+    desc = conv_desc(tensor(F32, x_sizes), tensor(F32, f_sizes),
+                     tensor(F32, (1, out_sizes[1], *(1,) * (len(x_sizes) - 2))) if has_bias else None,
+                     tensor(F32, out_sizes), mode=mode, direction=direction, strides=strides, dilations=dilations,
+                     start=start, end=end, output_padding=output_padding, groups=groups)
+    expected = PLANNED.get(name, ["convolution"])
+    assert planned_entries(ref_device, desc, True) == expected
+    assert planned_entries(ref_device, desc, False) == [{"gemm_blocked": "gemm"}.get(e, e) for e in expected]
 
 
 # --- ONNX's ConvTranspose through the desc onnxruntime's DirectML provider builds --------------------------

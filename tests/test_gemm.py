@@ -13,9 +13,11 @@ import itertools
 
 import numpy as np
 import pytest
+from dispatch import Dispatch
 
 import dmlsim as dml
 from dmlsim.api.numerics import compare_ulps
+from dmlsim.operators.plan import LaunchTarget
 from dmlsim.quick import run_operator
 
 F32, F16 = dml.DML_TENSOR_DATA_TYPE_FLOAT32, dml.DML_TENSOR_DATA_TYPE_FLOAT16
@@ -87,9 +89,13 @@ def test_transposes_alpha_beta_by_hand(device):
     np.testing.assert_array_equal(got, [[1, -1, 3], [3, 0, 6]])
 
 
-CASES = [  # (batch sizes, M, K, N); M, N and K all 16 or more take the tiled kernel (16 x 16 tiles)
+CASES = [  # (batch sizes, M, K, N); GPU launch targets: M, N and K all 16 or more take the tiled kernel (16 x 16
+    # tiles). CPU targets (gemm_blocked, 8 x 16 blocks, K unrolled 4 times; M <= 4 blocks of 1, 2 or 4 rows):
+    # 10x6x32 two full vector blocks of N, a 2-row edge block and a K remainder of 2; 1x13x48 the one-row (GEMV)
+    # path over three vector blocks, K remainder 1; 3x4x24 a 4-row block, a full block then an 8-column tail, no
+    # K remainder; 37x50x21 and 17x33x9 edge blocks in M and N; 16x16x16 exactly one block
     ((), 1, 1, 1), ((), 5, 7, 3), ((3,), 4, 9, 2), ((2, 3), 3, 5, 6), ((1, 1), 17, 33, 9),
-    ((1, 1), 16, 16, 16), ((2,), 37, 50, 21),
+    ((1, 1), 16, 16, 16), ((2,), 37, 50, 21), ((), 10, 6, 32), ((2,), 1, 13, 48), ((), 3, 4, 24),
 ]
 
 
@@ -134,6 +140,51 @@ def test_c_broadcast_and_strided_a_and_padded_output(device, m, k, n):
     check(got["OutputTensor"], expected, bound, F32, k)
 
 
+@pytest.mark.parametrize(("m", "k", "n", "trans_b"), [(37, 50, 21, NONE), (20, 18, 17, TRANSPOSE), (3, 5, 6, NONE)],
+                         ids=["37x50x21-NN", "20x18x17-NT", "3x5x6-NN"])
+def test_every_launch_shape(shaped_device, m, k, n, trans_b):
+    """Each kernel on every OpenCL device: the CPU shape's gemm_blocked, the GPU shape's gemm_tiled (M, N, K all
+    16 or more: K = 50 ends in a partial 16-wide slice) and per-element gemm (3x5x6); A stored column-major."""
+    rng = np.random.default_rng(m + k + n)
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+    b_sizes = (n, k) if trans_b == TRANSPOSE else (k, n)
+    b = rng.uniform(-1, 1, b_sizes).astype(np.float32)
+    c = rng.uniform(-1, 1, (m, n)).astype(np.float32)
+    desc = gemm_desc(tensor(F32, [m, k], [1, m]), tensor(F32, list(b_sizes)), tensor(F32, [m, n]),
+                     tensor(F32, [m, n]), NONE, trans_b, 1.5, 0.5)
+    got = run_operator(shaped_device, desc, {"ATensor": a, "BTensor": b, "CTensor": c})["OutputTensor"]
+    expected, bound = gemm_loops(a, b, c, False, trans_b == TRANSPOSE, 1.5, 0.5)
+    check(got, expected, bound, F32, k)
+
+
+@pytest.mark.parametrize("column_stride", [1, 2], ids=["B-packed", "B-padded-columns"])
+def test_special_values_in_edge_blocks_and_k_remainder(device, column_stride):
+    """M = 9, K = 7, N = 17 on CPU targets is a full 8-row block and a 1-row edge block, a full 16-column vector
+    block and a 1-column tail, K = 4 + a remainder of 3; B's columns padded (stride 2) take the gathered path
+    everywhere. +inf in A's last row (the edge block) times B's +0 column gives NaN there; NaN in B's last column
+    (the tail) at k = 6 (the remainder); -inf times a negative in the middle; signed zeros: -0 * 1 + -0 summed
+    stays -0 only without C, here C's +0 makes it +0 (IEEE: -0 + +0 = +0)."""
+    m, k, n = 9, 7, 17
+    rng = np.random.default_rng(9)
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
+    a[8, 2] = np.inf
+    b[:, 3] = 0.0
+    b[6, 16] = np.nan
+    a[4, 5], b[5, 9] = -np.inf, -0.5
+    a[0, :], b[:, 0] = -0.0, 1.0
+    c = np.zeros((m, n), np.float32)
+    b_desc = tensor(F32, [k, n], [n * column_stride, column_stride])
+    desc = gemm_desc(tensor(F32, [m, k]), b_desc, tensor(F32, [m, n]), tensor(F32, [m, n]), alpha=1.0, beta=1.0)
+    got = run_operator(device, desc, {"ATensor": a, "BTensor": b, "CTensor": c})["OutputTensor"]
+    with np.errstate(invalid="ignore"):
+        expected, bound = gemm_loops(a, b, c, False, False, 1.0, 1.0)
+        assert np.isnan(expected[8, 3]) and np.isnan(expected[3, 16]) and expected[4, 9] == np.inf
+    assert np.isnan(got[8, 3]) and np.isnan(got[:, 16]).all() and got[4, 9] == np.inf
+    assert got[0, 0] == 0 and not np.signbit(got[0, 0])
+    check(got, expected, bound, F32, k)
+
+
 def test_a_broadcast_over_batches_through_stride_zero(device):
     """One A matrix shared by three batches (strides [0, 2, 1]), B different per batch."""
     a = np.array([[1, 2], [3, 4]], np.float32)
@@ -161,6 +212,63 @@ def test_float16_result_rounds_to_nearest_even(device):
     got = run_operator(device, desc, {"ATensor": np.array([1, 3], np.float16), "BTensor": np.array([1], np.float16),
                                       "CTensor": np.array([2048, 2048], np.float16)})["OutputTensor"]
     np.testing.assert_array_equal(got, np.array([[2048], [2052]], np.float16))
+
+
+@pytest.mark.parametrize(("m", "k", "n", "trans_b", "cpu", "gpu"), [
+    (1, 64, 1000, NONE, "gemm_blocked MR=1 NV=2 B_UNIT_N", "gemm"),
+    (2, 64, 8, NONE, "gemm_blocked MR=2 NV=1 B_UNIT_N", "gemm"),
+    (3, 64, 9, TRANSPOSE, "gemm_blocked MR=4 NV=2", "gemm"),
+    (64, 64, 64, NONE, "gemm_blocked MR=8 NV=2 B_UNIT_N", "gemm_tiled"),
+    (64, 15, 64, TRANSPOSE, "gemm_blocked MR=8 NV=2", "gemm"),
+], ids=["gemv", "M2-N8", "M3-NT", "square", "K15-NT"])
+def test_planner(ref_device, m, k, n, trans_b, cpu, gpu):
+    """The planner's choices (the operator's docstring): on CPU targets the register block by M and N (M = 1 the
+    GEMV-like one-row block, M <= 2 and <= 4 smaller blocks, N <= 8 one vector per row) and vector loads of B only
+    when its stride along N is 1; on GPU targets the tiled kernel from 16 x 16 x 16."""
+    b_sizes = [n, k] if trans_b == TRANSPOSE else [k, n]
+    desc = gemm_desc(tensor(F32, [m, k]), tensor(F32, b_sizes), None, tensor(F32, [m, n]), NONE, trans_b)
+    dispatch = Dispatch(ref_device, desc)
+    resolved = dispatch.table.resolved(ref_device.backend)
+    compiled = resolved.compiled
+
+    def described(is_cpu):
+        target = LaunchTarget(is_cpu=is_cpu, compute_units=2)
+        (launch,) = compiled.operator.plan_launches(compiled.validated, resolved.bound, target)
+        flags = [f"{name}={launch.defines[name]}" for name in ("MR", "NV") if name in launch.defines]
+        return " ".join([launch.entry, *flags, *(["B_UNIT_N"] if launch.defines.get("B_UNIT_N") else [])])
+
+    assert described(True) == cpu
+    assert described(False) == gpu
+
+
+def test_onnx_node_cases(device):
+    """onnx's Gemm node cases mapped as onnxruntime's DirectML provider maps them: A and B 2-D as they are with
+    TransA/TransB, Alpha/Beta from the attributes (default 1), C (scalar, {1}, {1, N}, {M, N}) broadcast to the output's
+    sizes through stride 0; expected values: onnx's, within the K + 2 ulps of this file's tolerance (bound from the
+    loops). Every Gemm case onnx generates maps (none is listed as unmappable)."""
+    from onnx_node_cases import node_attributes, node_cases
+
+    cases = node_cases("Gemm")
+    assert len(cases) >= 11, [c.name for c in cases]
+    for case in cases:
+        attributes = node_attributes(case)
+        inputs, (expected,) = case.data_sets[0]
+        a, b, c = (*inputs, None)[:3]
+        trans_a, trans_b = bool(attributes.get("transA", 0)), bool(attributes.get("transB", 0))
+        alpha, beta = float(attributes.get("alpha", 1.0)), float(attributes.get("beta", 1.0))
+        m, n = expected.shape
+        c_desc = c_full = None
+        if c is not None:
+            c2 = c.reshape((1,) * (2 - c.ndim) + c.shape)
+            c_desc = tensor(F32, [m, n], [n if c2.shape[0] == m else 0, 1 if c2.shape[1] == n else 0])
+            c_full = np.broadcast_to(c2, (m, n))
+        desc = gemm_desc(tensor(F32, a.shape), tensor(F32, b.shape), c_desc, tensor(F32, [m, n]),
+                         TRANSPOSE if trans_a else NONE, TRANSPOSE if trans_b else NONE, alpha, beta)
+        got = run_operator(device, desc, {"ATensor": a, "BTensor": b,
+                                          **({"CTensor": c_full} if c is not None else {})})["OutputTensor"]
+        _, bound = gemm_loops(a, b, c_full, trans_a, trans_b, alpha, beta)
+        report = compare_ulps(got, expected, np.float32, a.shape[0 if trans_a else 1] + 2, bound)
+        assert report.ok, f"{case.name}: {report.describe('OutputTensor')}"
 
 
 # --- validation: every rule of the doc page, each refusal naming the field --------------------------

@@ -1,9 +1,11 @@
-"""Bench case ``gemm``: DML_OPERATOR_GEMM on square N x N FLOAT32/FLOAT16 matrices, Output = A x B.
+"""Bench cases ``gemm`` and ``gemm-skinny``: DML_OPERATOR_GEMM FLOAT32/FLOAT16, Output = A x B.
 
-A size is N (the matrices have N x N elements). Reported: FLOP/s (2·N³ per dispatch) beside GB/s of the
-3·N² elements read and written once, which a GEMM does not stream (it is compute-bound from a few hundred
-on). Peers: ``numpy.matmul`` into a preallocated array and ``torch.matmul(out=...)`` (CPU, and CUDA when
-present), in float32.
+``gemm``: square matrices, a size is N (N x N). ``gemm-skinny``: a size is M, the rows of A and of the output,
+with K = N = 2048 (M = 1 is a matrix-vector product). Reported: FLOP/s (2·M·N·K per dispatch) beside GB/s of the
+elements read and written once, which a GEMM does not stream (it is compute-bound from a few hundred on), and a
+note naming the kernel the planner chose (dmlsim.bench.plans). Peers: ``numpy.matmul`` into a preallocated array
+and ``torch.matmul(out=...)`` (CPU, and CUDA when present), in float32 also for the FLOAT16 points (numpy has no
+float32-accumulating half GEMM: the FLOAT16 point's peer is numpy's float32 one, labelled so in a note).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import numpy as np
 
 import dmlsim as dml
 from dmlsim.bench.peers import torch_devices, torch_module
+from dmlsim.bench.plans import planned_kernels
 from dmlsim.bench.registry import BenchCase, Workload, register_case
 from dmlsim.quick import prepare_operator
 
@@ -31,36 +34,61 @@ class GemmCase(BenchCase):
 
     def workload(self, device: Any, dtype: str, elements: int, inplace: bool,
                  peers: tuple[str, ...]) -> Workload:
-        data_type, np_type = DATA_TYPES[dtype]
-        n = elements
-        tensor = dml.buffer_tensor(data_type, [n, n])
-        desc = dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_GEMM, dml.DML_GEMM_OPERATOR_DESC(
-            tensor, tensor, None, tensor, dml.DML_MATRIX_TRANSFORM_NONE, dml.DML_MATRIX_TRANSFORM_NONE, 1.0, 0.0, None))
-        rng = np.random.default_rng(0)
-        a, b = (rng.standard_normal((n, n)).astype(np_type) for _ in range(2))
-        prepared = prepare_operator(device, desc, {"ATensor": a, "BTensor": b})
-        work = Workload(prepared.compiled, prepared.table, 3 * n * n * np.dtype(np_type).itemsize,
-                        items=2 * n**3, item_unit="FLOP", inplace=False)
-        a32, b32 = a.astype(np.float32), b.astype(np.float32)
-        if "numpy" in peers:
-            out = np.empty_like(a32)
+        return gemm_workload(device, dtype, elements, elements, elements, peers)
 
-            def numpy_matmul() -> None:
-                np.matmul(a32, b32, out=out)
-            work.peers["numpy"] = numpy_matmul
-        if "torch" in peers:
-            torch = torch_module()
-            if torch is None:
-                work.notes.append("torch: not installed")
-            else:
-                for where in torch_devices(torch):
-                    work.peers[f"torch-{where}"] = _torch_matmul(torch, where, a32, b32)
-        return work
+
+@register_case
+class SkinnyGemmCase(BenchCase):
+    name = "gemm-skinny"
+    description = "DML_OPERATOR_GEMM, Output = A x B with A M x 2048, B 2048 x 2048 (M = 1: matrix-vector)"
+    dtypes = ("float32", "float16")
+    default_sizes = (1, 8, 64)
+    size_unit = "M (rows of A; K = N = 2048)"
+
+    def workload(self, device: Any, dtype: str, elements: int, inplace: bool,
+                 peers: tuple[str, ...]) -> Workload:
+        return gemm_workload(device, dtype, elements, SKINNY_KN, SKINNY_KN, peers)
+
+
+SKINNY_KN = 2048
+
+
+def gemm_workload(device: Any, dtype: str, m: int, k: int, n: int, peers: tuple[str, ...]) -> Workload:
+    """One GEMM point, M x K times K x N, with its peers and a note of the planner's choice."""
+    data_type, np_type = DATA_TYPES[dtype]
+    desc = dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_GEMM, dml.DML_GEMM_OPERATOR_DESC(
+        dml.buffer_tensor(data_type, [m, k]), dml.buffer_tensor(data_type, [k, n]), None,
+        dml.buffer_tensor(data_type, [m, n]), dml.DML_MATRIX_TRANSFORM_NONE, dml.DML_MATRIX_TRANSFORM_NONE, 1.0, 0.0,
+        None))
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((m, k)).astype(np_type), rng.standard_normal((k, n)).astype(np_type)
+    prepared = prepare_operator(device, desc, {"ATensor": a, "BTensor": b})
+    work = Workload(prepared.compiled, prepared.table, (m * k + k * n + m * n) * np.dtype(np_type).itemsize,
+                    items=2 * m * n * k, item_unit="FLOP", inplace=False)
+    work.notes.append(f"{m}x{k}x{n} {dtype}: planner chose {planned_kernels(prepared)}")
+    if dtype == "float16":
+        work.notes.append("FLOAT16 points: the peers compute in float32 (numpy has no half GEMM accumulating in "
+                          "float32)")
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    if "numpy" in peers:
+        out = np.empty((m, n), np.float32)
+
+        def numpy_matmul() -> None:
+            np.matmul(a32, b32, out=out)
+        work.peers["numpy"] = numpy_matmul
+    if "torch" in peers:
+        torch = torch_module()
+        if torch is None:
+            work.notes.append("torch: not installed")
+        else:
+            for where in torch_devices(torch):
+                work.peers[f"torch-{where}"] = _torch_matmul(torch, where, a32, b32)
+    return work
 
 
 def _torch_matmul(torch: Any, where: str, a: np.ndarray, b: np.ndarray) -> Any:
     ta, tb = torch.from_numpy(a).to(where), torch.from_numpy(b).to(where)
-    out = torch.empty_like(ta)
+    out = torch.empty((a.shape[0], b.shape[1]), dtype=ta.dtype, device=where)
 
     def run() -> None:
         torch.matmul(ta, tb, out=out)

@@ -11,11 +11,29 @@ Output sizes: FORWARD's spatial sizes must be exactly the size formula's; BACKWA
 OutputPadding (onnxruntime's provider for ONNX's ``output_padding``/``output_shape``, Chromium's WebNN and
 TensorFlow-DirectML for their explicit output sizes): every position before the OutputPadding gets the
 transposed sum; the OutputPadding positions get zeros (the doc), in either direction.
+
+The planner: a 1 x 1 FORWARD convolution (every filter spatial size 1, Strides 1, no padding of any kind,
+GroupCount 1) whose input's and output's spatial positions are each one evenly strided run (packed NCHW, NHWC,
+...) runs as one GEMM over views of its own tensors, no copy (:func:`pointwise_gemm`: GEMM's planner, so
+``gemm_blocked`` on CPU devices), the bias added as GEMM's C; its sum over the input channels is accumulated in
+float32 in channel order as GEMM's (the device compiler may fuse each multiply-add). Another FORWARD convolution
+of one group without OutputPadding, whose filter's {Cin, taps} and output's positions are each one strided run,
+runs as im2col + GEMM when its workspace (batch x Cin·taps x output positions elements, plus one) fits
+``IM2COL_WORKSPACE_BYTES`` (64 MiB; it is the operator's temporary resource, reported by GetBindingProperties):
+``im2col`` unfolds the input into the temporary resource (0 where a window reads padding), GEMM multiplies the
+filter by it (``gemm_blocked`` on CPU devices, its sum in the order channel, tap). The padding decision
+(reference.py: a tap over the padding adds nothing, not 0 x W) would break where a filter weight is infinite or
+NaN (GEMM multiplies it by the padding's zeros): a one-work-item ``nonfinite`` launch scans the filter into a flag after
+the workspace, and a last launch of the direct kernel recomputes every output when it is set (each work-item
+returns at once otherwise). Every other convolution (groups and depthwise, OutputPadding, BACKWARD, a workspace
+too large) runs the direct kernel, one work-item per output element (``convolution`` in kernel.cl).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -33,7 +51,8 @@ from dmlsim.operators.convolution.reference import (
     output_spatial_sizes,
 )
 from dmlsim.operators.float_rules import require_float_tensors, storage_defines
-from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, TensorArg, Vector
+from dmlsim.operators.gemm import gemm_launches, view_args
+from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, TemporaryArg, TensorArg, Vector
 
 X, F, BIAS, OUT = "InputTensor", "FilterTensor", "BiasTensor", "OutputTensor"
 ARRAYS = ("Strides", "Dilations", "StartPadding", "EndPadding", "OutputPadding")
@@ -172,11 +191,62 @@ class Convolution(Operator):
         per_mac = 16 if v.attrs["Direction"] == BACKWARD else 4
         return elementwise_work(v) + Work(per_mac * macs, 0, EINSUM_STEPS * taps * groups)
 
+    def temporary_size(self, v: ValidatedDesc) -> int:
+        """The im2col workspace (:func:`im2col_shape`) when the planner takes that path, else none."""
+        unfolded = im2col_shape(v)
+        return 0 if unfolded is None else (unfolded.elements + 1) * v.layout(OUT).element_size
+
+    def _im2col_gemm(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget,
+                     unfolded: Unfolded) -> list[KernelLaunch]:
+        """im2col into the temporary resource, a flag of non-finite filter weights after it, one GEMM: Filter
+        {Cout, K} x col {K, P} per batch + Bias, then the direct kernel where the flag is set."""
+        geometry = geometry_of(v)
+        x, f, y = bound[X].layout, bound[F].layout, bound[OUT].layout
+        batch, rows, positions = unfolded.batch, unfolded.rows, unfolded.positions
+        storage = storage_defines(y)
+        size = y.element_size
+        unfold_defines = {**storage, "FLIP": geometry.flip}
+        unfold = KernelLaunch(self.kernel_source, "im2col", unfold_defines, Items(unfolded.elements), [
+            TensorArg("x", X, scalar=True), Vector("x_strides", as_5d(x.strides, 0), rank=8, fill=0),
+            Vector("x_sizes", as_5d(x.sizes, 1), rank=8), TemporaryArg("col", (("col__offset", 0),), size),
+            Vector("kernel_sizes", spatial_3(f.sizes[2:], 1)), Vector("out_sizes", spatial_3(y.sizes[2:], 1)),
+            Vector("strides", spatial_3(geometry.strides, 1)), Vector("dilations", spatial_3(geometry.dilations, 1)),
+            Vector("start_padding", spatial_3(geometry.start_padding, 0)),
+            Scalar("taps", np.uint32(math.prod(f.sizes[2:]))), Scalar("rows", np.uint32(rows)),
+            Scalar("positions", np.uint32(positions)), Scalar("count", np.uint32(unfolded.elements))])
+        has_bias = bound.get(BIAS) is not None
+        operands = [*view_args("a", F, (0, 0, f.strides[0], unfolded.filter_run)),
+                    TemporaryArg("b__base", (("b__offset", 0),), size),
+                    Vector("b__strides", (rows * positions, 0, positions, 1), fill=0)]
+        if has_bias:
+            operands += view_args("c", BIAS, (0, 0, bound[BIAS].layout.strides[1], 0))
+        operands += view_args("y", OUT, (y.strides[0], 0, y.strides[1], unfolded.output_run))
+        defines = {**storage, **fused_defines(v.attrs.get("FusedActivation"))}
+        check = KernelLaunch(self.kernel_source, "nonfinite", storage, Items(1, 1), [
+            TensorArg("f", F, scalar=True), Vector("f_strides", as_5d(f.strides, 0), rank=8, fill=0),
+            Vector("f_sizes", as_5d(f.sizes, 1), rank=8),
+            TemporaryArg("flag", (("flag__offset", unfolded.elements),), size),
+            Scalar("count", np.uint32(f.element_count))])
+        return [unfold, check, *gemm_launches(target, operands, (batch, 1, y.sizes[1], positions), rows, False, False,
+                                              1.0, 1.0, has_bias, True, defines),
+                self._direct(v, bound, unfolded.elements)]
+
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
         result = convolution(inputs[X], inputs[F], inputs.get(BIAS), geometry_of(v), v.layout(OUT).sizes[2:])
         return {OUT: apply_fused(result, v.attrs.get("FusedActivation"))}
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        pointwise = pointwise_gemm(v, bound, target)
+        if pointwise is not None:
+            return pointwise
+        unfolded = im2col_shape(v)
+        if unfolded is not None:
+            return self._im2col_gemm(v, bound, target, unfolded)
+        return [self._direct(v, bound, None)]
+
+    def _direct(self, v: ValidatedDesc, bound: dict[str, Any], flag_at: int | None) -> KernelLaunch:
+        """The direct kernel, one work-item per output element; ``flag_at``: only where the temporary resource's
+        element there is non-zero (the im2col + GEMM path's fallback)."""
         geometry = geometry_of(v)
         out = v.layout(OUT)
         computed = computed_spatial_sizes(geometry, out.sizes[2:])
@@ -198,5 +268,84 @@ class Convolution(Operator):
                  Vector("computed", spatial_3(computed, 1)),
                  Scalar("groups", np.uint32(geometry.groups)), Scalar("count", np.uint32(out.element_count))]
         defines = {**storage_defines(out), "BACKWARD": geometry.backward, "FLIP": geometry.flip, "HAS_BIAS": has_bias,
-                   **fused_defines(v.attrs.get("FusedActivation"))}
-        return [KernelLaunch(self.kernel_source, "convolution", defines, Items(out.element_count), args)]
+                   **fused_defines(v.attrs.get("FusedActivation")), "IF_FLAGGED": flag_at is not None}
+        if flag_at is not None:
+            args.append(TemporaryArg("flag", (("flag__offset", flag_at),), out.element_size))
+        return KernelLaunch(self.kernel_source, "convolution", defines, Items(out.element_count), args)
+
+
+def spatial_run(layout: TensorLayout, first: int = 2) -> int | None:
+    """The stride that walks a tensor's dimensions from ``first`` on (the spatial ones) in row-major order when
+    they are one evenly strided run (each stride the next one's times its size; dimensions of size 1 skipped),
+    else None. 0 when there is one position."""
+    dims = [(size, stride) for size, stride in zip(layout.sizes[first:], layout.strides[first:], strict=True)
+            if size != 1]
+    for (_, outer), (size, inner) in itertools.pairwise(dims):
+        if outer != inner * size:
+            return None
+    return dims[-1][1] if dims else 0
+
+
+def pointwise_gemm(v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch] | None:
+    """A 1 x 1 FORWARD convolution as one GEMM over views of its own tensors (module docstring), or None when the
+    desc is not one: ``Output[n, co, s] = sum_ci Filter[co, ci] * Input[n, ci, s] + Bias[co]`` over the spatial
+    positions ``s`` flattened, batch ``n``: A the filter {Co, Ci} (broadcast over the batch), B the input
+    {Ci, positions}, C the bias (one value per row), no copy."""
+    geometry = geometry_of(v)
+    x, f, y = bound[X].layout, bound[F].layout, bound[OUT].layout
+    if (geometry.backward or geometry.groups != 1 or any(k != 1 for k in f.sizes[2:])
+            or any(s != 1 for s in geometry.strides) or any(geometry.start_padding) or any(geometry.end_padding)
+            or any(geometry.output_padding)):
+        return None
+    x_run, y_run = spatial_run(x), spatial_run(y)
+    if x_run is None or y_run is None:
+        return None
+    has_bias = bound.get(BIAS) is not None
+    operands = [*view_args("a", F, (0, 0, f.strides[0], f.strides[1])),
+                *view_args("b", X, (x.strides[0], 0, x.strides[1], x_run))]
+    if has_bias:
+        operands += view_args("c", BIAS, (0, 0, bound[BIAS].layout.strides[1], 0))
+    operands += view_args("y", OUT, (y.strides[0], 0, y.strides[1], y_run))
+    positions = math.prod(y.sizes[2:])
+    defines = {**storage_defines(y), **fused_defines(v.attrs.get("FusedActivation"))}
+    return gemm_launches(target, operands, (y.sizes[0], 1, y.sizes[1], positions), x.sizes[1], False, False, 1.0,
+                         1.0, has_bias, x_run == 1, defines)
+
+
+# The largest im2col workspace the planner takes (bytes); a larger one runs the direct kernel instead.
+IM2COL_WORKSPACE_BYTES = 64 << 20
+
+
+@dataclass(frozen=True)
+class Unfolded:
+    """The im2col + GEMM path's shape: ``batch`` images of ``rows`` (input channels x taps, GEMM's K) by
+    ``positions`` (output positions, GEMM's N), and the strides that walk the filter's rows and the output's
+    positions as single runs."""
+
+    batch: int
+    rows: int
+    positions: int
+    filter_run: int
+    output_run: int
+
+    @property
+    def elements(self) -> int:
+        return self.batch * self.rows * self.positions
+
+
+def im2col_shape(v: ValidatedDesc) -> Unfolded | None:
+    """The im2col + GEMM path's shape when the planner takes it (module docstring), else None: a FORWARD
+    convolution of one group, no OutputPadding, not a pointwise GEMM, its filter's {Cin, taps} and its output's
+    positions each one strided run, and a workspace of at most ``IM2COL_WORKSPACE_BYTES``."""
+    geometry = geometry_of(v)
+    x, f, y = v.layout(X), v.layout(F), v.layout(OUT)
+    if geometry.backward or geometry.groups != 1 or any(geometry.output_padding):
+        return None
+    pointwise = (all(k == 1 for k in f.sizes[2:]) and all(s == 1 for s in geometry.strides)
+                 and not any(geometry.start_padding) and not any(geometry.end_padding))
+    filter_run, output_run = spatial_run(f, 1), spatial_run(y)
+    if pointwise or filter_run is None or output_run is None:
+        return None
+    unfolded = Unfolded(x.sizes[0], x.sizes[1] * math.prod(f.sizes[2:]), math.prod(y.sizes[2:]), filter_run,
+                        output_run)
+    return unfolded if unfolded.elements * y.element_size <= IM2COL_WORKSPACE_BYTES else None

@@ -42,11 +42,21 @@ __kernel void convolution(__global const store_t *x__base, ulong x__offset, ulon
 #endif
                           __global store_t *y__base, ulong y__offset, ulong8 y_strides, ulong8 y_sizes,
                           ulong4 strides, ulong4 dilations, ulong4 start_padding, ulong4 computed, uint groups,
-                          uint count)
+                          uint count
+#ifdef IF_FLAGGED
+                          , __global const store_t *flag, ulong flag__offset
+#endif
+                          )
 {
     const uint gid = get_global_id(0);
     if (gid >= count)
         return;
+#ifdef IF_FLAGGED
+    /* the im2col + GEMM path's last launch: recompute every output directly when `nonfinite` found an infinite
+     * or NaN filter weight (GEMM multiplied it by the padding's zeros, which the direct kernel skips) */
+    if ((float)LOAD(flag, flag__offset) == 0.0f)
+        return;
+#endif
     COORDS8(o, gid, y_sizes)  /* the 5-D output {N, C, D, H, W} sits in o[3..7] */
     const uint n = o[3], oc = o[4], od = o[5], oh = o[6], ow = o[7];
 
@@ -91,4 +101,52 @@ __kernel void convolution(__global const store_t *x__base, ulong x__offset, ulon
     sum += (float)LOAD(bias__base + bias__offset, (ulong)oc * bias_channel_stride);
 #endif
     STORE(FUSED_ACTIVATION(sum), y__base + y__offset, AT5(y_strides, n, oc, od, oh, ow));
+}
+
+/* im2col, the first launch of the planner's im2col + GEMM path (FORWARD, one group): col {N, K, P}, packed, with
+ * K = input channels x filter taps (channel-major, taps row-major in kd, kh, kw) and P the output positions
+ * (row-major in od, oh, ow): col[n][c * taps + t][p] is the input element that filter tap t of channel c
+ * multiplies for output position p (tap TAP(t) of the window: -DFLIP reads the filter reversed), 0 where the
+ * window reads padding. GEMM then computes Output = Filter {Cout, K} x col[n] {K, P} + Bias. The copy is exact
+ * (a FLOAT16 input is widened and stored back to half unchanged). */
+__kernel void im2col(__global const store_t *x__base, ulong x__offset, ulong8 x_strides, ulong8 x_sizes,
+                     __global store_t *col, ulong col__offset, ulong4 kernel_sizes, ulong4 out_sizes,
+                     ulong4 strides, ulong4 dilations, ulong4 start_padding, uint taps, uint rows, uint positions,
+                     uint count)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+    const uint p = gid % positions;
+    const uint k = (gid / positions) % rows;
+    const uint n = gid / positions / rows;
+    const uint c = k / taps;
+    uint t = k % taps;
+    const uint kw = t % (uint)kernel_sizes.w;
+    t /= (uint)kernel_sizes.w;
+    const uint kh = t % (uint)kernel_sizes.z, kd = t / (uint)kernel_sizes.z;
+    const uint ow = p % (uint)out_sizes.w;
+    const uint oh = (p / (uint)out_sizes.w) % (uint)out_sizes.z;
+    const uint od = p / (uint)out_sizes.w / (uint)out_sizes.z;
+    const long id = source_index(od, TAP(kd, kernel_sizes.y), strides.y, dilations.y, start_padding.y, x_sizes.s5);
+    const long ih = source_index(oh, TAP(kh, kernel_sizes.z), strides.z, dilations.z, start_padding.z, x_sizes.s6);
+    const long iw = source_index(ow, TAP(kw, kernel_sizes.w), strides.w, dilations.w, start_padding.w, x_sizes.s7);
+    float value = 0.0f;
+    if (id >= 0 && ih >= 0 && iw >= 0)
+        value = (float)LOAD(x__base + x__offset, AT5(x_strides, n, c, id, ih, iw));
+    STORE(value, col + col__offset, gid);
+}
+
+/* The im2col + GEMM path's second launch, one work-item: flag = 1 when the filter holds an infinite or NaN weight,
+ * else 0 (the last launch then recomputes the outputs with the direct kernel, which skips padding taps). */
+__kernel void nonfinite(__global const store_t *f__base, ulong f__offset, ulong8 f_strides, ulong8 f_sizes,
+                        __global store_t *flag, ulong flag__offset, uint count)
+{
+    float found = 0.0f;
+    for (uint i = 0; i < count; ++i) {
+        COORDS8(o, i, f_sizes)
+        if (!isfinite((float)LOAD(f__base + f__offset, AT5(f_strides, o[3], o[4], o[5], o[6], o[7]))))
+            found = 1.0f;
+    }
+    STORE(found, flag, flag__offset);
 }

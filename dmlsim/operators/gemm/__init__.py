@@ -2,13 +2,29 @@
 
 The desc is DirectML's generated one. ``Output = FusedActivation(Alpha * TransA(A) x TransB(B) + Beta * C)``
 per leading index: tensors of 2 to 4 dimensions ``{[BatchCount], [ChannelCount], rows, columns}``,
-FLOAT32/FLOAT16 (float32 accumulation), any strides on every tensor (stride 0 broadcasts an input, e.g.
-one C row for every row of the output: the doc requires C's *Sizes* to be the output's). Matrices of at least
-16 x 16 x 16 run the tiled kernel (local-memory tiles), smaller ones one work-item per output element.
+FLOAT32/FLOAT16 (float32 accumulation, term by term in order k = 0..K-1; the device compiler may fuse each
+multiply-add into one rounding, see kernel.cl), any strides on every tensor (stride 0 broadcasts an input, e.g.
+one C row for every row of the output: the doc requires C's *Sizes* to be the output's).
+
+The planner (:meth:`Gemm.plan_launches`), per launch target and shape:
+
+- CPU devices: ``gemm_blocked``, register blocking. One work-item (work-groups of one: PoCL and Intel's runtime
+  then run the explicitly vectorized code as written instead of re-vectorizing across work-items) computes an
+  ``MR x 16`` block of the output in ``MR x 2`` float8 accumulators (8 x 16: 16 of AVX-512's 32 vector registers;
+  float8 because CPU kernels stay at 256-bit vectors, ``CPU_VECTOR_BYTES`` in plan.py), the K loop unrolled 4
+  times with the K remainder after it. Skinny outputs take smaller blocks: M = 1 is a GEMV-like path (one row,
+  16 columns per work-item, the work spread over N), M = 2 and M <= 4 blocks of 2 and 4 rows, N <= 8 one
+  vector per row. B is read as 8-wide vector loads when its stride along N is 1 (``B_UNIT_N``), gathered element
+  by element otherwise (TransB of a packed B, padded columns, stride 0) and in the last, partial block of N.
+  Work-items run the M blocks fastest, so that consecutive work-items reuse one 16-column panel of B from cache.
+- Other devices (GPUs): matrices of at least 16 x 16 x 16 run ``gemm_tiled`` (16 x 16 work-groups staging
+  16-wide slices of A and B in local memory), smaller ones one work-item per output element.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,12 +36,48 @@ from dmlsim.operators.activation.fused import apply_fused, fused_defines
 from dmlsim.operators.base import Operator, ValidatedDesc, Work, elementwise_work, register, require_same
 from dmlsim.operators.float_rules import require_float_tensors, storage_defines
 from dmlsim.operators.gemm.reference import gemm, working_elements
-from dmlsim.operators.plan import Groups, Items, KernelLaunch, LaunchTarget, Scalar, TensorArg, Vector
+from dmlsim.operators.plan import (
+    Argument,
+    Groups,
+    Items,
+    KernelLaunch,
+    KernelSource,
+    LaunchTarget,
+    Scalar,
+    TensorArg,
+    Vector,
+)
 
 A, B, C, OUT = "ATensor", "BTensor", "CTensor", "OutputTensor"
 TRANSPOSE = DML_MATRIX_TRANSFORM.DML_MATRIX_TRANSFORM_TRANSPOSE
 # Side of the output tiles of the tiled kernel (kernel.cl's TILE): used when M, N and K all reach it.
 TILE = 16
+# gemm_blocked on CPU devices: rows per block and 8-wide vectors per block row (MR x NV*8 accumulators), work-items
+# per work-group.
+CPU_ROWS = 8
+CPU_VECTORS = 2
+CPU_LOCAL = 1
+
+
+@dataclass(frozen=True)
+class Block:
+    """The output block one work-item of ``gemm_blocked`` computes: ``rows`` (MR) x ``vectors`` (NV) vectors of
+    ``width`` (VN) columns, with the K loop unrolled ``unroll`` (KU) times."""
+
+    rows: int
+    vectors: int
+    width: int = 8
+    unroll: int = 4
+
+    @property
+    def columns(self) -> int:
+        return self.vectors * self.width
+
+
+def cpu_block(m: int, n: int) -> Block:
+    """The register block for a CPU device and an M x N output (module docstring: the planner)."""
+    rows = next(r for r in (1, 2, 4, CPU_ROWS) if m <= r or r == CPU_ROWS)
+    return Block(rows, 1 if n <= 8 else CPU_VECTORS)
 
 
 def matrix_dims(sizes: tuple[int, ...], transposed: bool) -> tuple[int, int]:
@@ -99,20 +151,51 @@ class Gemm(Operator):
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
         out = v.layout(OUT)
-        trans_a = v.attrs["TransA"] == TRANSPOSE
+        trans_a, trans_b = v.attrs["TransA"] == TRANSPOSE, v.attrs["TransB"] == TRANSPOSE
         _, k = matrix_dims(v.layout(A).sizes, trans_a)
         has_c = bound.get(C) is not None
-        args = [TensorArg("a", A), TensorArg("b", B), *([TensorArg("c", C)] if has_c else []), TensorArg("y", OUT),
-                Vector("sizes", out.sizes), Scalar("K", np.uint32(k)), Scalar("trans_a", np.uint32(trans_a)),
-                Scalar("trans_b", np.uint32(v.attrs["TransB"] == TRANSPOSE)),
-                Scalar("alpha", np.float32(v.attrs["Alpha"])), Scalar("beta", np.float32(v.attrs["Beta"]))]
-        defines = {**storage_defines(out), "HAS_C": has_c, **fused_defines(v.attrs.get("FusedActivation"))}
-        m, n = out.sizes[-2:]
-        if m >= TILE and n >= TILE and k >= TILE:
-            tiles_m, tiles_n = -(-m // TILE), -(-n // TILE)
-            batches = out.element_count // (m * n)
-            args += [Scalar("tiles_m", np.uint32(tiles_m)), Scalar("tiles_n", np.uint32(tiles_n))]
-            return [KernelLaunch(self.kernel_source, "gemm_tiled", defines,
-                                 Groups(batches * tiles_m * tiles_n, TILE * TILE), args)]
-        args.append(Scalar("n", np.uint32(out.element_count)))
-        return [KernelLaunch(self.kernel_source, "gemm", defines, Items(out.element_count), args)]
+        operands = [TensorArg("a", A), TensorArg("b", B), *([TensorArg("c", C)] if has_c else []), TensorArg("y", OUT)]
+        unit_n = v.layout(B).strides[-2 if v.attrs["TransB"] == TRANSPOSE else -1] == 1
+        defines = {**storage_defines(out), **fused_defines(v.attrs.get("FusedActivation"))}
+        return gemm_launches(target, operands, (1,) * (4 - len(out.sizes)) + tuple(out.sizes), k, trans_a, trans_b,
+                             v.attrs["Alpha"], v.attrs["Beta"], has_c, unit_n, defines)
+
+
+GEMM_SOURCE = KernelSource(__name__)
+
+
+def view_args(param: str, field: str, strides: tuple[int, int, int, int]) -> list[Argument]:
+    """A tensor field as a GEMM operand with 4-D strides ``{batch, channel, row, column}`` (elements) of the
+    caller's choosing: a view of another operator's tensor (CONVOLUTION's 1 x 1 filters), without a copy."""
+    return [TensorArg(param, field, scalar=True), Vector(f"{param}__strides", tuple(strides), fill=0)]
+
+
+def gemm_launches(target: LaunchTarget, operands: list[Argument], sizes: tuple[int, ...], k: int, trans_a: bool,
+                  trans_b: bool, alpha: float, beta: float, has_c: bool, unit_n: bool,
+                  defines: dict[str, Any]) -> list[KernelLaunch]:
+    """The launch of kernel.cl's GEMM for an output of 4-D ``sizes`` ``{batch, channel, M, N}`` and K terms, the
+    operands ``a, b, [c], y`` as kernel arguments (TensorArgs of GEMM's own fields, or :func:`view_args`); the
+    planner of the module docstring. ``unit_n``: B's stride along N is 1; ``defines``: storage and fused
+    activation."""
+    args = [*operands, Vector("sizes", tuple(sizes)), Scalar("K", np.uint32(k)), Scalar("trans_a", np.uint32(trans_a)),
+            Scalar("trans_b", np.uint32(trans_b)), Scalar("alpha", np.float32(alpha)), Scalar("beta", np.float32(beta))]
+    defines = {**defines, "HAS_C": has_c}
+    m, n = sizes[-2:]
+    count_out = math.prod(sizes)
+    batches = count_out // (m * n) if m * n else 0
+    if target.is_cpu:
+        block = cpu_block(m, n)
+        blocks_m, blocks_n = -(-m // block.rows), -(-n // block.columns)
+        count = batches * blocks_m * blocks_n
+        args += [Scalar("blocks_m", np.uint32(blocks_m)), Scalar("blocks_n", np.uint32(blocks_n)),
+                 Scalar("count", np.uint32(count))]
+        defines |= {"MR": block.rows, "NV": block.vectors, "VN": block.width, "VEC": block.width, "KU": block.unroll,
+                    "B_UNIT_N": unit_n, "M_FAST": True}
+        return [KernelLaunch(GEMM_SOURCE, "gemm_blocked", defines, Items(count, CPU_LOCAL), args)]
+    if m >= TILE and n >= TILE and k >= TILE:
+        tiles_m, tiles_n = -(-m // TILE), -(-n // TILE)
+        args += [Scalar("tiles_m", np.uint32(tiles_m)), Scalar("tiles_n", np.uint32(tiles_n))]
+        return [KernelLaunch(GEMM_SOURCE, "gemm_tiled", defines, Groups(batches * tiles_m * tiles_n, TILE * TILE),
+                             args)]
+    args.append(Scalar("n", np.uint32(count_out)))
+    return [KernelLaunch(GEMM_SOURCE, "gemm", defines, Items(count_out), args)]

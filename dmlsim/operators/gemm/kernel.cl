@@ -4,14 +4,21 @@
  * strides (stride 0 broadcasts an input). trans_a / trans_b (DML_MATRIX_TRANSFORM) swap which of the
  * last two strides walks K. -DHAS_C when CTensor is bound. FLOAT16 (-DSTORE_HALF) is storage only: the
  * sum is accumulated in float32, in order k = 0..K-1, and stored rounded to nearest even.
- * Two kernels with the same arithmetic in the same order (bitwise equal results): `gemm`, one work-item
- * per output element, and `gemm_tiled`, one work-group of TILE x TILE work-items per TILE x TILE output
- * tile, staging TILE-wide slices of A and B in local memory.
+ * Three kernels with the same arithmetic in the same order (bitwise equal results on one device): `gemm`, one
+ * work-item per output element; `gemm_tiled` (GPU launch targets), one work-group of TILE x TILE work-items per
+ * TILE x TILE output tile, staging TILE-wide slices of A and B in local memory; `gemm_blocked` (CPU launch
+ * targets), one work-item per register block of the output (below).
+ * Unlike the other kernels (dmlsim.h turns contraction off), this file lets the compiler contract each
+ * `sum + a * b` into one fused multiply-add where the device has one (one rounding per term instead of two:
+ * within the same K + 2 ulps bound, and half the instructions of the inner loop on CPUs with FMA). All three
+ * kernels write the term the same way, so they contract alike.
  */
 #include "dmlsim.h"
 #include "activations.h"
 
 #define TILE 16
+/* after dmlsim.h's FP_CONTRACT OFF: contraction allowed in GEMM's kernels (top of the file) */
+#pragma OPENCL FP_CONTRACT ON
 
 #ifdef HAS_C
 #define C_ARG TENSOR_IN(c),
@@ -96,4 +103,127 @@ void gemm_tiled(GEMM_ARGS, uint tiles_m, uint tiles_n)
     }
     if (row < M && col < N)
         STORE_OUTPUT(sum, batch, channel, row, col)
+}
+
+/* ---- gemm_blocked: register blocking for CPU devices -----------------------------------------------------
+ * One work-item computes an MR x (NV * VN) block of one output matrix in MR * NV VN-wide float accumulators:
+ * for each k it broadcasts MR values of opA(A)'s column k and loads NV VN-wide slices of opB(B)'s row k
+ * (contiguous when -DB_UNIT_N: B's stride along N is 1; gathered element by element otherwise), KU values of
+ * k per trip of the main loop and the K remainder (K % KU) one by one after it. Every output element is the
+ * same float32 sum, term by term in order k = 0..K-1, as the other two kernels compute (bitwise equal).
+ * Edge blocks: rows past M read row M - 1 and columns past N read column N - 1 (valid addresses; the results
+ * are never stored), a block that reaches past N or whose B is not unit-stride gathers B, and only elements
+ * inside the output are stored. Work-items run M blocks fastest (-DM_FAST, CPUs: consecutive work-items of a
+ * core reuse one B panel from cache) or N blocks fastest (GPUs: neighbouring work-items read neighbouring B). */
+#ifndef MR
+#define MR 4
+#endif
+#ifndef NV
+#define NV 2
+#endif
+#ifndef VN
+#define VN 8
+#endif
+#ifndef KU
+#define KU 4
+#endif
+#define NR (NV * VN)
+#define FLOATV DMLSIM_CAT(float, VN)
+
+/* VN consecutive B elements opB(B)[k, n .. n + VN - 1] in one vector load: dmlsim.h's LOADV with VEC = VN (the plan
+ * defines both), so that CPU targets load FLOAT32 by dereference and widen FLOAT16 with F16C where the target has
+ * it (PyPI's PoCL 3.0 compiles vload_half8 as a library call); gathered element by element otherwise (below). */
+#if VN != VEC
+#error "gemm_blocked: the plan defines VEC = VN"
+#endif
+#define LOAD_B_ROW(p) LOADV((p), 0)
+
+inline FLOATV gather_b(__global const store_t *b_matrix, ulong4 b__strides, uint trans_b, uint k, uint n, uint N)
+{
+    float lanes[VN];
+#pragma unroll
+    for (uint l = 0; l < VN; ++l)
+        lanes[l] = (float)LOAD(b_matrix, B_AT(k, min(n + l, N - 1)));
+    return DMLSIM_CAT(vload, VN)(0, lanes);
+}
+
+/* One term k of every accumulator: acc[i][j] += opA(A)[row_i, k] * opB(B)[k, n0 + j*VN ..]. */
+#define BLOCK_STEP(k, LOAD_B)                                                            \
+    {                                                                                    \
+        FLOATV b_[NV];                                                                   \
+        _Pragma("unroll") for (uint j = 0; j < NV; ++j) b_[j] = LOAD_B(k, j);           \
+        _Pragma("unroll") for (uint i = 0; i < MR; ++i) {                                \
+            const FLOATV a_ = (FLOATV)((float)LOAD(a_matrix, a_row[i] + (ulong)(k) * a_k)); \
+            _Pragma("unroll") for (uint j = 0; j < NV; ++j) acc[i][j] = acc[i][j] + a_ * b_[j]; \
+        }                                                                                \
+    }
+#define B_VECTOR(k, j) LOAD_B_ROW(b_matrix + (ulong)(k) * b_k + (ulong)(n0 + (j) * VN))
+#define B_GATHER(k, j) gather_b(b_matrix, b__strides, trans_b, (k), n0 + (j) * VN, N)
+#define BLOCK_LOOP(LOAD_B)                                                               \
+    {                                                                                    \
+        uint k = 0;                                                                      \
+        for (; k + KU <= K; k += KU) {                                                   \
+            _Pragma("unroll") for (uint u = 0; u < KU; ++u) BLOCK_STEP(k + u, LOAD_B)   \
+        }                                                                                \
+        for (; k < K; ++k)                                                               \
+            BLOCK_STEP(k, LOAD_B)                                                        \
+    }
+
+__kernel void gemm_blocked(GEMM_ARGS, uint blocks_m, uint blocks_n, uint count)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+#ifdef M_FAST
+    const uint block_m = gid % blocks_m;
+    uint rest = gid / blocks_m;
+    const uint block_n = rest % blocks_n;
+    rest /= blocks_n;
+#else
+    const uint block_n = gid % blocks_n;
+    uint rest = gid / blocks_n;
+    const uint block_m = rest % blocks_m;
+    rest /= blocks_m;
+#endif
+    const ulong channel = rest % (uint)sizes.y;
+    const ulong batch = rest / (uint)sizes.y;
+    const uint M = (uint)sizes.z, N = (uint)sizes.w;
+    const uint m0 = block_m * MR, n0 = block_n * NR;
+    __global const store_t *a_matrix = TENSOR_PTR(a) + batch * a__strides.x + channel * a__strides.y;
+    __global const store_t *b_matrix = TENSOR_PTR(b) + batch * b__strides.x + channel * b__strides.y;
+    /* opA(A)[m, k] = a_matrix[a_row[m] + k * a_k]; opB(B)[k, n] = b_matrix[k * b_k + n * (stride along N)] */
+    const ulong a_k = trans_a ? a__strides.z : a__strides.w;
+    const ulong b_k = trans_b ? b__strides.w : b__strides.z;
+    ulong a_row[MR];
+#pragma unroll
+    for (uint i = 0; i < MR; ++i)
+        a_row[i] = (ulong)min(m0 + i, M - 1) * (trans_a ? a__strides.w : a__strides.z);
+
+    FLOATV acc[MR][NV];
+#pragma unroll
+    for (uint i = 0; i < MR; ++i)
+#pragma unroll
+        for (uint j = 0; j < NV; ++j)
+            acc[i][j] = (FLOATV)(0.0f);
+#ifdef B_UNIT_N
+    if (n0 + NR <= N)
+        BLOCK_LOOP(B_VECTOR)
+    else
+#endif
+        BLOCK_LOOP(B_GATHER)
+
+#pragma unroll
+    for (uint i = 0; i < MR; ++i) {
+        const uint row = m0 + i;
+#pragma unroll
+        for (uint j = 0; j < NV; ++j) {
+            float lanes[VN];
+            DMLSIM_CAT(vstore, VN)(acc[i][j], 0, lanes);
+            for (uint l = 0; l < VN; ++l) {
+                const uint col = n0 + j * VN + l;
+                if (row < M && col < N)
+                    STORE_OUTPUT(lanes[l], batch, channel, row, col)
+            }
+        }
+    }
 }
