@@ -625,6 +625,12 @@ def test_fused_activation_applies_to_the_output(device):
     got = run_operator(device, desc, {"InputTensor": np.array([1, 2, -3, 4], np.float32).reshape(1, 1, 4),
                                       "FilterTensor": np.ones((1, 1, 2), np.float32)})["OutputTensor"]
     np.testing.assert_array_equal(got.ravel(), [3, 0, 1])
+    # two groups (the direct kernel, not a GEMM path): [1, -2, 3] and [-1, -1, 2] with [1, 1] each are
+    # [-1, 1] and [-2, 1]; the RELU zeroes the negatives
+    desc = conv_desc(T(F32, [1, 2, 3]), T(F32, [2, 1, 2]), None, T(F32, [1, 2, 2]), groups=2, fused=relu)
+    got = run_operator(device, desc, {"InputTensor": np.array([1, -2, 3, -1, -1, 2], np.float32).reshape(1, 2, 3),
+                                      "FilterTensor": np.ones((2, 1, 2), np.float32)})["OutputTensor"]
+    np.testing.assert_array_equal(got.ravel(), [0, 1, 0, 1])
 
 
 def test_registered():
