@@ -68,6 +68,9 @@ CASES = [
     "test_cumprod_2d_int32",
     "test_range_int32_type_negative_delta",
     "test_mish",
+    "test_rms_normalization_3d_axis1_epsilon",
+    "test_sce_mean_weight_ii",
+    "test_swiglu_alpha",
 ]
 
 
@@ -148,3 +151,43 @@ def test_run_node_lowers_a_node_of_the_default_domain(device):
     node = helper.make_node("Softmax", ["x"], ["y"], axis=0)
     (y,) = backend.run_node(node, [np.array([0.0, np.log(3.0)], np.float32)], device)
     np.testing.assert_allclose(y, [0.25, 0.75], rtol=1e-6)
+
+
+def test_a_node_without_lowering_runs_its_function_body(device):
+    """NegativeLogLikelihoodLoss has no lowering: its context-dependent function body (Gather, Where, ReduceSum,
+    ...) is expanded and lowered, with ``reduction`` left at its schema default "mean" and ``ignore_index`` read
+    from the node. Expected: numpy by hand, -sum(w[t] * x[n, t]) / sum(w[t]) over the targets not ignored."""
+    import numpy as np
+    from onnx import TensorProto, helper
+
+    from dmlsim import backend
+
+    node = helper.make_node("NegativeLogLikelihoodLoss", ["x", "t", "w"], ["loss"], name="nll", ignore_index=2)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 3]),
+                                            helper.make_tensor_value_info("t", TensorProto.INT64, [4]),
+                                            helper.make_tensor_value_info("w", TensorProto.FLOAT, [3])],
+                              [helper.make_tensor_value_info("loss", TensorProto.FLOAT, [])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    x = np.array([[-1.0, -2.0, -3.0], [-0.5, -4.0, -0.25], [-2.0, -1.0, -8.0], [0.0, -3.0, -1.5]], np.float32)
+    t = np.array([1, 2, 0, 2], np.int64)  # the second and fourth rows are ignored
+    w = np.array([0.5, 2.0, 4.0], np.float32)
+    (loss,) = backend.prepare(model, device).run([x, t, w])
+    expected = -(2.0 * -2.0 + 0.5 * -2.0) / (2.0 + 0.5)
+    np.testing.assert_allclose(loss, expected, rtol=1e-6)
+
+
+def test_a_refusal_inside_a_function_body_names_the_original_node(ref_device):
+    """Bernoulli's body draws with RandomUniformLike, which nothing lowers: the refusal names the Bernoulli node
+    first, then the body's node."""
+    import numpy as np
+    from onnx import TensorProto, helper
+
+    from dmlsim import backend
+
+    node = helper.make_node("Bernoulli", ["p"], ["y"], name="coin")
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("p", TensorProto.FLOAT, [3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)])
+    with pytest.raises(DMLError, match=r"^E_NOTIMPL .*Bernoulli node 'coin' \(opset 22\), in its function body: "
+                                       r"RandomUniformLike node 'coin/.*' \(opset 22\): no DirectML lowering"):
+        backend.prepare(model, ref_device).run([np.full(3, 0.5, np.float32)])

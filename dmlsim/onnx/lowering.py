@@ -12,6 +12,10 @@ A model is lowered for the shapes (and the host-read input values) of one run:
   host values read by device nodes become weights (OWNED_BY_DML graph inputs bound to the operator initializer,
   or constant nodes when a few bytes), graph inputs are bound at execution.
 
+- **Function bodies.** A node no lowering claims, whose schema defines a function body at the model's opset, is
+  replaced by the body's nodes (fresh names, attribute references resolved), as onnxruntime inlines it before the
+  DirectML provider takes the primitives (:mod:`dmlsim.onnx.functions`); a direct lowering always wins.
+
 A node that DirectML cannot express raises a DMLError naming the node, its op type, the opset and the reason.
 """
 

@@ -23,6 +23,7 @@ from dmlsim.onnx import (  # noqa: F401  (each registers its lowerings)
     ops_resize,
     ops_tensor,
 )
+from dmlsim.onnx.functions import expand, has_body
 from dmlsim.onnx.lowering import LOWERINGS, Lowering, View, attributes_of, dml_type
 from dmlsim.runtime.device import Device
 
@@ -79,7 +80,7 @@ def check_lowerable(model: Any) -> None:
         elif node.domain not in DEFAULT_DOMAINS:
             raise DMLError(E_NOTIMPL, f"{node.op_type} node {node.name!r} (domain {node.domain!r}): dmlsim lowers "
                                       "the default ONNX domain onto DirectML")
-        elif node.op_type not in LOWERINGS:
+        elif node.op_type not in LOWERINGS and not has_body(node.op_type, opset, node.domain or ""):
             raise DMLError(E_NOTIMPL, f"{node.op_type} node {node.name!r} (opset {opset}): no DirectML lowering "
                                       "for this op yet")
 
@@ -119,42 +120,50 @@ def run_lowered(model: Any, feeds: dict[str, Any], device: Device) -> list[np.nd
             builder_name = low.builder.input(name, tensor)
             low.views[name] = View(builder_name, shape, packed_strides(shape), array.dtype)
     for node in graph.node:
-        low.node = node
-        attrs = attributes_of(node)
-        if node.domain not in DEFAULT_DOMAINS:
-            raise low.refuse(f"domain {node.domain!r}: dmlsim lowers the default ONNX domain")
-        if node.op_type == "Constant":
-            low.host[node.output[0]] = _constant(node, attrs)
-            constants.add(node.output[0])
-            continue
-        if node.op_type in ("Shape", "Size"):
-            shape = low.value_shape(node.input[0])
-            if node.op_type == "Size":
-                value = np.asarray(int(np.prod(shape)), np.int64)
-            else:
-                start, end = attrs.get("start", 0), attrs.get("end", None)
-                value = np.asarray(shape[slice(start, end)], np.int64)
-            low.host[node.output[0]] = value
-            constants.add(node.output[0])
-            continue
-        given = [name for name in node.input if name]
-        if given and all(name in constants for name in given) and node.op_type not in NEVER_FOLDED:
-            try:
-                values = _fold(node, [low.host[name] if name else None for name in node.input], low.opset)
-            except Exception as error:  # onnx.reference refusing the node: say which, never a traceback
-                raise low.refuse(f"folding it on the host failed ({type(error).__name__}: "
-                                 f"{str(error).splitlines()[0][:120]})") from None
-            for name, value in zip(node.output, values, strict=False):
-                if name:
-                    low.host[name] = value
-                    constants.add(name)
-            continue
-        lowering = LOWERINGS.get(node.op_type)
-        if lowering is None:
-            raise low.refuse("no DirectML lowering for this op yet")
-        lowering(low, node, attrs)
+        lower_node(low, node, constants)
     low.node = None
     return _finish(low, graph, feeds)
+
+
+def lower_node(low: Lowering, node: Any, constants: set[str], depth: int = 0) -> None:
+    """One node: a host value (Constant, Shape, Size, a fold of host constants), a lowering, or its function body
+    expanded (:mod:`dmlsim.onnx.functions`) when no lowering claims it."""
+    low.node = node
+    attrs = attributes_of(node)
+    if node.domain not in DEFAULT_DOMAINS:
+        raise low.refuse(f"domain {node.domain!r}: dmlsim lowers the default ONNX domain")
+    if node.op_type == "Constant":
+        low.host[node.output[0]] = _constant(node, attrs)
+        constants.add(node.output[0])
+        return
+    if node.op_type in ("Shape", "Size"):
+        shape = low.value_shape(node.input[0])
+        if node.op_type == "Size":
+            value = np.asarray(int(np.prod(shape)), np.int64)
+        else:
+            start, end = attrs.get("start", 0), attrs.get("end", None)
+            value = np.asarray(shape[slice(start, end)], np.int64)
+        low.host[node.output[0]] = value
+        constants.add(node.output[0])
+        return
+    given = [name for name in node.input if name]
+    if given and all(name in constants for name in given) and node.op_type not in NEVER_FOLDED:
+        try:
+            values = _fold(node, [low.host[name] if name else None for name in node.input], low.opset)
+        except Exception as error:  # onnx.reference refusing the node: say which, never a traceback
+            raise low.refuse(f"folding it on the host failed ({type(error).__name__}: "
+                             f"{str(error).splitlines()[0][:120]})") from None
+        for name, value in zip(node.output, values, strict=False):
+            if name:
+                low.host[name] = value
+                constants.add(name)
+        return
+    lowering = LOWERINGS.get(node.op_type)
+    if lowering is None:
+        if expand(low, node, lambda inner_low, inner, d: lower_node(inner_low, inner, constants, d), depth):
+            return
+        raise low.refuse("no DirectML lowering for this op yet")
+    lowering(low, node, attrs)
 
 
 def _finish(low: Lowering, graph: Any, feeds: dict[str, Any]) -> list[np.ndarray]:
