@@ -191,3 +191,37 @@ def test_a_refusal_inside_a_function_body_names_the_original_node(ref_device):
     with pytest.raises(DMLError, match=r"^E_NOTIMPL .*Bernoulli node 'coin' \(opset 22\), in its function body: "
                                        r"RandomUniformLike node 'coin/.*' \(opset 22\): no DirectML lowering"):
         backend.prepare(model, ref_device).run([np.full(3, 0.5, np.float32)])
+
+
+def test_empty_tensors_are_made_on_the_host_and_empty_reductions_give_their_identity(device):
+    """DirectML has no size-0 dimension: Mul of an empty [2, 0, 3] input is empty, ReduceSum and ReduceMax over
+    the empty axis give 0 and -inf (keepdims), and Split's zero-size piece is empty while the rest is computed on
+    the device. Expected by hand (numpy's own empty reductions agree)."""
+    import numpy as np
+    from onnx import TensorProto, helper
+
+    from dmlsim import backend
+
+    f = TensorProto.FLOAT
+    nodes = [helper.make_node("Mul", ["e", "e"], ["sq"]),
+             helper.make_node("ReduceSum", ["sq", "axes"], ["total"]),
+             helper.make_node("ReduceMax", ["e", "axes"], ["top"]),
+             helper.make_node("Split", ["x", "parts"], ["a", "b", "c"], axis=0)]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("e", f, [2, 0, 3]),
+                                           helper.make_tensor_value_info("x", f, [4])],
+                              [helper.make_tensor_value_info(n, f, s) for n, s in (
+                                  ("sq", [2, 0, 3]), ("total", [2, 1, 3]), ("top", [2, 1, 3]), ("a", [1]),
+                                  ("b", [0]), ("c", [3]))],
+                              [helper.make_tensor("axes", TensorProto.INT64, [1], [1]),
+                               helper.make_tensor("parts", TensorProto.INT64, [3], [1, 0, 3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    x = np.array([1.5, -0.0, np.inf, np.nan], np.float32)
+    sq, total, top, a, b, c = backend.prepare(model, device).run([np.zeros((2, 0, 3), np.float32), x])
+    assert sq.shape == (2, 0, 3) and sq.dtype == np.float32
+    np.testing.assert_array_equal(total, np.zeros((2, 1, 3), np.float32))
+    np.testing.assert_array_equal(top, np.full((2, 1, 3), -np.inf, np.float32))
+    assert total.dtype == top.dtype == np.float32
+    np.testing.assert_array_equal(a, [1.5])
+    assert b.shape == (0,) and b.dtype == np.float32
+    np.testing.assert_array_equal(c, [-0.0, np.inf, np.nan])
+    assert np.signbit(c[0])

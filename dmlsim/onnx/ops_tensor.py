@@ -163,7 +163,13 @@ def lower_split(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     for name, size in zip(outputs, sizes, strict=True):
         shape = list(source.shape)
         shape[axis] = size
-        made.append(low.output(name, shape, source.dtype))
+        if size == 0:  # an empty piece is a host value (dmlsim/onnx/empty.py); SPLIT makes the others
+            low.host[name] = np.empty(shape, source.dtype)
+        else:
+            made.append(low.output(name, shape, source.dtype))
+    if len(made) == 1:
+        unary(low, "ELEMENT_WISE_IDENTITY", source, next(n for n, s in zip(outputs, sizes, strict=True) if s))
+        return
     low.emit(dml.DML_OPERATOR_SPLIT, dml.DML_SPLIT_OPERATOR_DESC, {"InputTensor": source},
              {"OutputTensors": made}, OutputCount=len(made), Axis=axis)
 
@@ -190,8 +196,11 @@ def lower_slice(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
         axis = int(axis) + rank if axis < 0 else int(axis)
         begin, stop, stride = slice(int(start), int(end), int(step)).indices(source.shape[axis])
         count = len(range(begin, stop, stride))
-        if count == 0:
-            raise low.refuse(f"an empty slice on axis {axis}: DirectML tensors have no size-0 dimension")
+        if count == 0:  # an empty result is a host value (dmlsim/onnx/empty.py), as onnxruntime allocates it
+            shape = list(source.shape)
+            shape[axis] = 0
+            low.host[node.output[0]] = np.empty(shape, source.dtype)
+            return
         window = abs(stride) * (count - 1) + 1
         # SLICE1 starts a negative stride at the window's last element: the window ends at ONNX's first index
         offsets[axis] = begin if stride > 0 else begin - window + 1

@@ -23,6 +23,7 @@ from dmlsim.onnx import (  # noqa: F401  (each registers its lowerings)
     ops_resize,
     ops_tensor,
 )
+from dmlsim.onnx.empty import lower_empty
 from dmlsim.onnx.functions import expand, has_body
 from dmlsim.onnx.lowering import LOWERINGS, Lowering, View, attributes_of, dml_type
 from dmlsim.runtime.device import Device
@@ -126,8 +127,9 @@ def run_lowered(model: Any, feeds: dict[str, Any], device: Device) -> list[np.nd
 
 
 def lower_node(low: Lowering, node: Any, constants: set[str], depth: int = 0) -> None:
-    """One node: a host value (Constant, Shape, Size, a fold of host constants), a lowering, or its function body
-    expanded (:mod:`dmlsim.onnx.functions`) when no lowering claims it."""
+    """One node: a host value (Constant, Shape, Size, a fold of host constants, a node with an empty input:
+    :mod:`dmlsim.onnx.empty`), a lowering, or its function body expanded (:mod:`dmlsim.onnx.functions`) when no
+    lowering claims it."""
     low.node = node
     attrs = attributes_of(node)
     if node.domain not in DEFAULT_DOMAINS:
@@ -157,6 +159,8 @@ def lower_node(low: Lowering, node: Any, constants: set[str], depth: int = 0) ->
             if name:
                 low.host[name] = value
                 constants.add(name)
+        return
+    if lower_empty(low, node, attrs, _fold, lambda rest: lower_node(low, rest, constants, depth)):
         return
     lowering = LOWERINGS.get(node.op_type)
     if lowering is None:
