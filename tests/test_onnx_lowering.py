@@ -71,6 +71,10 @@ CASES = [
     "test_rms_normalization_3d_axis1_epsilon",
     "test_sce_mean_weight_ii",
     "test_swiglu_alpha",
+    "test_compress_negative_axis",
+    "test_gelu_tanh_2",
+    "test_center_crop_pad_crop_axes_hwc",
+    "test_affine_grid_2d_align_corners",
 ]
 
 
@@ -225,3 +229,56 @@ def test_empty_tensors_are_made_on_the_host_and_empty_reductions_give_their_iden
     assert b.shape == (0,) and b.dtype == np.float32
     np.testing.assert_array_equal(c, [-0.0, np.inf, np.nan])
     assert np.signbit(c[0])
+
+
+def test_bitcast_reads_the_same_bytes_as_another_type(device):
+    """BitCast float32 → int32 of a transposed (strided) view: the packed bytes of x.T read as int32, ±0, ±inf
+    and NaN included. Expected: numpy's own reinterpretation of the same bytes."""
+    import numpy as np
+    from onnx import TensorProto, helper
+
+    from dmlsim import backend
+
+    nodes = [helper.make_node("Transpose", ["x"], ["t"], perm=[1, 0]),
+             helper.make_node("BitCast", ["t"], ["y"], to=TensorProto.INT32)]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.INT32, [3, 2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 26)])
+    x = np.array([[1.0, -0.0, np.inf], [-np.inf, np.nan, 0.0]], np.float32)
+    (y,) = backend.prepare(model, device).run([x])
+    assert y.dtype == np.int32
+    np.testing.assert_array_equal(y, np.ascontiguousarray(x.T).view(np.int32))
+    assert y[1, 0] == -2**31 and y[2, 0] == 0x7F800000  # -0.0 and +inf, by hand
+
+
+def test_if_with_a_host_known_condition_lowers_the_taken_branch(device):
+    """If reads its condition on the host (a graph input): each branch reads the enclosing graph's x on the device
+    (then: x + x, else: -x). A condition computed on the device is refused. Expected by hand."""
+    import numpy as np
+    from onnx import TensorProto, helper
+
+    from dmlsim import backend
+
+    f = TensorProto.FLOAT
+    then_branch = helper.make_graph([helper.make_node("Add", ["x", "x"], ["a"])], "then", [],
+                                    [helper.make_tensor_value_info("a", f, [3])])
+    else_branch = helper.make_graph([helper.make_node("Neg", ["x"], ["b"])], "else", [],
+                                    [helper.make_tensor_value_info("b", f, [3])])
+    node = helper.make_node("If", ["c"], ["y"], name="choose", then_branch=then_branch, else_branch=else_branch)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+                                            helper.make_tensor_value_info("x", f, [3])],
+                              [helper.make_tensor_value_info("y", f, [3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
+    x = np.array([1.5, -0.0, np.inf], np.float32)
+    rep = backend.prepare(model, device)
+    np.testing.assert_array_equal(rep.run([np.array(True), x])[0], [3.0, -0.0, np.inf])
+    (y,) = rep.run([np.array(False), x])
+    np.testing.assert_array_equal(y, [-1.5, 0.0, -np.inf])
+    assert not np.signbit(y[1])
+
+    device_condition = helper.make_node("Greater", ["x", "x"], ["c"])
+    graph = helper.make_graph([device_condition, node], "g", [helper.make_tensor_value_info("x", f, [3])],
+                              [helper.make_tensor_value_info("y", f, [3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
+    with pytest.raises(DMLError, match=r"If node 'choose' \(opset 16\): its condition \('c'\) must be known"):
+        backend.prepare(model, device).run([x])

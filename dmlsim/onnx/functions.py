@@ -21,7 +21,7 @@ primitive nodes. dmlsim does the same, at the model's opset:
   in its function body: Gather node '' (opset 13): ...``, with the inner HRESULT.
 
 A direct lowering always wins over expansion (the caller asks for a body only when ``LOWERINGS`` lacks the op).
-Nodes with graph attributes (If, Loop, Scan inside a body) are passed through unchanged.
+Graph attributes (an If inside a body) read the body's values under their instantiated names.
 """
 
 from __future__ import annotations
@@ -125,7 +125,9 @@ def instantiate(node: Any, body: Any, opset: int, prefix: str, fresh: Callable[[
         clone.name = f"{prefix}/{inner.name or inner.op_type}"
         del clone.attribute[:]
         for attr in inner.attribute:
-            if attr.ref_attr_name:
+            if attr.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS):
+                clone.attribute.append(renamed_subgraphs(attr, names))
+            elif attr.ref_attr_name:
                 source = given.get(attr.ref_attr_name, defaults.get(attr.ref_attr_name))
                 if source is None:
                     continue
@@ -137,6 +139,30 @@ def instantiate(node: Any, body: Any, opset: int, prefix: str, fresh: Callable[[
                 clone.attribute.append(attr)
         nodes.append(clone)
     return nodes
+
+
+def renamed_subgraphs(attr: Any, names: dict[str, str]) -> Any:
+    """A graph attribute whose nodes read the body's values under their instantiated names (a subgraph reads the
+    enclosing scope by name; its own values keep theirs)."""
+    import onnx
+
+    out = onnx.AttributeProto()
+    out.CopyFrom(attr)
+    graphs = [out.g] if attr.type == onnx.AttributeProto.GRAPH else list(out.graphs)
+    for graph in graphs:
+        local = {v for n in graph.node for v in n.output} | {i.name for i in graph.input} | {
+            i.name for i in graph.initializer}
+        for inner in graph.node:
+            for index, value in enumerate(inner.input):
+                if value not in local and value in names:
+                    inner.input[index] = names[value]
+            for sub in inner.attribute:
+                if sub.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS):
+                    sub.CopyFrom(renamed_subgraphs(sub, {k: v for k, v in names.items() if k not in local}))
+        for output in graph.output:
+            if output.name not in local and output.name in names:
+                output.name = names[output.name]
+    return out
 
 
 def body_opset(body: Any, opset: int) -> int:

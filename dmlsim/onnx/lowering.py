@@ -83,6 +83,9 @@ class Lowering:
         self.views: dict[str, View] = {}
         self.node: Any = None
         self._counter = 0
+        self.constants: set[str] = set()  # host values onnxruntime would fold: initializers, Constant, Shape, ...
+        self.graph_inputs: set[str] = set()  # the model's graph inputs (their values are on the host too)
+        self.cpu_values: set[str] = set()  # Shape/Size outputs and what onnxruntime computes on its CPU from them
 
     # --- naming and errors ------------------------------------------------------------------------------------
     def where(self) -> str:

@@ -18,6 +18,7 @@ from dmlsim.onnx import (  # noqa: F401  (each registers its lowerings)
     ops_math,
     ops_nn,
     ops_norm,
+    ops_onnxcov,
     ops_pool,
     ops_recurrent,
     ops_resize,
@@ -29,7 +30,8 @@ from dmlsim.onnx.lowering import LOWERINGS, Lowering, View, attributes_of, dml_t
 from dmlsim.runtime.device import Device
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
-NEVER_FOLDED = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Bernoulli", "Multinomial"}
+NEVER_FOLDED = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Bernoulli", "Multinomial",
+                "If", "Loop", "Scan"}  # random draws; control flow (its subgraphs read values of the enclosing graph)
 
 
 def default_opset(model: Any) -> int:
@@ -63,7 +65,11 @@ def _fold(node: Any, inputs: list[np.ndarray | None], opset: int) -> list[np.nda
     clone.attribute.extend(node.attribute)
     evaluator = ReferenceEvaluator(clone, opsets={"": opset})
     feeds = {name: value for name, value in zip(names, inputs, strict=True) if name}
-    return [np.asarray(v) for v in evaluator.run(None, feeds)]
+    values = evaluator.run(None, feeds)
+    if any(v is None or isinstance(v, (list, tuple, dict)) for v in values):
+        raise DMLError(E_NOTIMPL, "it makes a sequence, map or optional value: DirectML binds tensors only (they "
+                                  "stay with onnxruntime's CPU provider)")
+    return [np.asarray(v) for v in values]
 
 
 def check_lowerable(model: Any) -> None:
@@ -92,7 +98,7 @@ def run_lowered(model: Any, feeds: dict[str, Any], device: Device) -> list[np.nd
 
     graph = model.graph
     low = Lowering(device, default_opset(model))
-    constants: set[str] = set()
+    constants = low.constants
     for init in graph.initializer:
         low.host[init.name] = numpy_helper.to_array(init)
         constants.add(init.name)
@@ -111,6 +117,7 @@ def run_lowered(model: Any, feeds: dict[str, Any], device: Device) -> list[np.nd
             raise DMLError(E_INVALIDARG, f"graph input {name!r} was not given")
         array = np.asarray(feeds[name])
         low.host[name] = array
+        low.graph_inputs.add(name)
         if array.size:
             dml_type(array.dtype, f"graph input {name!r}")
             from dmlsim.api.structs import buffer_tensor
@@ -124,6 +131,39 @@ def run_lowered(model: Any, feeds: dict[str, Any], device: Device) -> list[np.nd
         lower_node(low, node, constants)
     low.node = None
     return _finish(low, graph, feeds)
+
+
+# inputs the DirectML provider's kernels read on the CPU (its kernel registrations): a Shape-derived value there is
+# read, not computed, so the node itself stays on the device
+CPU_INPUTS: dict[str, set[int]] = {
+    "Reshape": {1}, "Expand": {1}, "Slice": {1, 2, 3, 4}, "Tile": {1}, "Pad": {1, 2, 3}, "Range": {0, 1, 2},
+    "ConstantOfShape": {0}, "Squeeze": {1}, "Unsqueeze": {1}, "Split": {1}, "TopK": {1}, "Clip": {1, 2},
+    "OneHot": {1}, "Resize": {1, 2, 3}, "Upsample": {1}, "Dropout": {1, 2}, "ReduceSum": {1}, "ReduceMean": {1},
+    "ReduceMax": {1}, "ReduceMin": {1}, "ReduceProd": {1}, "ReduceL1": {1}, "ReduceL2": {1}, "ReduceLogSum": {1},
+    "ReduceLogSumExp": {1}, "ReduceSumSquare": {1}, "CumSum": {1}, "CumProd": {1},
+}
+
+
+def cpu_preferred(low: Lowering, node: Any, constants: set[str]) -> bool:
+    """Whether onnxruntime places ``node`` on its CPU provider (``GetCpuPreferredNodes``): it consumes a value
+    computed on the CPU (a Shape or Size output, or the output of a node placed there by this rule), every input is
+    such a value, a constant or a graph input, none is FLOAT16, and no CPU value feeds an input the provider's
+    kernel reads on the CPU anyway. dmlsim adds: every input is an integer or bool tensor (shape arithmetic only;
+    onnxruntime's rule would also move float math on graph inputs, which dmlsim keeps on the device)."""
+    given = [name for name in node.input if name]
+    if not any(name in low.cpu_values for name in given) or node.op_type in NEVER_FOLDED:
+        return False
+    read_on_cpu = CPU_INPUTS.get(node.op_type, set())
+    for index, name in enumerate(node.input):
+        if not name:
+            continue
+        if name not in low.host or not (name in constants or name in low.graph_inputs):
+            return False
+        if np.asarray(low.host[name]).dtype.kind not in "iub":
+            return False
+        if index in read_on_cpu and name in low.cpu_values:
+            return False
+    return True
 
 
 def lower_node(low: Lowering, node: Any, constants: set[str], depth: int = 0) -> None:
@@ -147,6 +187,7 @@ def lower_node(low: Lowering, node: Any, constants: set[str], depth: int = 0) ->
             value = np.asarray(shape[slice(start, end)], np.int64)
         low.host[node.output[0]] = value
         constants.add(node.output[0])
+        low.cpu_values.add(node.output[0])
         return
     given = [name for name in node.input if name]
     if given and all(name in constants for name in given) and node.op_type not in NEVER_FOLDED:
@@ -155,10 +196,25 @@ def lower_node(low: Lowering, node: Any, constants: set[str], depth: int = 0) ->
         except Exception as error:  # onnx.reference refusing the node: say which, never a traceback
             raise low.refuse(f"folding it on the host failed ({type(error).__name__}: "
                              f"{str(error).splitlines()[0][:120]})") from None
+        on_cpu = any(name in low.cpu_values for name in given)
         for name, value in zip(node.output, values, strict=False):
             if name:
                 low.host[name] = value
                 constants.add(name)
+                if on_cpu:
+                    low.cpu_values.add(name)
+        return
+    if cpu_preferred(low, node, constants):
+        try:
+            values = _fold(node, [low.host[name] if name else None for name in node.input], low.opset)
+        except Exception as error:  # onnx.reference refusing the node: say which, never a traceback
+            raise low.refuse(f"computing it on the host failed ({type(error).__name__}: "
+                             f"{str(error).splitlines()[0][:120]})") from None
+        for name, value in zip(node.output, values, strict=False):
+            if name:
+                low.host[name] = np.asarray(value)
+                constants.add(name)
+                low.cpu_values.add(name)
         return
     if lower_empty(low, node, attrs, _fold, lambda rest: lower_node(low, rest, constants, depth)):
         return

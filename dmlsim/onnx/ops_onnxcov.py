@@ -1,0 +1,206 @@
+"""If, BitCast, Compress and Gelu's tanh form onto DirectML operators already there.
+
+- **If** whose condition is known when the graph is built (a constant, a Shape-derived value or a graph input read
+  on the host: onnxruntime runs If on its CPU provider, which reads the condition there) is replaced by the taken
+  branch: the branch's initializers become host constants, its values get fresh names (values of the enclosing
+  graph keep theirs), its nodes are lowered like the model's, and its outputs become the node's. Since If is a
+  CPU kernel in onnxruntime, the enclosing graph's host-known values its branch reads count as CPU values there
+  (integer shape arithmetic on them stays on the host, run_model.cpu_preferred). A condition known only on the
+  device is refused (DirectML has no control flow).
+- **BitCast** (opset 26) of types of equal width is the same bytes read as a tensor of the other data type: a view
+  whose tensor desc names the new type over the source's buffer (DirectML's tensor desc is a type laid over bytes;
+  onnxruntime's provider reinterprets int64 tensors the same way). bool is 1 byte (UINT8). Widths that differ are
+  refused by ONNX's own rule, and types DirectML lacks (bfloat16, float8, int4) by the tensor data type check.
+  A source that is a strided view is first copied packed (the bytes must be the source's in its own order).
+- **Compress** with a condition known on the host is GATHER of the indices of its true entries along ``axis``
+  (without ``axis``: of the flattened input); a condition shorter than the axis selects from its length only, as
+  ONNX says; no true entry gives an empty output (a host value, dmlsim/onnx/empty.py). A condition computed on the
+  device is refused: the output's shape would depend on device data.
+- **Gelu** ``approximate='tanh'``: DirectML's ACTIVATION_GELU is the erf form, so the tanh form is composed of
+  element-wise operators, ``0.5 · x · (1 + tanh(√(2/π) · (x + 0.044715 · x³)))``, each step rounded to the
+  tensor's type (FLOAT16 steps round in FLOAT16, as the composed DirectML graph would).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from dmlsim.api.tensor import packed_strides
+from dmlsim.onnx.functions import renamed_subgraphs
+from dmlsim.onnx.lowering import Lowering, View, broadcast_view, lowers
+from dmlsim.onnx.ops_elementwise import binary, unary
+from dmlsim.onnx.ops_tensor import packed
+
+
+# --- If ---------------------------------------------------------------------------------------------------------
+def _branch_nodes(low: Lowering, node: Any, graph: Any) -> tuple[list[Any], dict[str, str]]:
+    """The branch's nodes renamed (fresh names for the values it defines) and the map of its names."""
+    import onnx
+    from onnx import numpy_helper
+
+    prefix = node.name or "If"
+    names: dict[str, str] = {"": ""}
+    for init in graph.initializer:
+        names[init.name] = low.fresh(f"{prefix}/{init.name}")
+        low.host[names[init.name]] = numpy_helper.to_array(init)
+        low.constants.add(names[init.name])
+    defined = {out for inner in graph.node for out in inner.output if out}
+    for value in defined:
+        names[value] = low.fresh(f"{prefix}/{value}")
+    nodes = []
+    for inner in graph.node:
+        clone = onnx.NodeProto()
+        clone.CopyFrom(inner)
+        for attr in clone.attribute:  # a nested If reads this branch's values under their new names
+            if attr.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS):
+                attr.CopyFrom(renamed_subgraphs(attr, names))
+        del clone.input[:]
+        clone.input.extend(names.get(v, v) for v in inner.input)
+        del clone.output[:]
+        clone.output.extend(names.get(v, v) for v in inner.output)
+        clone.name = f"{prefix}/{inner.name or inner.op_type}"
+        nodes.append(clone)
+    return nodes, names
+
+
+def _alias(low: Lowering, source: str, target: str) -> None:
+    """``target`` is ``source``'s value (a device view or a host value, with its host-ness)."""
+    if source in low.views:
+        low.views[target] = low.views[source]
+    if source in low.host:
+        low.host[target] = low.host[source]
+    for group in (low.constants, low.cpu_values):
+        if source in group:
+            group.add(target)
+    if source not in low.views and source not in low.host:
+        raise low.refuse(f"its branch output {source!r} is computed by no node", 0x80070057)
+
+
+@lowers("If")
+def lower_if(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    from dmlsim.onnx.run_model import lower_node
+
+    condition = np.asarray(low.host_value(node.input[0], "condition")).reshape(-1)
+    if condition.size != 1:
+        raise low.refuse(f"its condition has {condition.size} elements; ONNX requires one", 0x80070057)
+    branch = attrs["then_branch" if bool(condition[0]) else "else_branch"]
+    outer_node = low.node
+    nodes, names = _branch_nodes(low, node, branch)
+    # onnxruntime's If is a CPU kernel: the enclosing graph's values its branch reads are CPU tensors there
+    implicit = {v for inner in nodes for v in inner.input if v and v in low.host and v not in low.cpu_values}
+    low.cpu_values.update(implicit)
+    try:
+        for inner in nodes:
+            lower_node(low, inner, low.constants)
+    finally:
+        low.cpu_values.difference_update(implicit)
+    low.node = outer_node
+    if len(branch.output) < len([o for o in node.output if o]):
+        raise low.refuse("its branch has fewer outputs than the node", 0x80070057)
+    for formal, actual in zip(branch.output, node.output, strict=False):
+        if actual:
+            _alias(low, names.get(formal.name, formal.name), actual)
+
+
+# --- BitCast ----------------------------------------------------------------------------------------------------
+@lowers("BitCast")
+def lower_bitcast(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    from onnx import helper
+
+    target = np.dtype(helper.tensor_dtype_to_np_dtype(attrs["to"]))
+    source_dtype = low.value_dtype(node.input[0])
+    if target.itemsize != source_dtype.itemsize:
+        raise low.refuse(f"{source_dtype} ({source_dtype.itemsize} bytes) to {target} ({target.itemsize} bytes): "
+                         "BitCast needs types of equal width", 0x80070057)
+    from dmlsim.onnx.lowering import dml_type
+
+    dml_type(target, low.where())
+    source = packed(low, low.view(node.input[0]))
+    low.views[node.output[0]] = View(source.name, source.shape, packed_strides(source.shape), target)
+
+
+# --- Compress ---------------------------------------------------------------------------------------------------
+@lowers("Compress")
+def lower_compress(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    condition = np.asarray(low.host_value(node.input[1], "condition")).reshape(-1).astype(bool)
+    data = low.view(node.input[0])
+    if "axis" in attrs:
+        rank = len(data.shape)
+        axis = attrs["axis"] + rank if attrs["axis"] < 0 else attrs["axis"]
+        if not 0 <= axis < rank:
+            raise low.refuse(f"axis {attrs['axis']} is outside the input's rank {rank}", 0x80070057)
+    else:
+        data = packed(low, data)
+        flat = (int(np.prod(data.shape)),)
+        data = View(data.name, flat, packed_strides(flat), data.dtype)
+        axis = 0
+    length = data.shape[axis]
+    if condition.size > length:
+        raise low.refuse(f"its condition has {condition.size} entries for an axis of {length}", 0x80070057)
+    chosen = np.flatnonzero(condition).astype(np.int64)
+    shape = list(data.shape)
+    shape[axis] = len(chosen)
+    if not len(chosen):  # an empty output: a host value, as onnxruntime allocates it
+        low.host[node.output[0]] = np.empty(shape, data.dtype)
+        return
+    indices = low.fresh(f"{node.output[0]}/indices")
+    low.host[indices] = chosen
+    from dmlsim.onnx.ops_gather import _emit_padded
+
+    _emit_padded(low, "GATHER", node, {"InputTensor": data, "IndicesTensor": low.view(indices)}, tuple(shape),
+                 data.dtype, Axis=axis, IndexDimensions=1)
+
+
+# --- Gelu (tanh) ------------------------------------------------------------------------------------------------
+def _scalar(low: Lowering, value: float, like: View) -> View:
+    """A constant of ``like``'s type broadcast to its shape (a constant node of a few bytes)."""
+    name = low.fresh("const")
+    low.host[name] = np.asarray([value], like.dtype)
+    return broadcast_view(low, low.view(name), like.shape)
+
+
+def lower_gelu_tanh(low: Lowering, node: Any) -> None:
+    """Gelu's tanh approximation composed of element-wise operators (module docstring)."""
+    x = low.view(node.input[0])
+    if x.dtype not in (np.dtype(np.float32), np.dtype(np.float16)):
+        raise low.refuse(f"{x.dtype} input: DirectML's element-wise math takes FLOAT32 and FLOAT16 here")
+    steps = []
+
+    def step(kind: str, a: View, b: View | None = None) -> View:
+        out = low.fresh(f"{node.output[0]}/gelu")
+        if b is None:
+            unary(low, kind, a, out)
+        else:
+            binary(low, kind, a, b, out)
+        steps.append(out)
+        return low.views[out]
+
+    cube = step("ELEMENT_WISE_MULTIPLY", step("ELEMENT_WISE_MULTIPLY", x, x), x)
+    inner = step("ELEMENT_WISE_ADD", x, step("ELEMENT_WISE_MULTIPLY", cube, _scalar(low, 0.044715, x)))
+    scaled = step("ELEMENT_WISE_MULTIPLY", inner, _scalar(low, math.sqrt(2.0 / math.pi), x))
+    tanh = step("ACTIVATION_TANH", scaled)
+    one_plus = step("ELEMENT_WISE_ADD", tanh, _scalar(low, 1.0, x))
+    half_x = step("ELEMENT_WISE_MULTIPLY", x, _scalar(low, 0.5, x))
+    binary(low, "ELEMENT_WISE_MULTIPLY", half_x, one_plus, node.output[0])
+
+
+def _install_gelu() -> None:
+    """Gelu keeps its erf lowering (ops_elementwise); the tanh form is routed here."""
+    from dmlsim.onnx import lowering as registry
+
+    erf_form = registry.LOWERINGS["Gelu"]
+
+    def lower_gelu(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+        if attrs.get("approximate", "none") == "tanh":
+            lower_gelu_tanh(low, node)
+        else:
+            erf_form(low, node, attrs)
+
+    lower_gelu.__doc__ = erf_form.__doc__
+    registry.LOWERINGS["Gelu"] = lower_gelu
+
+
+_install_gelu()
