@@ -75,6 +75,8 @@ CASES = [
     "test_gelu_tanh_2",
     "test_center_crop_pad_crop_axes_hwc",
     "test_affine_grid_2d_align_corners",
+    "test_loop11",
+    "test_scan9_multi_state",
 ]
 
 
@@ -282,3 +284,34 @@ def test_if_with_a_host_known_condition_lowers_the_taken_branch(device):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
     with pytest.raises(DMLError, match=r"If node 'choose' \(opset 16\): its condition \('c'\) must be known"):
         backend.prepare(model, device).run([x])
+
+
+def test_scan_is_unrolled_in_each_direction(device):
+    """Scan reading x backwards (scan_input_directions=[1]) with a running sum as its state, the per-step sums
+    stacked along axis 1 (scan_output_axes=[1]). Expected: numpy's cumulative sum of the reversed rows."""
+    import numpy as np
+    from onnx import TensorProto, helper
+
+    from dmlsim import backend
+
+    f = TensorProto.FLOAT
+    def info(name: str, shape: list[int]) -> object:
+        return helper.make_tensor_value_info(name, f, shape)
+
+    body = helper.make_graph([helper.make_node("Add", ["s", "x_t"], ["s_out"]),
+                              helper.make_node("Identity", ["s_out"], ["y_t"])], "body",
+                             [info("s", [2]), info("x_t", [2])], [info("s_out", [2]), info("y_t", [2])])
+    node = helper.make_node("Scan", ["s0", "x"], ["final", "ys"], body=body, num_scan_inputs=1,
+                            scan_input_directions=[1], scan_output_axes=[1])
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("s0", f, [2]),
+                                            helper.make_tensor_value_info("x", f, [3, 2])],
+                              [helper.make_tensor_value_info("final", f, [2]),
+                               helper.make_tensor_value_info("ys", f, [2, 3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
+    s0 = np.array([0.5, -0.0], np.float32)
+    x = np.array([[1.0, 2.0], [10.0, np.inf], [100.0, -0.0]], np.float32)
+    final, ys = backend.prepare(model, device).run([s0, x])
+    expected = s0 + np.cumsum(x[::-1].astype(np.float64), axis=0)  # rows: after x[2], x[2]+x[1], all three
+    np.testing.assert_array_equal(ys, expected.T.astype(np.float32))
+    np.testing.assert_array_equal(final, [111.5, np.inf])
+    assert np.signbit(ys[1, 0])  # -0.0 + -0.0 stays -0.0

@@ -1,4 +1,4 @@
-"""If, BitCast, Compress and Gelu's tanh form onto DirectML operators already there.
+"""If, Loop, Scan, BitCast, Compress and Gelu's tanh form onto DirectML operators already there.
 
 - **If** whose condition is known when the graph is built (a constant, a Shape-derived value or a graph input read
   on the host: onnxruntime runs If on its CPU provider, which reads the condition there) is replaced by the taken
@@ -16,6 +16,8 @@
   (without ``axis``: of the flattened input); a condition shorter than the axis selects from its length only, as
   ONNX says; no true entry gives an empty output (a host value, dmlsim/onnx/empty.py). A condition computed on the
   device is refused: the output's shape would depend on device data.
+- **Loop** and **Scan** are unrolled (see their lowerings): a host-known trip count and conditions, every
+  iteration a copy of the body in the one graph; Scan-8 and device-side conditions are refused.
 - **Gelu** ``approximate='tanh'``: DirectML's ACTIVATION_GELU is the erf form, so the tanh form is composed of
   element-wise operators, ``0.5 · x · (1 + tanh(√(2/π) · (x + 0.044715 · x³)))``, each step rounded to the
   tensor's type (FLOAT16 steps round in FLOAT16, as the composed DirectML graph would).
@@ -36,12 +38,12 @@ from dmlsim.onnx.ops_tensor import packed
 
 
 # --- If ---------------------------------------------------------------------------------------------------------
-def _branch_nodes(low: Lowering, node: Any, graph: Any) -> tuple[list[Any], dict[str, str]]:
+def _branch_nodes(low: Lowering, node: Any, graph: Any, prefix: str = "") -> tuple[list[Any], dict[str, str]]:
     """The branch's nodes renamed (fresh names for the values it defines) and the map of its names."""
     import onnx
     from onnx import numpy_helper
 
-    prefix = node.name or "If"
+    prefix = prefix or node.name or node.op_type
     names: dict[str, str] = {"": ""}
     for init in graph.initializer:
         names[init.name] = low.fresh(f"{prefix}/{init.name}")
@@ -204,3 +206,157 @@ def _install_gelu() -> None:
 
 
 _install_gelu()
+
+
+# --- Loop and Scan, unrolled ------------------------------------------------------------------------------------
+MAX_UNROLL = 256  # iterations: each repeats the body's nodes in the one DirectML graph
+
+
+def _inline(low: Lowering, node: Any, graph: Any, bound: dict[str, str], tag: str) -> list[str]:
+    """Lower one copy of ``graph`` (a Loop or Scan body) with its inputs bound to values (``bound``: formal →
+    actual name); the names of its outputs, in order."""
+    from dmlsim.onnx.run_model import lower_node
+
+    nodes, names = _branch_nodes(low, node, graph, tag)
+    for formal, actual in bound.items():
+        names[formal] = actual
+    for inner in nodes:  # _branch_nodes renamed only what the body defines: bind its formal inputs now
+        for index, value in enumerate(inner.input):
+            if value in bound:
+                inner.input[index] = bound[value]
+    outer_node = low.node
+    for inner in nodes:
+        lower_node(low, inner, low.constants)
+    low.node = outer_node
+    return [names.get(out.name, out.name) for out in graph.output]
+
+
+def _host_constant(low: Lowering, value: np.ndarray, hint: str) -> str:
+    name = low.fresh(hint)
+    low.host[name] = np.asarray(value)
+    low.constants.add(name)
+    low.cpu_values.add(name)
+    return name
+
+
+def _synthesize(low: Lowering, op_type: str, inputs: list[str], hint: str, **attributes: Any) -> str:
+    """One ONNX node made by the unrolling (Gather of a step, Unsqueeze, Concat), lowered like any other."""
+    from onnx import helper
+
+    from dmlsim.onnx.run_model import lower_node
+
+    out = low.fresh(hint)
+    outer_node = low.node
+    lower_node(low, helper.make_node(op_type, inputs, [out], name=out, **attributes), low.constants)
+    low.node = outer_node
+    return out
+
+
+def _stack(low: Lowering, pieces: list[str], axis: int, hint: str) -> str:
+    """The per-iteration values stacked along a new ``axis`` (Unsqueeze each, then Concat)."""
+    rank = len(low.value_shape(pieces[0])) + 1
+    axis = axis + rank if axis < 0 else axis
+    if low.opset < 13:  # Unsqueeze's axes were an attribute before opset 13
+        grown = [_synthesize(low, "Unsqueeze", [piece], f"{hint}/step", axes=[axis]) for piece in pieces]
+    else:
+        axes = _host_constant(low, np.asarray([axis], np.int64), f"{hint}/axes")
+        grown = [_synthesize(low, "Unsqueeze", [piece, axes], f"{hint}/step") for piece in pieces]
+    if len(grown) == 1:
+        return _synthesize(low, "Identity", grown, hint)
+    return _synthesize(low, "Concat", grown, hint, axis=axis)
+
+
+@lowers("Loop")
+def lower_loop(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    """Loop with a trip count and condition known on the host (onnxruntime's Loop is a CPU kernel that reads
+    them there), unrolled: each iteration is a copy of the body; every condition the body computes must be known
+    on the host too (else the number of iterations would depend on device data: refused). Scan outputs are
+    stacked on a new first axis."""
+    body = attrs["body"]
+    trip = (int(np.asarray(low.host_value(node.input[0], "trip count M")).reshape(-1)[0])
+            if len(node.input) > 0 and node.input[0] else None)
+    condition = (bool(np.asarray(low.host_value(node.input[1], "condition")).reshape(-1)[0])
+                 if len(node.input) > 1 and node.input[1] else True)
+    if trip is None and len(node.input) > 1 and node.input[1]:
+        raise low.refuse("a Loop without a trip count runs until a device-side condition: not unrolled")
+    if trip is None:
+        raise low.refuse("a Loop with neither trip count nor condition never ends", 0x80070057)
+    if trip > MAX_UNROLL:
+        raise low.refuse(f"{trip} iterations: dmlsim unrolls at most {MAX_UNROLL}")
+    carried = [name for name in node.input[2:]]
+    formal = [value.name for value in body.input]
+    n_carried = len(carried)
+    scans: list[list[str]] = [[] for _ in range(len(body.output) - 1 - n_carried)]
+    step = 0
+    while step < trip and condition:
+        bound = {formal[0]: _host_constant(low, np.asarray(step, np.int64), f"{node.name or 'Loop'}/i"),
+                 formal[1]: _host_constant(low, np.asarray(condition), f"{node.name or 'Loop'}/cond")}
+        bound.update(zip(formal[2:], carried, strict=True))
+        outs = _inline(low, node, body, bound, f"{node.name or 'Loop'}#{step}")
+        cond_out = outs[0]
+        if cond_out not in low.host:
+            raise low.refuse("its body computes the loop condition on the device: the number of iterations "
+                             "would depend on device data (DirectML has no control flow)")
+        condition = bool(np.asarray(low.host[cond_out]).reshape(-1)[0])
+        carried = outs[1:1 + n_carried]
+        for index, value in enumerate(outs[1 + n_carried:]):
+            scans[index].append(value)
+        step += 1
+    for actual, value in zip(node.output[:n_carried], carried, strict=True):
+        if actual:
+            _alias(low, value, actual)
+    for actual, pieces in zip(node.output[n_carried:], scans, strict=True):
+        if not actual:
+            continue
+        if not pieces:
+            raise low.refuse("zero iterations leave its scan outputs without a shape (ONNX infers it from the "
+                             "body): not lowered")
+        _alias(low, _stack(low, pieces, 0, f"{actual}/stacked"), actual)
+
+
+@lowers("Scan")
+def lower_scan(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    """Scan (opset 9 on) unrolled over the scan axis: each step a copy of the body reading the step's slices
+    (GATHER of one index, which drops the axis) in each input's direction; scan outputs stacked along their axes in
+    their directions. Opset 8's batched form (a batch axis and sequence_lens) is refused."""
+    if low.opset < 9:
+        raise low.refuse("Scan-8's batched form (sequence_lens, a batch axis) is not lowered")
+    body = attrs["body"]
+    m = int(attrs["num_scan_inputs"])
+    n = len(node.input) - m
+    states, inputs = list(node.input[:n]), list(node.input[n:])
+    in_axes = list(attrs.get("scan_input_axes", [0] * m))
+    in_dirs = list(attrs.get("scan_input_directions", [0] * m))
+    k = len(body.output) - n
+    out_axes = list(attrs.get("scan_output_axes", [0] * k))
+    out_dirs = list(attrs.get("scan_output_directions", [0] * k))
+    lengths = set()
+    for name, axis in zip(inputs, in_axes, strict=True):
+        shape = low.value_shape(name)
+        lengths.add(shape[axis + len(shape) if axis < 0 else axis])
+    if len(lengths) != 1:
+        raise low.refuse(f"its scan inputs have different lengths {sorted(lengths)}", 0x80070057)
+    steps = lengths.pop()
+    if steps > MAX_UNROLL:
+        raise low.refuse(f"{steps} steps: dmlsim unrolls at most {MAX_UNROLL}")
+    if steps == 0:
+        raise low.refuse("a scan of zero steps leaves its scan outputs without a shape: not lowered")
+    formal = [value.name for value in body.input]
+    scans: list[list[str]] = [[] for _ in range(k)]
+    prefix = node.name or "Scan"
+    for t in range(steps):
+        bound = dict(zip(formal[:n], states, strict=True))
+        for j, (name, axis, direction) in enumerate(zip(inputs, in_axes, in_dirs, strict=True)):
+            index = _host_constant(low, np.asarray(steps - 1 - t if direction else t, np.int64), f"{prefix}/t")
+            bound[formal[n + j]] = _synthesize(low, "Gather", [name, index], f"{prefix}/slice", axis=axis)
+        outs = _inline(low, node, body, bound, f"{prefix}#{t}")
+        states = outs[:n]
+        for j, value in enumerate(outs[n:]):
+            scans[j].append(value)
+    for actual, value in zip(node.output[:n], states, strict=True):
+        if actual:
+            _alias(low, value, actual)
+    for j, actual in enumerate(node.output[n:]):
+        if actual:
+            pieces = scans[j][::-1] if out_dirs[j] else scans[j]
+            _alias(low, _stack(low, pieces, out_axes[j], f"{actual}/stacked"), actual)

@@ -59,6 +59,14 @@ def _fold(node: Any, inputs: list[np.ndarray | None], opset: int) -> list[np.nda
     from onnx import helper
     from onnx.reference import ReferenceEvaluator
 
+    axes = [list(a.ints) for a in node.attribute if a.name == "axes"]
+    if node.op_type in ("Unsqueeze", "Squeeze") and axes and inputs[0] is not None:
+        # onnx.reference runs the opset-13 kernels for these whatever the opset (axes as an attribute fails)
+        value = np.asarray(inputs[0])
+        if node.op_type == "Squeeze":
+            return [np.squeeze(value, axis=tuple(axes[0]))]
+        rank = value.ndim + len(axes[0])
+        return [np.reshape(value, [n for n in _unsqueezed(value.shape, [a % rank for a in axes[0]], rank)])]
     names = [f"in{i}" if name else "" for i, name in enumerate(node.input)]
     clone = helper.make_node(node.op_type, names, [f"out{i}" for i in range(len(node.output))],
                              domain=node.domain or None)
@@ -70,6 +78,11 @@ def _fold(node: Any, inputs: list[np.ndarray | None], opset: int) -> list[np.nda
         raise DMLError(E_NOTIMPL, "it makes a sequence, map or optional value: DirectML binds tensors only (they "
                                   "stay with onnxruntime's CPU provider)")
     return [np.asarray(v) for v in values]
+
+
+def _unsqueezed(shape: tuple[int, ...], axes: list[int], rank: int) -> list[int]:
+    sizes = iter(shape)
+    return [1 if axis in axes else next(sizes) for axis in range(rank)]
 
 
 def check_lowerable(model: Any) -> None:
