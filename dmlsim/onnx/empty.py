@@ -13,7 +13,8 @@ without touching the device. dmlsim does the same:
   every non-empty input a host-known integer tensor (axes, shapes, splits: an empty-set reduction's identity, no
   data read). Anything else (say Where of an empty condition broadcast against device data into a non-empty
   result) is refused with the reason, since it would compute on device data on the host.
-- CastLike's second input gives only its type: an empty one is no empty input.
+- CastLike's second input gives only its type, and an input the provider reads on the CPU (ReduceSum's axes,
+  Pad's pads: :data:`CPU_INPUTS`) is a parameter: neither is an empty input when empty.
 - Concat drops its empty pieces (the provider's JOIN skips them); a Concat of empty pieces only is empty.
 - Split and Slice make an empty output a host value and dispatch only the non-empty ones (in :mod:`ops_tensor`).
 """
@@ -26,6 +27,16 @@ from typing import Any
 import numpy as np
 
 from dmlsim.onnx.lowering import Lowering
+
+# inputs the DirectML provider's kernels read on the CPU (its kernel registrations): a Shape-derived value there is
+# read, not computed, so the node itself stays on the device
+CPU_INPUTS: dict[str, set[int]] = {
+    "Reshape": {1}, "Expand": {1}, "Slice": {1, 2, 3, 4}, "Tile": {1}, "Pad": {1, 2, 3}, "Range": {0, 1, 2},
+    "ConstantOfShape": {0}, "Squeeze": {1}, "Unsqueeze": {1}, "Split": {1}, "TopK": {1}, "Clip": {1, 2},
+    "OneHot": {1}, "Resize": {1, 2, 3}, "Upsample": {1}, "Dropout": {1, 2}, "ReduceSum": {1}, "ReduceMean": {1},
+    "ReduceMax": {1}, "ReduceMin": {1}, "ReduceProd": {1}, "ReduceL1": {1}, "ReduceL2": {1}, "ReduceLogSum": {1},
+    "ReduceLogSumExp": {1}, "ReduceSumSquare": {1}, "CumSum": {1}, "CumProd": {1},
+}
 
 
 def is_empty(low: Lowering, name: str) -> bool:
@@ -41,7 +52,9 @@ def lower_empty(low: Lowering, node: Any, attrs: dict[str, Any],
     ``fold(node, inputs, opset)`` evaluates a node with onnx.reference; ``lower_rest(node)`` lowers a rewritten
     node (Concat without its empty pieces)."""
     typed_only = node.input[1:2] if node.op_type == "CastLike" else []  # gives its type, not its data
-    empties = [name for name in node.input if is_empty(low, name) and name not in typed_only]
+    read_on_cpu = CPU_INPUTS.get(node.op_type, set())  # an empty axes or pads list is a parameter, not data
+    empties = [name for index, name in enumerate(node.input)
+               if is_empty(low, name) and name not in typed_only and index not in read_on_cpu]
     if not empties:
         return False
     if node.op_type == "Concat":

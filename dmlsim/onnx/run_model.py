@@ -24,7 +24,7 @@ from dmlsim.onnx import (  # noqa: F401  (each registers its lowerings)
     ops_resize,
     ops_tensor,
 )
-from dmlsim.onnx.empty import lower_empty
+from dmlsim.onnx.empty import CPU_INPUTS, lower_empty
 from dmlsim.onnx.functions import expand, has_body
 from dmlsim.onnx.lowering import LOWERINGS, Lowering, View, attributes_of, dml_type
 from dmlsim.runtime.device import Device
@@ -146,17 +146,6 @@ def run_lowered(model: Any, feeds: dict[str, Any], device: Device) -> list[np.nd
     return _finish(low, graph, feeds)
 
 
-# inputs the DirectML provider's kernels read on the CPU (its kernel registrations): a Shape-derived value there is
-# read, not computed, so the node itself stays on the device
-CPU_INPUTS: dict[str, set[int]] = {
-    "Reshape": {1}, "Expand": {1}, "Slice": {1, 2, 3, 4}, "Tile": {1}, "Pad": {1, 2, 3}, "Range": {0, 1, 2},
-    "ConstantOfShape": {0}, "Squeeze": {1}, "Unsqueeze": {1}, "Split": {1}, "TopK": {1}, "Clip": {1, 2},
-    "OneHot": {1}, "Resize": {1, 2, 3}, "Upsample": {1}, "Dropout": {1, 2}, "ReduceSum": {1}, "ReduceMean": {1},
-    "ReduceMax": {1}, "ReduceMin": {1}, "ReduceProd": {1}, "ReduceL1": {1}, "ReduceL2": {1}, "ReduceLogSum": {1},
-    "ReduceLogSumExp": {1}, "ReduceSumSquare": {1}, "CumSum": {1}, "CumProd": {1},
-}
-
-
 def cpu_preferred(low: Lowering, node: Any, constants: set[str]) -> bool:
     """Whether onnxruntime places ``node`` on its CPU provider (``GetCpuPreferredNodes``): it consumes a value
     computed on the CPU (a Shape or Size output, or the output of a node placed there by this rule), every input is
@@ -203,9 +192,11 @@ def lower_node(low: Lowering, node: Any, constants: set[str], depth: int = 0) ->
         low.cpu_values.add(node.output[0])
         return
     given = [name for name in node.input if name]
-    if given and all(name in constants for name in given) and node.op_type not in NEVER_FOLDED:
+    data = given[:1] if node.op_type == "CastLike" else given  # CastLike's second input gives only its type
+    if data and all(name in constants for name in data) and node.op_type not in NEVER_FOLDED:
         try:
-            values = _fold(node, [low.host[name] if name else None for name in node.input], low.opset)
+            values = _fold(node, [None if not name else low.host[name] if name in low.host
+                                  else np.zeros(0, low.value_dtype(name)) for name in node.input], low.opset)
         except Exception as error:  # onnx.reference refusing the node: say which, never a traceback
             raise low.refuse(f"folding it on the host failed ({type(error).__name__}: "
                              f"{str(error).splitlines()[0][:120]})") from None
