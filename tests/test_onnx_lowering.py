@@ -318,3 +318,38 @@ def test_scan_is_unrolled_in_each_direction(device):
     np.testing.assert_array_equal(ys, expected.T.astype(np.float32))
     np.testing.assert_array_equal(final, [111.5, np.inf])
     assert np.signbit(ys[1, 0])  # -0.0 + -0.0 stays -0.0
+
+
+EINSUMS = [("bij, bjk -> bik", [(2, 2, 3), (2, 3, 4)]), ("...ii ->...i", [(3, 4, 4)]), ("ij->ji", [(3, 4)]),
+           ("i,i", [(5,), (5,)]), ("ij->i", [(3, 4)]), ("ij,jk", [(2, 3), (3, 2)]), ("->", [()]),
+           ("bi,j->bij", [(2, 3), (4,)])]
+
+
+@pytest.mark.parametrize("equation, shapes", EINSUMS)
+def test_einsum_multiplies_over_the_letter_space_and_reduces(device, equation, shapes):
+    """FLOAT32 Einsum (onnx's own cases are FLOAT64, which onnxruntime's DirectML provider does not register):
+    batch matmul, batch diagonal, transpose, inner product, sum, implicit output, a scalar, an outer product.
+    Expected: numpy's einsum in float64; FLOAT64 operands are refused naming the provider's registration."""
+    import numpy as np
+    from onnx import TensorProto, helper
+
+    from dmlsim import backend
+
+    names = [f"x{i}" for i in range(len(shapes))]
+    rng = np.random.default_rng(5)
+    arrays = [rng.uniform(-2, 2, s).astype(np.float32) for s in shapes]
+    expected = (arrays[0].astype(np.float64) if equation == "->"  # numpy's einsum reads "->" as no operand
+                else np.einsum(equation.replace(" ", ""), *[a.astype(np.float64) for a in arrays]))
+    node = helper.make_node("Einsum", names, ["y"], equation=equation)
+
+    def model(elem: int) -> object:
+        graph = helper.make_graph([node], "g", [helper.make_tensor_value_info(n, elem, s)
+                                                for n, s in zip(names, shapes, strict=True)],
+                                  [helper.make_tensor_value_info("y", elem, list(expected.shape))])
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)])
+
+    (y,) = backend.prepare(model(TensorProto.FLOAT), device).run(arrays)
+    assert y.shape == expected.shape and y.dtype == np.float32
+    np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-5)
+    with pytest.raises(DMLError, match="registers Einsum for FLOAT32 and FLOAT16 only"):
+        backend.prepare(model(TensorProto.DOUBLE), device).run([a.astype(np.float64) for a in arrays])

@@ -1,4 +1,4 @@
-"""If, Loop, Scan, BitCast, Compress and Gelu's tanh form onto DirectML operators already there.
+"""If, Loop, Scan, BitCast, Compress, Einsum and Gelu's tanh form onto DirectML operators already there.
 
 - **If** whose condition is known when the graph is built (a constant, a Shape-derived value or a graph input read
   on the host: onnxruntime runs If on its CPU provider, which reads the condition there) is replaced by the taken
@@ -18,6 +18,8 @@
   device is refused: the output's shape would depend on device data.
 - **Loop** and **Scan** are unrolled (see their lowerings): a host-known trip count and conditions, every
   iteration a copy of the body in the one graph; Scan-8 and device-side conditions are refused.
+- **Einsum** (FLOAT32/FLOAT16) is ELEMENT_WISE_MULTIPLY of the operands read over the full letter space, then
+  REDUCE SUM over the contracted letters (see :func:`lower_einsum`); FLOAT64 is refused as the provider does.
 - **Gelu** ``approximate='tanh'``: DirectML's ACTIVATION_GELU is the erf form, so the tanh form is composed of
   element-wise operators, ``0.5 · x · (1 + tanh(√(2/π) · (x + 0.044715 · x³)))``, each step rounded to the
   tensor's type (FLOAT16 steps round in FLOAT16, as the composed DirectML graph would).
@@ -30,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+import dmlsim as dml
 from dmlsim.api.tensor import packed_strides
 from dmlsim.onnx.functions import renamed_subgraphs
 from dmlsim.onnx.lowering import Lowering, View, broadcast_view, lowers
@@ -360,3 +363,94 @@ def lower_scan(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
         if actual:
             pieces = scans[j][::-1] if out_dirs[j] else scans[j]
             _alias(low, _stack(low, pieces, out_axes[j], f"{actual}/stacked"), actual)
+
+
+# --- Einsum -----------------------------------------------------------------------------------------------------
+EINSUM_TYPES = (np.dtype(np.float32), np.dtype(np.float16))
+
+
+def _einsum_terms(low: Lowering, equation: str, ranks: list[int]) -> tuple[list[str], str]:
+    """Each operand's letters and the output's, with ``...`` spelled as uppercase letters (right-aligned, as
+    numpy broadcasts them); the implicit output is the ellipsis then the letters used once, sorted."""
+    equation = equation.replace(" ", "")
+    lhs, arrow, rhs = equation.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(ranks):
+        raise low.refuse(f"equation {equation!r} names {len(terms)} operands for {len(ranks)} inputs", 0x80070057)
+    ellipsis_rank = 0
+    for term, rank in zip(terms, ranks, strict=True):
+        if "..." in term:
+            ellipsis_rank = max(ellipsis_rank, rank - len(term.replace("...", "")))
+    broadcast = "ABCDEFGH"[:ellipsis_rank]
+    spelled = []
+    for term, rank in zip(terms, ranks, strict=True):
+        explicit = term.replace("...", "")
+        if "..." in term:
+            own = rank - len(explicit)
+            term = term.replace("...", broadcast[ellipsis_rank - own:])
+        if len(term) != rank or (term and not term.isalpha()):
+            raise low.refuse(f"equation term {term!r} does not match an input of rank {rank}", 0x80070057)
+        spelled.append(term)
+    if arrow:
+        output = rhs.replace("...", broadcast)
+    else:
+        counts: dict[str, int] = {}
+        for term in spelled:
+            for letter in term:
+                counts[letter] = counts.get(letter, 0) + 1
+        output = broadcast + "".join(sorted(c for c, n in counts.items() if n == 1 and c.islower()))
+    return spelled, output
+
+
+@lowers("Einsum")
+def lower_einsum(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    """Einsum as onnxruntime's DirectML provider composes it from element-wise and REDUCE operators: every operand
+    read over the full letter space (a letter it lacks is stride 0; a letter it repeats, a diagonal, is the sum of
+    its strides), their ELEMENT_WISE_MULTIPLY, then REDUCE SUM over the letters the output lacks; a permutation
+    is the output's strides. FLOAT32 and FLOAT16, as the provider registers it (FLOAT64 and integer operands go to
+    onnxruntime's CPU provider: refused here). At most 8 distinct letters (DirectML's tensor rank)."""
+    views = [low.view(name) for name in node.input if name]
+    for view in views:
+        if view.dtype not in EINSUM_TYPES:
+            raise low.refuse(f"{view.dtype} operands: onnxruntime's DirectML provider registers Einsum for FLOAT32 "
+                             "and FLOAT16 only (the CPU provider runs the rest)")
+    terms, output = _einsum_terms(low, str(attrs["equation"]), [len(v.shape) for v in views])
+    sizes: dict[str, int] = {}
+    for term, view in zip(terms, views, strict=True):
+        for letter, size in zip(term, view.shape, strict=True):
+            if sizes.get(letter, 1) not in (1, size) and size != 1:
+                raise low.refuse(f"letter {letter!r} has sizes {sizes[letter]} and {size}", 0x80070057)
+            sizes[letter] = max(sizes.get(letter, 1), size)
+    contracted = [letter for letter in sizes if letter not in output]
+    space = list(output) + contracted
+    if len(space) > 8:
+        raise low.refuse(f"{len(space)} distinct letters: DirectML tensors have at most 8 dimensions")
+    full = tuple(sizes[letter] for letter in space) or (1,)
+    operands = []
+    for term, view in zip(terms, views, strict=True):
+        strides = []
+        for letter in space:
+            stride = sum(st for c, st, n in zip(term, view.strides, view.shape, strict=True) if c == letter and n > 1)
+            strides.append(stride)
+        operands.append(View(view.name, full, tuple(strides) if space else (0,), view.dtype, view.offset))
+    product = operands[0]
+    for other in operands[1:]:
+        name = low.fresh(f"{node.output[0]}/product")
+        binary(low, "ELEMENT_WISE_MULTIPLY", product, other, name)
+        product = low.views[name]
+    out_shape = tuple(sizes[letter] for letter in output)
+    if contracted:
+        axes = list(range(len(output), len(space)))
+        temp = low.fresh(node.output[0])
+        kept = tuple(full[:len(output)]) + (1,) * len(contracted)
+        low.emit(dml.DML_OPERATOR_REDUCE, dml.DML_REDUCE_OPERATOR_DESC, {"InputTensor": product},
+                 {"OutputTensor": low.output(temp, kept, product.dtype)}, Function=dml.DML_REDUCE_FUNCTION_SUM,
+                 AxisCount=len(axes), Axes=axes)
+        made = low.views[temp]
+        low.views[node.output[0]] = View(made.name, out_shape, packed_strides(out_shape), made.dtype)
+    elif len(operands) == 1:
+        unary(low, "ELEMENT_WISE_IDENTITY", product, node.output[0])
+        made = low.views[node.output[0]]
+        low.views[node.output[0]] = View(made.name, out_shape, packed_strides(out_shape), made.dtype)
+    else:
+        low.views[node.output[0]] = View(product.name, out_shape, packed_strides(out_shape), product.dtype)
