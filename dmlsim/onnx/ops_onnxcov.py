@@ -1,12 +1,12 @@
-"""If, Loop, Scan, BitCast, Compress, Einsum and Gelu's tanh form onto DirectML operators already there.
+"""If, Loop, Scan, BitCast, Compress, Einsum, NonZero and Gelu's tanh form onto DirectML operators already there.
 
 - **If** whose condition is known when the graph is built (a constant, a Shape-derived value or a graph input read
   on the host: onnxruntime runs If on its CPU provider, which reads the condition there) is replaced by the taken
   branch: the branch's initializers become host constants, its values get fresh names (values of the enclosing
   graph keep theirs), its nodes are lowered like the model's, and its outputs become the node's. Since If is a
   CPU kernel in onnxruntime, the enclosing graph's host-known values its branch reads count as CPU values there
-  (integer shape arithmetic on them stays on the host, run_model.cpu_preferred). A condition known only on the
-  device is refused (DirectML has no control flow).
+  (integer shape arithmetic on them stays on the host, run_model.cpu_preferred). A condition computed on the
+  device is read back first (Lowering.read_back), as onnxruntime copies it to its CPU If kernel.
 - **BitCast** (opset 26) of types of equal width is the same bytes read as a tensor of the other data type: a view
   whose tensor desc names the new type over the source's buffer (DirectML's tensor desc is a type laid over bytes;
   onnxruntime's provider reinterprets int64 tensors the same way). bool is 1 byte (UINT8). Widths that differ are
@@ -15,11 +15,12 @@
 - **Compress** with a condition known on the host is GATHER of the indices of its true entries along ``axis``
   (without ``axis``: of the flattened input); a condition shorter than the axis selects from its length only, as
   ONNX says; no true entry gives an empty output (a host value, dmlsim/onnx/empty.py). A condition computed on the
-  device is refused: the output's shape would depend on device data.
-- **Loop** and **Scan** are unrolled (see their lowerings): a host-known trip count and conditions, every
-  iteration a copy of the body in the one graph; Scan-8 and device-side conditions are refused.
+  device is read back first (the output's shape depends on it, as onnxruntime's CPU Compress reads it).
+- **Loop** and **Scan** are unrolled (see their lowerings): trip count and conditions on the host (or read
+  back), every iteration a copy of the body in the one graph; Scan-8 is refused.
 - **Einsum** (FLOAT32/FLOAT16) is ELEMENT_WISE_MULTIPLY of the operands read over the full letter space, then
   REDUCE SUM over the contracted letters (see :func:`lower_einsum`); FLOAT64 is refused as the provider does.
+- **NonZero** is NONZERO_COORDINATES with its count read back (see :func:`lower_nonzero`).
 - **Gelu** ``approximate='tanh'``: DirectML's ACTIVATION_GELU is the erf form, so the tanh form is composed of
   element-wise operators, ``0.5 · x · (1 + tanh(√(2/π) · (x + 0.044715 · x³)))``, each step rounded to the
   tensor's type (FLOAT16 steps round in FLOAT16, as the composed DirectML graph would).
@@ -271,10 +272,9 @@ def _stack(low: Lowering, pieces: list[str], axis: int, hint: str) -> str:
 
 @lowers("Loop")
 def lower_loop(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
-    """Loop with a trip count and condition known on the host (onnxruntime's Loop is a CPU kernel that reads
-    them there), unrolled: each iteration is a copy of the body; every condition the body computes must be known
-    on the host too (else the number of iterations would depend on device data: refused). Scan outputs are
-    stacked on a new first axis."""
+    """Loop unrolled: onnxruntime's Loop is a CPU kernel that reads its trip count and conditions there, so each
+    is a host value or read back from the device (Lowering.read_back); each iteration is a copy of the body. Scan
+    outputs are stacked on a new first axis. A Loop without a trip count is refused (it runs until a condition)."""
     body = attrs["body"]
     trip = (int(np.asarray(low.host_value(node.input[0], "trip count M")).reshape(-1)[0])
             if len(node.input) > 0 and node.input[0] else None)
@@ -296,11 +296,7 @@ def lower_loop(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
                  formal[1]: _host_constant(low, np.asarray(condition), f"{node.name or 'Loop'}/cond")}
         bound.update(zip(formal[2:], carried, strict=True))
         outs = _inline(low, node, body, bound, f"{node.name or 'Loop'}#{step}")
-        cond_out = outs[0]
-        if cond_out not in low.host:
-            raise low.refuse("its body computes the loop condition on the device: the number of iterations "
-                             "would depend on device data (DirectML has no control flow)")
-        condition = bool(np.asarray(low.host[cond_out]).reshape(-1)[0])
+        condition = bool(np.asarray(low.host_value(outs[0], "loop condition")).reshape(-1)[0])
         carried = outs[1:1 + n_carried]
         for index, value in enumerate(outs[1 + n_carried:]):
             scans[index].append(value)
@@ -454,3 +450,33 @@ def lower_einsum(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
         low.views[node.output[0]] = View(made.name, out_shape, packed_strides(out_shape), made.dtype)
     else:
         low.views[node.output[0]] = View(product.name, out_shape, packed_strides(out_shape), product.dtype)
+
+
+# --- NonZero ----------------------------------------------------------------------------------------------------
+@lowers("NonZero")
+def lower_nonzero(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    """NonZero as NONZERO_COORDINATES (the input padded with leading 1s to at least 2 dimensions; coordinates
+    {1, .., M, rank} UINT32 and a UINT32 count), its count read back (the output's shape depends on it, as the
+    provider reads it on the CPU), then the first ``count`` rows read transposed, {rank, count}, by CAST to
+    INT64. No non-zero element: an empty {rank, 0} output (a host value)."""
+    x = low.view(node.input[0])
+    rank = len(x.shape)
+    if rank == 0:
+        raise low.refuse("a scalar input: NONZERO_COORDINATES needs at least one dimension")
+    padded_rank = max(2, rank)
+    lead = padded_rank - rank
+    padded = View(x.name, (1,) * lead + x.shape, (0,) * lead + x.strides, x.dtype, x.offset)
+    elements = int(np.prod(x.shape))
+    count_name = low.fresh(f"{node.output[0]}/count")
+    coords_name = low.fresh(f"{node.output[0]}/coordinates")
+    coords_shape = (1,) * (padded_rank - 2) + (elements, rank)
+    low.emit(dml.DML_OPERATOR_NONZERO_COORDINATES, dml.DML_NONZERO_COORDINATES_OPERATOR_DESC, {"InputTensor": padded},
+             {"OutputCountTensor": low.output(count_name, (1,) * padded_rank, np.uint32),
+              "OutputCoordinatesTensor": low.output(coords_name, coords_shape, np.uint32)})
+    count = int(np.asarray(low.host_value(count_name, "non-zero count")).reshape(-1)[0])
+    if count == 0:
+        low.host[node.output[0]] = np.empty((rank, 0), np.int64)
+        return
+    coords = low.views[coords_name]
+    transposed = View(coords.name, (rank, count), (1, rank), coords.dtype)
+    unary(low, "CAST", transposed, node.output[0], np.int64)

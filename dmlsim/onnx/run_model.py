@@ -140,10 +140,34 @@ def run_lowered(model: Any, feeds: dict[str, Any], device: Device) -> list[np.nd
             tensor = buffer_tensor(dml_type(array.dtype, name), list(shape) or [1])
             builder_name = low.builder.input(name, tensor)
             low.views[name] = View(builder_name, shape, packed_strides(shape), array.dtype)
+    low.read_back = lambda name: _read_back(low, name, feeds)
     for node in graph.node:
         lower_node(low, node, constants)
     low.node = None
     return _finish(low, graph, feeds)
+
+
+def _read_back(low: Lowering, name: str, feeds: dict[str, Any]) -> np.ndarray:
+    """Run the graph built so far for ``name`` on the device and read it back (a CPU input onnxruntime copies to
+    the host); refused past READ_BACK_ELEMENTS elements."""
+    from dmlsim.onnx.lowering import READ_BACK_ELEMENTS
+    from dmlsim.onnx.ops_elementwise import unary
+
+    view = low.views[name]
+    count = int(np.prod(view.shape))
+    if count > READ_BACK_ELEMENTS:
+        raise low.refuse(f"it reads {name!r} ({count} elements, computed on the device) on the CPU: dmlsim reads "
+                         f"back at most {READ_BACK_ELEMENTS} elements")
+    copy = low.fresh(f"{name}/read_back")
+    where = low.node
+    unary(low, "ELEMENT_WISE_IDENTITY", view, copy)
+    low.node = where
+    made = low.views.pop(copy)
+    network = low.builder.compile([made.name])
+    ran = network.run({n: np.asarray(feeds[n]) for n in network.inputs})[made.name].reshape(view.shape)
+    if view.dtype == np.bool_:
+        return ran.astype(np.bool_)
+    return ran if ran.dtype == view.dtype else ran.view(view.dtype)
 
 
 def cpu_preferred(low: Lowering, node: Any, constants: set[str]) -> bool:
