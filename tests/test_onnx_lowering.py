@@ -82,6 +82,7 @@ CASES = [
     "test_convtranspose_output_shape",
     "test_hannwindow_symmetric",
     "test_range_int32_type_negative_delta_expanded",
+    "test_maxunpool_export_without_output_shape",
 ]
 
 

@@ -1,4 +1,4 @@
-"""If, Loop, Scan, BitCast, Compress, Einsum, NonZero and Gelu's tanh form onto DirectML operators already there.
+"""If, Loop, Scan, BitCast, Compress, Einsum, NonZero, MaxUnpool and Gelu's tanh form onto DirectML operators.
 
 - **If** whose condition is known when the graph is built (a constant, a Shape-derived value or a graph input read
   on the host: onnxruntime runs If on its CPU provider, which reads the condition there) is replaced by the taken
@@ -20,6 +20,7 @@
   back), every iteration a copy of the body in the one graph; Scan-8 is refused.
 - **Einsum** (FLOAT32/FLOAT16) is ELEMENT_WISE_MULTIPLY of the operands read over the full letter space, then
   REDUCE SUM over the contracted letters (see :func:`lower_einsum`); FLOAT64 is refused as the provider does.
+- **MaxUnpool** is MAX_UNPOOLING (see :func:`lower_max_unpool`).
 - **NonZero** is NONZERO_COORDINATES with its count read back (see :func:`lower_nonzero`).
 - **Gelu** ``approximate='tanh'``: DirectML's ACTIVATION_GELU is the erf form, so the tanh form is composed of
   element-wise operators, ``0.5 · x · (1 + tanh(√(2/π) · (x + 0.044715 · x³)))``, each step rounded to the
@@ -480,3 +481,30 @@ def lower_nonzero(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     coords = low.views[coords_name]
     transposed = View(coords.name, (rank, count), (1, rank), coords.dtype)
     unary(low, "CAST", transposed, node.output[0], np.int64)
+
+
+# --- MaxUnpool --------------------------------------------------------------------------------------------------
+@lowers("MaxUnpool")
+def lower_max_unpool(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    """MaxUnpool as MAX_UNPOOLING (4-D tensors): ONNX's int64 indices, flat over the whole output as MaxPool makes
+    them, read as UINT64 (the same bytes for the non-negative indices ONNX allows); the output's shape is ONNX's
+    default ``(in − 1) · stride + kernel − pads``; an ``output_shape`` input (read on the host) that differs is
+    refused (ONNX re-places the default shape's indices into it; MAX_UNPOOLING indexes the output as given)."""
+    x, indices = low.view(node.input[0]), low.view(node.input[1])
+    if len(x.shape) != 4:
+        raise low.refuse(f"a {len(x.shape)}-D input: DirectML's MAX_UNPOOLING takes 4-D tensors")
+    kernel = list(attrs["kernel_shape"])
+    strides = list(attrs.get("strides", [1] * 2))
+    pads = list(attrs.get("pads", [0] * 4))
+    shape = (*x.shape[:2], *[(n - 1) * s + k - pads[i] - pads[i + 2] for i, (n, s, k) in
+                             enumerate(zip(x.shape[2:], strides, kernel, strict=True))])
+    if len(node.input) > 2 and node.input[2]:
+        given = tuple(int(n) for n in np.asarray(low.host_value(node.input[2], "output_shape")).reshape(-1))
+        if given != shape:
+            raise low.refuse(f"output_shape {list(given)} differs from the default {list(shape)}: ONNX places the "
+                             "default shape's indices into the larger output, DirectML's MAX_UNPOOLING indexes "
+                             "the output it is given")
+    as_unsigned = View(indices.name, indices.shape, indices.strides, np.dtype(np.uint64), indices.offset)
+    low.emit(dml.DML_OPERATOR_MAX_UNPOOLING, dml.DML_MAX_UNPOOLING_OPERATOR_DESC,
+             {"InputTensor": x, "IndicesTensor": as_unsigned},
+             {"OutputTensor": low.output(node.output[0], shape, x.dtype)})
