@@ -83,6 +83,7 @@ CASES = [
     "test_hannwindow_symmetric",
     "test_range_int32_type_negative_delta_expanded",
     "test_maxunpool_export_without_output_shape",
+    "test_tensorscatter_circular",
 ]
 
 

@@ -21,6 +21,7 @@
 - **Einsum** (FLOAT32/FLOAT16) is ELEMENT_WISE_MULTIPLY of the operands read over the full letter space, then
   REDUCE SUM over the contracted letters (see :func:`lower_einsum`); FLOAT64 is refused as the provider does.
 - **MaxUnpool** is MAX_UNPOOLING (see :func:`lower_max_unpool`).
+- **TensorScatter** is SCATTER_ELEMENTS with host-made indices (see :func:`lower_tensor_scatter`).
 - **NonZero** is NONZERO_COORDINATES with its count read back (see :func:`lower_nonzero`).
 - **Gelu** ``approximate='tanh'``: DirectML's ACTIVATION_GELU is the erf form, so the tanh form is composed of
   element-wise operators, ``0.5 · x · (1 + tanh(√(2/π) · (x + 0.044715 · x³)))``, each step rounded to the
@@ -508,3 +509,37 @@ def lower_max_unpool(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     low.emit(dml.DML_OPERATOR_MAX_UNPOOLING, dml.DML_MAX_UNPOOLING_OPERATOR_DESC,
              {"InputTensor": x, "IndicesTensor": as_unsigned},
              {"OutputTensor": low.output(node.output[0], shape, x.dtype)})
+
+
+# --- TensorScatter ----------------------------------------------------------------------------------------------
+@lowers("TensorScatter")
+def lower_tensor_scatter(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    """TensorScatter (opset 24, a KV-cache update) as SCATTER_ELEMENTS along ``axis``: the index of each update
+    element is ``write_indices[batch] + position`` (modulo the cache length in circular mode), made on the host
+    from the write indices (read on the host, or read back) as index arithmetic: no cache or update value is
+    computed there."""
+    cache, update = low.view(node.input[0]), low.view(node.input[1])
+    rank = len(cache.shape)
+    axis = attrs.get("axis", -2)
+    axis = axis + rank if axis < 0 else axis
+    if not 1 <= axis < rank:
+        raise low.refuse(f"axis {attrs.get('axis', -2)} must name a dimension after the batch", 0x80070057)
+    batch, length, steps = cache.shape[0], cache.shape[axis], update.shape[axis]
+    writes = (np.asarray(low.host_value(node.input[2], "write_indices")).reshape(-1).astype(np.int64)
+              if len(node.input) > 2 and node.input[2] else np.zeros(batch, np.int64))
+    shape = [1] * rank
+    shape[0] = batch
+    position = [1] * rank
+    position[axis] = steps
+    index = writes.reshape(shape) + np.arange(steps, dtype=np.int64).reshape(position)
+    if attrs.get("mode", "linear") == "circular":
+        index = index % length
+    elif index.size and int(index.max()) >= length:
+        raise low.refuse(f"write index {int(index.max())} past the cache length {length} in linear mode",
+                         0x80070057)
+    name = low.fresh(f"{node.output[0]}/indices")
+    low.host[name] = np.ascontiguousarray(np.broadcast_to(index, update.shape))
+    from dmlsim.onnx.ops_gather import _emit_padded
+
+    _emit_padded(low, "SCATTER_ELEMENTS", node, {"InputTensor": cache, "IndicesTensor": low.view(name),
+                                                 "UpdatesTensor": update}, cache.shape, cache.dtype, Axis=axis)
