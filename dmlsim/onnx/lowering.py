@@ -93,6 +93,8 @@ class Lowering:
         # runs the graph built so far and reads a device value back (run_model sets it): a CPU input computed on
         # the device, which onnxruntime copies to the host before the node that reads it
         self.read_back: Callable[[str], np.ndarray] | None = None
+        # lowers one more ONNX node in this model (run_model sets it): If branches, unrolled Loop/Scan bodies
+        self.lower_more: Callable[[Any], None] | None = None
 
     # --- naming and errors ------------------------------------------------------------------------------------
     def where(self) -> str:

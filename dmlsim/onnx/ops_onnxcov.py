@@ -74,6 +74,13 @@ def _branch_nodes(low: Lowering, node: Any, graph: Any, prefix: str = "") -> tup
     return nodes, names
 
 
+def _lower_more(low: Lowering, node: Any) -> None:
+    """Lower one more node of the model (a branch's, an unrolled body's) through run_model's node path."""
+    if low.lower_more is None:
+        raise low.refuse("its subgraph needs run_model's lowering (Lowering.lower_more is not set)")
+    low.lower_more(node)
+
+
 def _alias(low: Lowering, source: str, target: str) -> None:
     """``target`` is ``source``'s value (a device view or a host value, with its host-ness)."""
     if source in low.views:
@@ -89,8 +96,6 @@ def _alias(low: Lowering, source: str, target: str) -> None:
 
 @lowers("If")
 def lower_if(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
-    from dmlsim.onnx.run_model import lower_node
-
     condition = np.asarray(low.host_value(node.input[0], "condition")).reshape(-1)
     if condition.size != 1:
         raise low.refuse(f"its condition has {condition.size} elements; ONNX requires one", 0x80070057)
@@ -102,7 +107,7 @@ def lower_if(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     low.cpu_values.update(implicit)
     try:
         for inner in nodes:
-            lower_node(low, inner, low.constants)
+            _lower_more(low, inner)
     finally:
         low.cpu_values.difference_update(implicit)
     low.node = outer_node
@@ -221,8 +226,6 @@ MAX_UNROLL = 256  # iterations: each repeats the body's nodes in the one DirectM
 def _inline(low: Lowering, node: Any, graph: Any, bound: dict[str, str], tag: str) -> list[str]:
     """Lower one copy of ``graph`` (a Loop or Scan body) with its inputs bound to values (``bound``: formal →
     actual name); the names of its outputs, in order."""
-    from dmlsim.onnx.run_model import lower_node
-
     nodes, names = _branch_nodes(low, node, graph, tag)
     for formal, actual in bound.items():
         names[formal] = actual
@@ -232,7 +235,7 @@ def _inline(low: Lowering, node: Any, graph: Any, bound: dict[str, str], tag: st
                 inner.input[index] = bound[value]
     outer_node = low.node
     for inner in nodes:
-        lower_node(low, inner, low.constants)
+        _lower_more(low, inner)
     low.node = outer_node
     return [names.get(out.name, out.name) for out in graph.output]
 
@@ -249,11 +252,9 @@ def _synthesize(low: Lowering, op_type: str, inputs: list[str], hint: str, **att
     """One ONNX node made by the unrolling (Gather of a step, Unsqueeze, Concat), lowered like any other."""
     from onnx import helper
 
-    from dmlsim.onnx.run_model import lower_node
-
     out = low.fresh(hint)
     outer_node = low.node
-    lower_node(low, helper.make_node(op_type, inputs, [out], name=out, **attributes), low.constants)
+    _lower_more(low, helper.make_node(op_type, inputs, [out], name=out, **attributes))
     low.node = outer_node
     return out
 

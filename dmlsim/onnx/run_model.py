@@ -141,6 +141,7 @@ def run_lowered(model: Any, feeds: dict[str, Any], device: Device) -> list[np.nd
             builder_name = low.builder.input(name, tensor)
             low.views[name] = View(builder_name, shape, packed_strides(shape), array.dtype)
     low.read_back = lambda name: _read_back(low, name, feeds)
+    low.lower_more = lambda node: lower_node(low, node, constants)
     for node in graph.node:
         lower_node(low, node, constants)
     low.node = None
