@@ -214,10 +214,14 @@ def lower_slice(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
 
 @lowers("Dropout")
 def lower_dropout(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
-    """Inference (training_mode absent or false): the identity, and a mask of all true; training refused."""
-    if len(node.input) > 2 and node.input[2] and bool(low.host_value(node.input[2], "training_mode")):
-        raise low.refuse("training_mode=true draws random masks: DirectML's dropout is RANDOM_GENERATOR plus "
-                         "element-wise math, not lowered")
+    """Inference (training_mode absent or false), or training with ratio 0 (ONNX: nothing is dropped, no draw):
+    the identity, and a mask of all true; training with a non-zero ratio refused."""
+    training = len(node.input) > 2 and node.input[2] and bool(low.host_value(node.input[2], "training_mode"))
+    ratio = (float(np.asarray(low.host_value(node.input[1], "ratio")).reshape(-1)[0])
+             if training and len(node.input) > 1 and node.input[1] else 0.5)
+    if training and ratio != 0.0:
+        raise low.refuse(f"training_mode=true with ratio {ratio:g} draws random masks: DirectML's dropout is "
+                         "RANDOM_GENERATOR plus element-wise math, not lowered")
     source = low.view(node.input[0])
     unary(low, "ELEMENT_WISE_IDENTITY", source, node.output[0])
     if len(node.output) > 1 and node.output[1]:
