@@ -383,3 +383,27 @@ def test_nonzero_reads_its_count_back_and_transposes_the_coordinates(device):
     np.testing.assert_array_equal(y, [[0, 1, 1], [2, 0, 2]])
     (empty,) = rep.run([np.zeros((2, 3), np.float32)])
     assert empty.shape == (2, 0) and empty.dtype == np.int64
+
+
+def test_matmul_integer_with_per_row_and_per_column_zero_points(device):
+    """MatMulInteger of uint8 A [2, 3, 4] (a batch) by int8 B [4, 2] (broadcast), A's zero point per row and B's
+    per column. Expected: numpy's int32 product of the shifted operands."""
+    import numpy as np
+    from onnx import TensorProto, helper
+
+    from dmlsim import backend
+
+    node = helper.make_node("MatMulInteger", ["a", "b", "az", "bz"], ["y"])
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("a", TensorProto.UINT8, [2, 3, 4]),
+                                            helper.make_tensor_value_info("b", TensorProto.INT8, [4, 2]),
+                                            helper.make_tensor_value_info("az", TensorProto.UINT8, [3]),
+                                            helper.make_tensor_value_info("bz", TensorProto.INT8, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.INT32, [2, 3, 2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 10)])
+    a = np.arange(24, dtype=np.uint8).reshape(2, 3, 4) * 10 + 5
+    b = np.array([[-128, 127], [0, -1], [5, 7], [-3, 100]], np.int8)
+    az, bz = np.array([0, 255, 7], np.uint8), np.array([-128, 3], np.int8)
+    (y,) = backend.prepare(model, device).run([a, b, az, bz])
+    expected = (a.astype(np.int64) - az.reshape(3, 1)) @ (b.astype(np.int64) - bz.reshape(1, 2))
+    assert y.dtype == np.int32
+    np.testing.assert_array_equal(y, expected)

@@ -1,4 +1,4 @@
-"""If, Loop, Scan, BitCast, Compress, Einsum, NonZero, MaxUnpool and Gelu's tanh form onto DirectML operators.
+"""If, Loop, Scan, BitCast, Compress, Einsum, NonZero, MaxUnpool, MatMulInteger, TensorScatter, Gelu tanh: lowerings.
 
 - **If** whose condition is known when the graph is built (a constant, a Shape-derived value or a graph input read
   on the host: onnxruntime runs If on its CPU provider, which reads the condition there) is replaced by the taken
@@ -22,6 +22,7 @@
   REDUCE SUM over the contracted letters (see :func:`lower_einsum`); FLOAT64 is refused as the provider does.
 - **MaxUnpool** is MAX_UNPOOLING (see :func:`lower_max_unpool`).
 - **TensorScatter** is SCATTER_ELEMENTS with host-made indices (see :func:`lower_tensor_scatter`).
+- **MatMulInteger** is MATRIX_MULTIPLY_INTEGER shaped as MatMul's GEMM (see :func:`lower_matmul_integer`).
 - **NonZero** is NONZERO_COORDINATES with its count read back (see :func:`lower_nonzero`).
 - **Gelu** ``approximate='tanh'``: DirectML's ACTIVATION_GELU is the erf form, so the tanh form is composed of
   element-wise operators, ``0.5 · x · (1 + tanh(√(2/π) · (x + 0.044715 · x³)))``, each step rounded to the
@@ -544,3 +545,44 @@ def lower_tensor_scatter(low: Lowering, node: Any, attrs: dict[str, Any]) -> Non
 
     _emit_padded(low, "SCATTER_ELEMENTS", node, {"InputTensor": cache, "IndicesTensor": low.view(name),
                                                  "UpdatesTensor": update}, cache.shape, cache.dtype, Axis=axis)
+
+
+# --- MatMulInteger ----------------------------------------------------------------------------------------------
+@lowers("MatMulInteger")
+def lower_matmul_integer(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    """MatMulInteger as MATRIX_MULTIPLY_INTEGER, shaped as MatMul's GEMM (4-D, batch broadcast as stride 0, at
+    most two batch dimensions); a zero point of one value or one per row of A ({1, 1, M, 1}) / per column of B
+    ({1, 1, 1, N}); ONNX's per-batch zero points are refused (not in DirectML's tables)."""
+    from dmlsim.onnx.lowering import broadcast_shape
+    from dmlsim.onnx.ops_tensor import rename
+
+    a, b = low.view(node.input[0]), low.view(node.input[1])
+    if len(a.shape) < 2 or len(b.shape) < 2:
+        raise low.refuse("1-D operands: not lowered for MatMulInteger")
+    m, k = a.shape[-2:]
+    n = b.shape[-1]
+    if b.shape[-2] != k:
+        raise low.refuse(f"inner dimensions differ: {list(a.shape)} · {list(b.shape)}", 0x80070057)
+    batch = broadcast_shape(low, [a.shape[:-2], b.shape[:-2]])
+    if len(batch) > 2:
+        raise low.refuse(f"{len(batch)} batch dimensions: DirectML's MATRIX_MULTIPLY_INTEGER takes 4-D tensors")
+    lead = (1,) * (2 - len(batch)) + tuple(batch)
+    fields: dict[str, View] = {"ATensor": broadcast_view(low, a, (*lead, m, k)),
+                               "BTensor": broadcast_view(low, b, (*lead, k, n))}
+    for index, field, count, per in ((2, "AZeroPointTensor", m, 2), (3, "BZeroPointTensor", n, 3)):
+        if len(node.input) <= index or not node.input[index]:
+            continue
+        zero = low.view(node.input[index])
+        size = int(np.prod(zero.shape))
+        if size not in (1, count) or (size > 1 and len(zero.shape) != 1):
+            raise low.refuse(f"a zero point of shape {list(zero.shape)}: DirectML's tables hold one value or one "
+                             f"per {'row of A' if per == 2 else 'column of B'} ({count})")
+        shape = [1, 1, 1, 1]
+        shape[per] = size
+        strides = [0, 0, 0, 0]
+        strides[per] = zero.strides[-1] if zero.shape else 1
+        fields[field] = View(zero.name, tuple(shape), tuple(strides), zero.dtype, zero.offset)
+    temp = low.fresh(node.output[0])
+    low.emit(dml.DML_OPERATOR_MATRIX_MULTIPLY_INTEGER, dml.DML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC, fields,
+             {"OutputTensor": low.output(temp, (*lead, m, n), np.int32)})
+    rename(low, low.views[temp], node.output[0], (*batch, m, n))
