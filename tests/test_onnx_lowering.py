@@ -407,3 +407,25 @@ def test_matmul_integer_with_per_row_and_per_column_zero_points(device):
     expected = (a.astype(np.int64) - az.reshape(3, 1)) @ (b.astype(np.int64) - bz.reshape(1, 2))
     assert y.dtype == np.int32
     np.testing.assert_array_equal(y, expected)
+
+
+@pytest.mark.parametrize("direction, expected", [("RIGHT", [-4, 16383, -1, 0, -1, 0, -1]),
+                                                 ("LEFT", [-16, -2, -8, 0, 0, 0, -32768])])
+def test_signed_bit_shift_is_composed_over_the_unsigned_bytes(device, direction, expected):
+    """BitShift of int16 (DirectML shifts unsigned types only): right is arithmetic, a shift of 16 or more or a
+    negative one gives 0 (-1 for a negative value shifted right), left wraps. Expected by hand from ONNX's rules."""
+    import numpy as np
+    from onnx import TensorProto, helper
+
+    from dmlsim import backend
+
+    node = helper.make_node("BitShift", ["x", "s"], ["y"], direction=direction)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.INT16, [7]),
+                                            helper.make_tensor_value_info("s", TensorProto.INT16, [7])],
+                              [helper.make_tensor_value_info("y", TensorProto.INT16, [7])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 26)])
+    x = np.array([-8, 32767, -1, 5, -300, 1, -1], np.int16)
+    s = np.array([1, 1, 3, 16, 100, -1, 15], np.int16)
+    (y,) = backend.prepare(model, device).run([x, s])
+    assert y.dtype == np.int16
+    np.testing.assert_array_equal(y, expected)

@@ -23,6 +23,7 @@
 - **MaxUnpool** is MAX_UNPOOLING (see :func:`lower_max_unpool`).
 - **TensorScatter** is SCATTER_ELEMENTS with host-made indices (see :func:`lower_tensor_scatter`).
 - **MatMulInteger** is MATRIX_MULTIPLY_INTEGER shaped as MatMul's GEMM (see :func:`lower_matmul_integer`).
+- **BitShift** of signed integers is composed over the unsigned bytes (see :func:`lower_signed_bit_shift`).
 - **NonZero** is NONZERO_COORDINATES with its count read back (see :func:`lower_nonzero`).
 - **Gelu** ``approximate='tanh'``: DirectML's ACTIVATION_GELU is the erf form, so the tanh form is composed of
   element-wise operators, ``0.5 · x · (1 + tanh(√(2/π) · (x + 0.044715 · x³)))``, each step rounded to the
@@ -586,3 +587,65 @@ def lower_matmul_integer(low: Lowering, node: Any, attrs: dict[str, Any]) -> Non
     low.emit(dml.DML_OPERATOR_MATRIX_MULTIPLY_INTEGER, dml.DML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC, fields,
              {"OutputTensor": low.output(temp, (*lead, m, n), np.int32)})
     rename(low, low.views[temp], node.output[0], (*batch, m, n))
+
+
+# --- BitShift of signed integers ----------------------------------------------------------------------------------
+def lower_signed_bit_shift(low: Lowering, node: Any, left: bool) -> None:
+    """BitShift of signed integers (ONNX's newer types; DirectML's BIT_SHIFT_* take unsigned ones) composed of
+    DirectML operators over the same bytes read as the unsigned type of that width: ONNX's left shift is the
+    unsigned one; its right shift is arithmetic, ``((x ^ m) >> s) ^ m`` with ``m`` all ones for negative ``x``
+    (``m = 0 − (x < 0)``); a shift outside ``[0, width)`` (negative shifts read unsigned are huge) gives 0, or −1
+    for a negative ``x`` shifted right, as ONNX says: the result is multiplied by ``s < width`` (DirectML's shift
+    takes the amount modulo the width)."""
+    x, s = low.view(node.input[0]), low.view(node.input[1])
+    from dmlsim.onnx.lowering import broadcast_shape
+
+    shape = broadcast_shape(low, [x.shape, s.shape])
+    unsigned = np.dtype(x.dtype.str.replace("i", "u"))
+    xu = broadcast_view(low, View(x.name, x.shape, x.strides, unsigned, x.offset), shape)
+    su = broadcast_view(low, View(s.name, s.shape, s.strides, unsigned, s.offset), shape)
+    width = 8 * unsigned.itemsize
+
+    def step(kind: str, a: View, b: View | None = None, dtype: Any = None) -> View:
+        out = low.fresh(f"{node.output[0]}/shift")
+        if b is None:
+            unary(low, kind, a, out, dtype)
+        else:
+            binary(low, kind, a, b, out, dtype)
+        return low.views[out]
+
+    def const(value: int, dtype: Any) -> View:
+        name = low.fresh("const")
+        low.host[name] = np.asarray([value], dtype)
+        return broadcast_view(low, low.view(name), shape)
+
+    in_range = step("CAST", step("ELEMENT_WISE_LOGICAL_LESS_THAN", su, const(width, unsigned), np.uint8),
+                    dtype=unsigned)
+    if left:
+        shifted = step("ELEMENT_WISE_BIT_SHIFT_LEFT", xu, su)
+        result = step("ELEMENT_WISE_MULTIPLY", shifted, in_range)
+    else:
+        negative = step("CAST", step("ELEMENT_WISE_LOGICAL_LESS_THAN", broadcast_view(low, x, shape),
+                                     const(0, x.dtype), np.uint8), dtype=unsigned)
+        mask = step("ELEMENT_WISE_SUBTRACT", const(0, unsigned), negative)
+        shifted = step("ELEMENT_WISE_BIT_SHIFT_RIGHT", step("ELEMENT_WISE_BIT_XOR", xu, mask), su)
+        result = step("ELEMENT_WISE_BIT_XOR", step("ELEMENT_WISE_MULTIPLY", shifted, in_range), mask)
+    low.views[node.output[0]] = View(result.name, result.shape, result.strides, x.dtype, result.offset)
+
+
+def _install_bit_shift() -> None:
+    """BitShift keeps its unsigned lowering (ops_elementwise); signed integers are routed here."""
+    from dmlsim.onnx import lowering as registry
+
+    unsigned_form = registry.LOWERINGS["BitShift"]
+
+    def lower_bit_shift(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+        if low.value_dtype(node.input[0]).kind == "i":
+            lower_signed_bit_shift(low, node, attrs.get("direction") == "LEFT")
+        else:
+            unsigned_form(low, node, attrs)
+
+    registry.LOWERINGS["BitShift"] = lower_bit_shift
+
+
+_install_bit_shift()
