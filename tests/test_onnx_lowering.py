@@ -458,3 +458,23 @@ def test_shape_arithmetic_on_graph_inputs_stays_on_the_host(device, monkeypatch)
     x = np.array([[1.0, -0.0, np.inf], [np.nan, 2.0, -3.0]], np.float32)
     (y,) = backend.prepare(model, device).run([x, np.array([3, 4], np.int64)])
     np.testing.assert_array_equal(y, [[1.0, -0.0, np.inf, 0.0], [np.nan, 2.0, -3.0, 0.0], [0.0, 0.0, 0.0, 0.0]])
+
+
+@pytest.mark.parametrize("periodic, expected", [(None, [0.0, 0.5, 1.0, 0.5]), (0, [0.0, 0.75, 0.75, 0.0])])
+def test_function_bodies_take_attribute_references_from_the_node_or_the_schema(device, periodic, expected):
+    """HannWindow's body reads ``@periodic`` (schema default 1) and ``@output_datatype`` (given: DOUBLE) through
+    attribute references; its size is a graph input (its Range limit is read back). Expected by hand:
+    0.5 - 0.5 cos(2 pi n / N), N = 4 periodic, 3 symmetric."""
+    import numpy as np
+    from onnx import TensorProto, helper
+
+    from dmlsim import backend
+
+    extra = {} if periodic is None else {"periodic": periodic}
+    node = helper.make_node("HannWindow", ["n"], ["w"], output_datatype=TensorProto.FLOAT16, **extra)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("n", TensorProto.INT64, [])],
+                              [helper.make_tensor_value_info("w", TensorProto.FLOAT16, [4])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    (w,) = backend.prepare(model, device).run([np.array(4, np.int64)])
+    assert w.dtype == np.float16
+    np.testing.assert_allclose(w.astype(np.float64), expected, atol=1e-3)
