@@ -478,3 +478,27 @@ def test_function_bodies_take_attribute_references_from_the_node_or_the_schema(d
     (w,) = backend.prepare(model, device).run([np.array(4, np.int64)])
     assert w.dtype == np.float16
     np.testing.assert_allclose(w.astype(np.float64), expected, atol=1e-3)
+
+
+@pytest.mark.parametrize("mode, padding, align", [("linear", "zeros", 0), ("nearest", "border", 1),
+                                                  ("linear", "reflection", 0)])
+def test_grid_sample_is_composed_of_element_wise_operators_and_gathers(device, mode, padding, align):
+    """GridSample over a [1, 2, 3, 4] input with grid points inside, on the edges, outside (±1.7, reflected twice)
+    and at a nearest-rounding tie. Expected: onnx.reference's GridSample."""
+    import numpy as np
+    from onnx import TensorProto, helper
+    from onnx.reference import ReferenceEvaluator
+
+    from dmlsim import backend
+
+    node = helper.make_node("GridSample", ["x", "g"], ["y"], mode=mode, padding_mode=padding, align_corners=align)
+    f = TensorProto.FLOAT
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", f, [1, 2, 3, 4]),
+                                            helper.make_tensor_value_info("g", f, [1, 2, 3, 2])],
+                              [helper.make_tensor_value_info("y", f, [1, 2, 2, 3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)])
+    x = np.arange(24, dtype=np.float32).reshape(1, 2, 3, 4) * 0.5 - 3.0
+    g = np.array([[[[0.1, -0.2], [-1.0, 1.0], [1.7, -1.7]], [[-3.1, 0.4], [0.25, 0.0], [0.6, 2.9]]]], np.float32)
+    (expected,) = ReferenceEvaluator(model).run(None, {"x": x, "g": g})
+    (y,) = backend.prepare(model, device).run([x, g])
+    np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-5)

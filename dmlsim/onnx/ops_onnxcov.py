@@ -24,6 +24,7 @@
 - **TensorScatter** is SCATTER_ELEMENTS with host-made indices (see :func:`lower_tensor_scatter`).
 - **MatMulInteger** is MATRIX_MULTIPLY_INTEGER shaped as MatMul's GEMM (see :func:`lower_matmul_integer`).
 - **BitShift** of signed integers is composed over the unsigned bytes (see :func:`lower_signed_bit_shift`).
+- **GridSample** is composed of element-wise operators and GATHER_ELEMENTS (see :func:`lower_grid_sample`).
 - **NonZero** is NONZERO_COORDINATES with its count read back (see :func:`lower_nonzero`).
 - **Gelu** ``approximate='tanh'``: DirectML's ACTIVATION_GELU is the erf form, so the tanh form is composed of
   element-wise operators, ``0.5 · x · (1 + tanh(√(2/π) · (x + 0.044715 · x³)))``, each step rounded to the
@@ -649,3 +650,118 @@ def _install_bit_shift() -> None:
 
 
 _install_bit_shift()
+
+
+# --- GridSample -------------------------------------------------------------------------------------------------
+@lowers("GridSample")
+def lower_grid_sample(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    """GridSample (2-D and volumetric; nearest and linear; zeros, border and reflection padding) composed of
+    DirectML operators: each grid component (a GATHER of the last axis) unnormalized by ONNX's align_corners rule
+    (multiply, add), clamped for border padding (CLIP), reflected for reflection padding (ABS, MODULUS_TRUNCATE,
+    MIN: ONNX's reflection by the near border, as one fold); nearest rounds half to even (ROUND), linear takes the
+    2^D corners (FLOOR) with their weights; each corner's flat index (float, exact below 2^24 elements) is CAST to
+    INT64 and GATHER_ELEMENTS reads the input viewed {N, C, elements}; with zeros padding a corner outside the
+    input is weighted 0 (comparisons multiplied in), else its index is clamped; the weighted corners are added.
+    Refused: cubic (onnxruntime's provider runs GridSample as its own shader, not a DirectML operator; this
+    composition is dmlsim's)."""
+    x, grid = low.view(node.input[0]), low.view(node.input[1])
+    mode = str(attrs.get("mode", "linear"))
+    padding = str(attrs.get("padding_mode", "zeros"))
+    align = bool(attrs.get("align_corners", 0))
+    if mode in ("cubic", "bicubic"):
+        raise low.refuse("cubic interpolation: not composed (DirectML has no cubic sampling)")
+    if x.dtype not in EINSUM_TYPES:
+        raise low.refuse(f"{x.dtype} input: composed for FLOAT32 and FLOAT16 only")
+    spatial = x.shape[2:]
+    dims = len(spatial)
+    n, c = x.shape[:2]
+    out_spatial = grid.shape[1:-1]
+    q = int(np.prod(out_spatial))
+    p = int(np.prod(spatial))
+    gshape = (n, q)
+    prefix = f"{node.output[0]}/grid"
+
+    def step(kind: str, a: View, b: View | None = None, dtype: Any = None, **attributes: Any) -> View:
+        out = low.fresh(prefix)
+        if b is None:
+            unary(low, kind, a, out, dtype, **attributes)
+        else:
+            binary(low, kind, a, b, out, dtype)
+        return low.views[out]
+
+    def const(value: float) -> View:
+        name = low.fresh("const")
+        low.host[name] = np.asarray([value], x.dtype)
+        return broadcast_view(low, low.view(name), gshape)
+
+    coordinates = []
+    for j in range(dims):  # X's spatial axis j is the grid's component dims - 1 - j
+        index = _host_constant(low, np.asarray(dims - 1 - j, np.int64), f"{prefix}/component")
+        component = low.views[_synthesize(low, "Gather", [node.input[1], index], prefix, axis=-1)]
+        component = View(component.name, gshape, packed_strides(gshape), component.dtype)
+        size = spatial[j]
+        scale, bias = ((size - 1) / 2, (size - 1) / 2) if align else (size / 2, (size - 1) / 2)
+        position = step("ELEMENT_WISE_ADD", step("ELEMENT_WISE_MULTIPLY", component, const(scale)), const(bias))
+        if padding == "border":
+            position = step("ELEMENT_WISE_CLIP", position, Min=0.0, Max=float(size - 1))
+        elif padding == "reflection":  # ONNX's reflection into [lo, hi]: lo + min(m, 2·range − m), m = |x − lo| mod
+            lo, hi = (0.0, size - 1.0) if align else (-0.5, size - 0.5)  # 2·range (identity inside the range)
+            if hi == lo:
+                position = const(lo)
+            else:
+                m = step("ELEMENT_WISE_MODULUS_TRUNCATE",
+                         step("ELEMENT_WISE_ABS", step("ELEMENT_WISE_ADD", position, const(-lo))),
+                         const(2 * (hi - lo)))
+                folded = step("ELEMENT_WISE_MIN", m, step("ELEMENT_WISE_SUBTRACT", const(2 * (hi - lo)), m))
+                position = step("ELEMENT_WISE_ADD", folded, const(lo))
+        coordinates.append(position)
+    strides = [int(np.prod(spatial[j + 1:])) for j in range(dims)]
+    corners: list[tuple[list[View], View | None]] = []
+    if mode == "nearest":
+        rounded = [step("ELEMENT_WISE_ROUND", pos, RoundingMode=dml.DML_ROUNDING_MODE_HALVES_TO_NEAREST_EVEN)
+                   for pos in coordinates]
+        corners.append((rounded, None))
+    else:
+        floors = [step("ELEMENT_WISE_FLOOR", pos) for pos in coordinates]
+        upper = [step("ELEMENT_WISE_SUBTRACT", pos, f) for pos, f in zip(coordinates, floors, strict=True)]
+        lower = [step("ELEMENT_WISE_SUBTRACT", const(1.0), u) for u in upper]
+        for bits in range(2 ** dims):
+            picks, weight = [], None
+            for j in range(dims):
+                high = bool(bits >> j & 1)
+                picks.append(step("ELEMENT_WISE_ADD", floors[j], const(1.0)) if high else floors[j])
+                w = upper[j] if high else lower[j]
+                weight = w if weight is None else step("ELEMENT_WISE_MULTIPLY", weight, w)
+            corners.append((picks, weight))
+    flat_x = packed(low, x)
+    flat_x = View(flat_x.name, (n, c, p), packed_strides((n, c, p)), x.dtype)
+    total = None
+    for picks, weight in corners:
+        flat = None
+        for j, pick in enumerate(picks):
+            if padding == "zeros":
+                inside = step("CAST", step("ELEMENT_WISE_LOGICAL_AND",
+                                           step("ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL", pick, const(0.0),
+                                                np.uint8),
+                                           step("ELEMENT_WISE_LOGICAL_LESS_THAN_OR_EQUAL", pick,
+                                                const(float(spatial[j] - 1)), np.uint8), np.uint8), dtype=x.dtype)
+                weight = inside if weight is None else step("ELEMENT_WISE_MULTIPLY", weight, inside)
+            clamped = step("ELEMENT_WISE_CLIP", pick, Min=0.0, Max=float(spatial[j] - 1))
+            term = step("ELEMENT_WISE_MULTIPLY", clamped, const(float(strides[j]))) if strides[j] != 1 else clamped
+            flat = term if flat is None else step("ELEMENT_WISE_ADD", flat, term)
+        assert flat is not None
+        flat_f32 = step("CAST", flat, dtype=np.float32) if x.dtype != np.float32 else flat
+        indices = step("CAST", flat_f32, dtype=np.int64)
+        spread = View(indices.name, (n, c, q), (indices.strides[0], 0, indices.strides[1]), np.dtype(np.int64))
+        gathered = low.fresh(prefix)
+        low.emit(dml.DML_OPERATOR_GATHER_ELEMENTS, dml.DML_GATHER_ELEMENTS_OPERATOR_DESC,
+                 {"InputTensor": flat_x, "IndicesTensor": spread},
+                 {"OutputTensor": low.output(gathered, (n, c, q), x.dtype)}, Axis=2)
+        value = low.views[gathered]
+        if weight is not None:
+            spread_weight = View(weight.name, (n, c, q), (weight.strides[0], 0, weight.strides[1]), weight.dtype)
+            value = step("ELEMENT_WISE_MULTIPLY", value, spread_weight)
+        total = value if total is None else step("ELEMENT_WISE_ADD", total, value)
+    assert total is not None
+    low.views[node.output[0]] = View(total.name, (n, c, *out_spatial), packed_strides((n, c, *out_spatial)),
+                                     x.dtype)
