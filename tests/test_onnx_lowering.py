@@ -502,3 +502,32 @@ def test_grid_sample_is_composed_of_element_wise_operators_and_gathers(device, m
     (expected,) = ReferenceEvaluator(model).run(None, {"x": x, "g": g})
     (y,) = backend.prepare(model, device).run([x, g])
     np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("inverse, onesided, components", [(0, 0, 1), (1, 0, 2), (0, 1, 1), (1, 1, 2)])
+def test_dft_is_one_gemm_by_a_dft_matrix(device, inverse, onesided, components):
+    """DFT along axis 2 of a [2, 3, 8, components] signal (opset 20, axis as an input): forward, inverse, rfft and
+    irfft. Expected: numpy's FFT in float64 (fft, ifft, rfft, irfft), within float32 accumulation."""
+    import numpy as np
+    from onnx import TensorProto, helper
+
+    from dmlsim import backend
+
+    rng = np.random.default_rng(7)
+    n_in = 5 if inverse and onesided else 8
+    x = rng.uniform(-1, 1, (2, 3, n_in, components)).astype(np.float32)
+    signal = x[..., 0].astype(np.float64) + (1j * x[..., 1] if components == 2 else 0)
+    if inverse and onesided:
+        expected = np.fft.irfft(signal, n=8, axis=2)[..., None]
+    else:
+        spectrum = (np.fft.ifft if inverse else np.fft.rfft if onesided else np.fft.fft)(signal, axis=2)
+        expected = np.stack([spectrum.real, spectrum.imag], axis=-1)
+    node = helper.make_node("DFT", ["x", "", "axis"], ["y"], inverse=inverse, onesided=onesided)
+    f = TensorProto.FLOAT
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", f, list(x.shape))],
+                              [helper.make_tensor_value_info("y", f, list(expected.shape))],
+                              [helper.make_tensor("axis", TensorProto.INT64, [], [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
+    (y,) = backend.prepare(model, device).run([x])
+    assert y.shape == expected.shape
+    np.testing.assert_allclose(y, expected, rtol=1e-5, atol=2e-6)

@@ -25,6 +25,7 @@
 - **MatMulInteger** is MATRIX_MULTIPLY_INTEGER shaped as MatMul's GEMM (see :func:`lower_matmul_integer`).
 - **BitShift** of signed integers is composed over the unsigned bytes (see :func:`lower_signed_bit_shift`).
 - **GridSample** is composed of element-wise operators and GATHER_ELEMENTS (see :func:`lower_grid_sample`).
+- **DFT** is one GEMM by a host-made DFT matrix (see :func:`lower_dft`).
 - **NonZero** is NONZERO_COORDINATES with its count read back (see :func:`lower_nonzero`).
 - **Gelu** ``approximate='tanh'``: DirectML's ACTIVATION_GELU is the erf form, so the tanh form is composed of
   element-wise operators, ``0.5 · x · (1 + tanh(√(2/π) · (x + 0.044715 · x³)))``, each step rounded to the
@@ -765,3 +766,89 @@ def lower_grid_sample(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     assert total is not None
     low.views[node.output[0]] = View(total.name, (n, c, *out_spatial), packed_strides((n, c, *out_spatial)),
                                      x.dtype)
+
+
+# --- DFT --------------------------------------------------------------------------------------------------------
+def _dft_matrix(n_in: int, ci: int, inverse: bool, onesided: bool) -> tuple[np.ndarray, int, int]:
+    """The real block matrix of a DFT along one axis: rows (sample, input component), columns (bin, output
+    component); its entries depend on the lengths only (host constants). Returns it, the output length and the
+    output components."""
+    if inverse and onesided:  # a half spectrum of K bins to n = 2 (K − 1) real samples (Hermitian symmetry)
+        n = 2 * (n_in - 1)
+        k = np.arange(n_in).reshape(-1, 1)
+        t = np.arange(n).reshape(1, -1)
+        weight = np.where((k == 0) | (2 * k == n), 1.0, 2.0) / n
+        theta = 2 * np.pi * k * t / n
+        re, im = weight * np.cos(theta), weight * np.sin(theta)  # y[t] = Σ_k w (Xre cos − Xim sin)
+        block = np.zeros((n_in, ci, n, 1))
+        block[:, 0, :, 0] = re
+        if ci == 2:
+            block[:, 1, :, 0] = -im
+        return block.reshape(n_in * ci, n), n, 1
+    bins = n_in // 2 + 1 if onesided else n_in
+    sign = 1.0 if inverse else -1.0
+    t = np.arange(n_in).reshape(-1, 1)
+    k = np.arange(bins).reshape(1, -1)
+    theta = sign * 2 * np.pi * t * k / n_in
+    scale = 1.0 / n_in if inverse else 1.0
+    fr, fi = scale * np.cos(theta), scale * np.sin(theta)
+    block = np.zeros((n_in, ci, bins, 2))
+    block[:, 0, :, 0], block[:, 0, :, 1] = fr, fi  # real input: re → (fr, fi)
+    if ci == 2:
+        block[:, 1, :, 0], block[:, 1, :, 1] = -fi, fr  # imaginary input: im → (−fi, fr)
+    return block.reshape(n_in * ci, bins * 2), bins, 2
+
+
+@lowers("DFT")
+def lower_dft(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    """DFT as one GEMM with a host-made real block matrix (cos/sin of the bin angles: constants of the lengths,
+    like a weight), as a matrix product does it on DirectML: the signal axis and the component axis moved last and
+    packed (IDENTITY of the transposed view), GEMM by the matrix, the result's axes moved back (IDENTITY). Forward,
+    inverse (scaled 1/n), onesided forward (n/2 + 1 bins) and onesided inverse (Hermitian half spectrum to 2(K − 1)
+    real samples). ``axis`` is an attribute (opset 17–19) or an input read on the host (20); a ``dft_length`` other
+    than the axis length is refused. FLOAT32 and FLOAT16 (GEMM's types). A matrix product rounds differently from
+    an FFT: onnx's two complex-inverse cases expect exact zeros with atol 1e-7 and get about 2e-6 (values up to 54):
+    listed as mismatches, not refused (the values are float32-accurate)."""
+    from dmlsim.onnx.ops_math import _gemm
+
+    x = low.view(node.input[0])
+    if x.dtype not in EINSUM_TYPES:
+        raise low.refuse(f"{x.dtype} input: GEMM takes FLOAT32 and FLOAT16")
+    rank = len(x.shape)
+    if low.opset >= 20 and len(node.input) > 2 and node.input[2]:
+        axis = int(np.asarray(low.host_value(node.input[2], "axis")).reshape(-1)[0])
+    else:
+        axis = int(attrs.get("axis", 1 if low.opset < 20 else -2))
+    axis = axis + rank if axis < 0 else axis
+    if not 0 < axis < rank - 1:
+        raise low.refuse(f"axis {axis} must be a signal axis (not the batch or component axis)", 0x80070057)
+    n_in, ci = x.shape[axis], x.shape[-1]
+    if ci not in (1, 2):
+        raise low.refuse(f"a last dimension of {ci}: DFT takes real (1) or complex (2) values", 0x80070057)
+    if len(node.input) > 1 and node.input[1]:
+        length = int(np.asarray(low.host_value(node.input[1], "dft_length")).reshape(-1)[0])
+        if length != n_in:
+            raise low.refuse(f"dft_length {length} differs from the axis length {n_in}: padding or truncating "
+                             "the signal is not lowered")
+    inverse, onesided = bool(attrs.get("inverse", 0)), bool(attrs.get("onesided", 0))
+    matrix, n_out, co = _dft_matrix(n_in, ci, inverse, onesided)
+    order = [a for a in range(rank - 1) if a != axis] + [axis, rank - 1]
+    moved = View(x.name, tuple(x.shape[a] for a in order), tuple(x.strides[a] for a in order), x.dtype, x.offset)
+    copy = low.fresh(f"{node.output[0]}/signal")
+    unary(low, "ELEMENT_WISE_IDENTITY", moved, copy)
+    rows = int(np.prod(moved.shape[:-2]))
+    flat = View(low.views[copy].name, (1, 1, rows, n_in * ci), packed_strides((1, 1, rows, n_in * ci)), x.dtype)
+    weights = low.fresh(f"{node.output[0]}/dft_matrix")
+    low.host[weights] = matrix.astype(x.dtype).reshape(1, 1, *matrix.shape)
+    product = low.fresh(f"{node.output[0]}/spectrum")
+    _gemm(low, flat, low.view(weights), None, product, (1, 1, rows, matrix.shape[1]))
+    rest = moved.shape[:-2]
+    made = low.views[product]
+    packed_shape = (*rest, n_out, co)
+    result = View(made.name, packed_shape, packed_strides(packed_shape), x.dtype)
+    back = [0] * rank  # output axis a reads packed axis back[a]
+    for packed_axis, original in enumerate(order):
+        back[original] = packed_axis
+    out_shape = tuple(packed_shape[back[a]] for a in range(rank))
+    view_back = View(result.name, out_shape, tuple(result.strides[back[a]] for a in range(rank)), x.dtype)
+    unary(low, "ELEMENT_WISE_IDENTITY", view_back, node.output[0])
