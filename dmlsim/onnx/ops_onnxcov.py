@@ -26,6 +26,7 @@
 - **BitShift** of signed integers is composed over the unsigned bytes (see :func:`lower_signed_bit_shift`).
 - **GridSample** is composed of element-wise operators and GATHER_ELEMENTS (see :func:`lower_grid_sample`).
 - **DFT** is one GEMM by a host-made DFT matrix (see :func:`lower_dft`).
+- **STFT** is GATHER of the frames, the window multiply and DFT (see :func:`lower_stft`).
 - **NonZero** is NONZERO_COORDINATES with its count read back (see :func:`lower_nonzero`).
 - **Gelu** ``approximate='tanh'``: DirectML's ACTIVATION_GELU is the erf form, so the tanh form is composed of
   element-wise operators, ``0.5 · x · (1 + tanh(√(2/π) · (x + 0.044715 · x³)))``, each step rounded to the
@@ -852,3 +853,39 @@ def lower_dft(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     out_shape = tuple(packed_shape[back[a]] for a in range(rank))
     view_back = View(result.name, out_shape, tuple(result.strides[back[a]] for a in range(rank)), x.dtype)
     unary(low, "ELEMENT_WISE_IDENTITY", view_back, node.output[0])
+
+
+# --- STFT -------------------------------------------------------------------------------------------------------
+@lowers("STFT")
+def lower_stft(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    """STFT as the nodes it is made of: GATHER of the frames (indices ``frame · step + offset`` made on the host
+    from the host-read frame_step and frame_length), a multiply by the window (its length read as [length, 1]),
+    then a DFT along the frame axis (onesided by default), each lowered like any node."""
+    x = low.view(node.input[0])
+    step = int(np.asarray(low.host_value(node.input[1], "frame_step")).reshape(-1)[0])
+    window = node.input[2] if len(node.input) > 2 and node.input[2] else ""
+    if len(node.input) > 3 and node.input[3]:
+        length = int(np.asarray(low.host_value(node.input[3], "frame_length")).reshape(-1)[0])
+    elif window:
+        length = low.value_shape(window)[0]
+    else:
+        raise low.refuse("neither a window nor a frame_length gives the frame length", 0x80070057)
+    signal = x.shape[1]
+    frames = (signal - length) // step + 1
+    if frames < 1 or step < 1:
+        raise low.refuse(f"{frames} frames of {length} every {step} in a signal of {signal}", 0x80070057)
+    index = (np.arange(frames).reshape(-1, 1) * step + np.arange(length).reshape(1, -1)).astype(np.int64)
+    prefix = node.name or "STFT"
+    cut = _synthesize(low, "Gather", [node.input[0], _host_constant(low, index, f"{prefix}/frames")],
+                      f"{prefix}/framed", axis=1)
+    if window:
+        shape = _host_constant(low, np.asarray([length, 1], np.int64), f"{prefix}/window_shape")
+        column = _synthesize(low, "Reshape", [window, shape], f"{prefix}/window")
+        cut = _synthesize(low, "Mul", [cut, column], f"{prefix}/windowed")
+    onesided = int(attrs.get("onesided", 1))
+    if low.opset >= 20:
+        axis = _host_constant(low, np.asarray(2, np.int64), f"{prefix}/axis")
+        spectrum = _synthesize(low, "DFT", [cut, "", axis], f"{prefix}/spectrum", onesided=onesided)
+    else:
+        spectrum = _synthesize(low, "DFT", [cut], f"{prefix}/spectrum", axis=2, onesided=onesided)
+    _alias(low, spectrum, node.output[0])
