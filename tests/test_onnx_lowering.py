@@ -533,3 +533,26 @@ def test_dft_is_one_gemm_by_a_dft_matrix(device, inverse, onesided, components):
     (y,) = backend.prepare(model, device).run([x])
     assert y.shape == expected.shape
     np.testing.assert_allclose(y, expected, rtol=1e-5, atol=2e-6)
+
+
+@pytest.mark.parametrize("extra", [{"mode": "cubic", "cubic_coeff_a": -0.5, "exclude_outside": 1},
+                                   {"mode": "linear", "antialias": 1}])
+def test_cubic_and_antialiased_resize_are_separable_matrix_products(device, extra):
+    """Resize [1, 2, 3, 5] to [1, 2, 5, 3] (up one axis, down the other) with cubic interpolation (A = -0.5,
+    exclude_outside) and with an antialiased linear filter. Expected: onnx.reference's Resize."""
+    import numpy as np
+    from onnx import TensorProto, helper
+    from onnx.reference import ReferenceEvaluator
+
+    from dmlsim import backend
+
+    node = helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], **extra)
+    f = TensorProto.FLOAT
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", f, [1, 2, 3, 5])],
+                              [helper.make_tensor_value_info("y", f, [1, 2, 5, 3])],
+                              [helper.make_tensor("sizes", TensorProto.INT64, [4], [1, 2, 5, 3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+    x = (np.arange(30, dtype=np.float32).reshape(1, 2, 3, 5) - 10.0) ** 2 / 7.0
+    (expected,) = ReferenceEvaluator(model).run(None, {"x": x})
+    (y,) = backend.prepare(model, device).run([x])
+    np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-4)

@@ -27,6 +27,8 @@
 - **GridSample** is composed of element-wise operators and GATHER_ELEMENTS (see :func:`lower_grid_sample`).
 - **DFT** is one GEMM by a host-made DFT matrix (see :func:`lower_dft`).
 - **STFT** is GATHER of the frames, the window multiply and DFT (see :func:`lower_stft`).
+- **Resize** with cubic interpolation or antialiasing is one GEMM per resized axis (see
+  :func:`lower_resize_by_matrices`); the rest stays RESAMPLE2 (ops_resize).
 - **NonZero** is NONZERO_COORDINATES with its count read back (see :func:`lower_nonzero`).
 - **Gelu** ``approximate='tanh'``: DirectML's ACTIVATION_GELU is the erf form, so the tanh form is composed of
   element-wise operators, ``0.5 · x · (1 + tanh(√(2/π) · (x + 0.044715 · x³)))``, each step rounded to the
@@ -42,6 +44,7 @@ import numpy as np
 
 import dmlsim as dml
 from dmlsim.api.tensor import packed_strides
+from dmlsim.onnx import ops_resize  # noqa: F401  (registers Resize before _install_resize wraps it)
 from dmlsim.onnx.functions import renamed_subgraphs
 from dmlsim.onnx.lowering import Lowering, View, broadcast_view, lowers
 from dmlsim.onnx.ops_elementwise import binary, unary
@@ -889,3 +892,117 @@ def lower_stft(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     else:
         spectrum = _synthesize(low, "DFT", [cut], f"{prefix}/spectrum", axis=2, onesided=onesided)
     _alias(low, spectrum, node.output[0])
+
+
+# --- Resize: cubic and antialiased, as separable matrix products ------------------------------------------------
+def _along_axis(low: Lowering, source: View, axis: int, matrix: np.ndarray, out: str) -> None:
+    """``out`` = ``source`` multiplied along ``axis`` by ``matrix`` [in, out]: the axis moved last and packed
+    (IDENTITY of the transposed view), one GEMM, the axis moved back (IDENTITY)."""
+    from dmlsim.onnx.ops_math import _gemm
+
+    rank = len(source.shape)
+    order = [a for a in range(rank) if a != axis] + [axis]
+    moved = View(source.name, tuple(source.shape[a] for a in order), tuple(source.strides[a] for a in order),
+                 source.dtype, source.offset)
+    copy = low.fresh(f"{out}/moved")
+    unary(low, "ELEMENT_WISE_IDENTITY", moved, copy)
+    rows = int(np.prod(moved.shape[:-1]))
+    n_in, n_out = matrix.shape
+    flat = View(low.views[copy].name, (1, 1, rows, n_in), packed_strides((1, 1, rows, n_in)), source.dtype)
+    weights = low.fresh(f"{out}/matrix")
+    low.host[weights] = matrix.astype(source.dtype).reshape(1, 1, n_in, n_out)
+    product = low.fresh(f"{out}/product")
+    _gemm(low, flat, low.view(weights), None, product, (1, 1, rows, n_out))
+    packed_shape = (*moved.shape[:-1], n_out)
+    made = low.views[product]
+    back = [0] * rank
+    for packed_axis, original in enumerate(order):
+        back[original] = packed_axis
+    strides = packed_strides(packed_shape)
+    view_back = View(made.name, tuple(packed_shape[back[a]] for a in range(rank)),
+                     tuple(strides[back[a]] for a in range(rank)), source.dtype)
+    unary(low, "ELEMENT_WISE_IDENTITY", view_back, out)
+
+
+def _resize_matrix(attrs: dict[str, Any], n_in: int, scale: float | None, size: int | None,
+                   roi: tuple[float, float] | None, opset: int) -> np.ndarray:
+    """The [in, out] interpolation matrix of one axis: ONNX's own Resize (onnx.reference) of the identity basis,
+    a function of the sizes and attributes only (no tensor value)."""
+    from onnx import TensorProto, helper
+    from onnx.reference import ReferenceEvaluator
+
+    keep = {k: v for k, v in attrs.items() if k in ("mode", "coordinate_transformation_mode", "cubic_coeff_a",
+                                                     "exclude_outside", "nearest_mode", "antialias")}
+    inputs = ["x", "roi" if roi is not None else "", "scales" if size is None else "", "sizes" if size else ""]
+    node = helper.make_node("Resize", [i for i in inputs] if size else inputs[:3], ["y"], axes=[1], **keep)
+    feeds: dict[str, np.ndarray] = {"x": np.eye(n_in, dtype=np.float32)}
+    if roi is not None:
+        feeds["roi"] = np.asarray(roi, np.float32)
+    if size is None:
+        feeds["scales"] = np.asarray([scale], np.float32)
+    else:
+        feeds["sizes"] = np.asarray([size], np.int64)
+    graph = helper.make_graph([node], "basis", [helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(
+        v.dtype), list(v.shape)) for k, v in feeds.items()], [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                                                                              None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", max(opset, 18))])
+    (matrix,) = ReferenceEvaluator(model).run(None, feeds)
+    return np.asarray(matrix, np.float64)
+
+
+def lower_resize_by_matrices(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    """Resize with cubic interpolation or antialiasing (RESAMPLE has neither): separable, so one GEMM per resized
+    axis by that axis's interpolation matrix (ONNX's Resize of the identity basis, host constants of the sizes).
+    Sizes with a keep_aspect_ratio_policy other than stretch and tf_crop_and_resize's extrapolation are refused."""
+    x = low.view(node.input[0])
+    if x.dtype not in EINSUM_TYPES:
+        raise low.refuse(f"{x.dtype} input: GEMM takes FLOAT32 and FLOAT16")
+    rank = len(x.shape)
+
+    def optional(index: int, what: str) -> np.ndarray | None:
+        if len(node.input) > index and node.input[index]:
+            value = np.asarray(low.host_value(node.input[index], what)).reshape(-1)
+            return value if value.size else None
+        return None
+
+    roi, scales, sizes = optional(1, "roi"), optional(2, "scales"), optional(3, "sizes")
+    axes = [a + rank if a < 0 else a for a in attrs.get("axes", range(rank))]
+    if sizes is not None and attrs.get("keep_aspect_ratio_policy", "stretch") != "stretch":
+        raise low.refuse("keep_aspect_ratio_policy with cubic or antialiased resizing: not composed")
+    if attrs.get("coordinate_transformation_mode") == "tf_crop_and_resize" and \
+            float(attrs.get("extrapolation_value", 0.0)) != 0.0:
+        raise low.refuse("a non-zero extrapolation_value: not composed")
+    current = x
+    for i, axis in enumerate(axes):
+        n_in = current.shape[axis]
+        scale = float(scales[i]) if scales is not None else None
+        size = int(sizes[i]) if sizes is not None else None
+        if roi is None and ((size is None and scale == 1.0) or size == n_in):
+            continue
+        axis_roi = (float(roi[i]), float(roi[i + len(axes)])) if roi is not None else None
+        matrix = _resize_matrix(attrs, n_in, scale, size, axis_roi, low.opset)
+        out = low.fresh(f"{node.output[0]}/axis{axis}")
+        _along_axis(low, current, axis, matrix, out)
+        current = low.views[out]
+    if current is x:
+        unary(low, "ELEMENT_WISE_IDENTITY", x, node.output[0])
+    else:
+        low.views[node.output[0]] = current
+
+
+def _install_resize() -> None:
+    """Resize keeps its RESAMPLE2 lowering (ops_resize); cubic and antialiased resizing are routed here."""
+    from dmlsim.onnx import lowering as registry
+
+    resample = registry.LOWERINGS["Resize"]
+
+    def lower_resize(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+        if str(attrs.get("mode", "nearest")).lower() == "cubic" or attrs.get("antialias", 0):
+            lower_resize_by_matrices(low, node, attrs)
+        else:
+            resample(low, node, attrs)
+
+    registry.LOWERINGS["Resize"] = lower_resize
+
+
+_install_resize()

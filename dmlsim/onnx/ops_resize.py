@@ -3,8 +3,10 @@
 coordinate_transformation_mode becomes pixel offsets and scales (half_pixel: input +0.5, output −0.5;
 align_corners: scale (out − 1)/(in − 1); tf_half_pixel_for_nn: output −0.5; tf_crop_and_resize: the roi as an
 input offset and a scale over its span; pytorch_half_pixel of a length-1 axis: FLT_MAX), nearest_mode becomes
-RoundingDirection plus ±0.5 on the input offsets. Refused, as the provider refuses them: cubic interpolation,
-antialiasing, exclude_outside and a non-zero extrapolation value. half_pixel_symmetric (opset 19) is half_pixel's
+RoundingDirection plus ±0.5 on the input offsets. Refused here, as the provider refuses them: cubic
+interpolation, antialiasing, exclude_outside and a non-zero extrapolation value (cubic and antialiased resizing
+are composed of per-axis GEMMs instead by dmlsim/onnx/ops_onnxcov.py, which routes them there).
+half_pixel_symmetric (opset 19) is half_pixel's
 offsets with the input offset moved by ONNX's centring term ``n_in/2 · (1 − n_out/(scale · n_in))``.
 """
 
