@@ -6,11 +6,18 @@ A model is lowered for the shapes (and the host-read input values) of one run:
   the host and whose work is shape arithmetic (:data:`HOST_FOLDABLE`) are computed on the host, as the provider
   keeps them on the CPU; so are the inputs the provider reads on the CPU (Reshape's shape, Slice's starts, Clip's
   bounds, ...: each lowering asks for them with :meth:`Lowering.host`). Nothing else is computed on the host.
+- **Read back.** A CPU input computed on the device (a Range limit cast from a graph input, a Loop's trip count)
+  is read back: the graph built so far is compiled and run up to that value, as onnxruntime copies it to the host
+  before the node that reads it (at most :data:`READ_BACK_ELEMENTS` elements; the host still computes nothing).
 - **Views, not copies.** Reshape, Flatten, Squeeze, Unsqueeze and Identity rename the bytes; Transpose permutes
   strides and Expand broadcasts with stride 0; a node reads its input through such a view's desc.
 - **One graph.** Every other node becomes one or more DirectML operator nodes in a :class:`GraphBuilder`;
   host values read by device nodes become weights (OWNED_BY_DML graph inputs bound to the operator initializer,
   or constant nodes when a few bytes), graph inputs are bound at execution.
+
+- **Function bodies.** A node no lowering claims, whose schema defines a function body at the model's opset, is
+  replaced by the body's nodes (fresh names, attribute references resolved), as onnxruntime inlines it before the
+  DirectML provider takes the primitives (:mod:`dmlsim.onnx.functions`); a direct lowering always wins.
 
 A node that DirectML cannot express raises a DMLError naming the node, its op type, the opset and the reason.
 """
@@ -31,6 +38,7 @@ from dmlsim.graph_builder import GraphBuilder
 from dmlsim.runtime.device import Device
 
 MAX_RANK = 8
+READ_BACK_ELEMENTS = 4096  # a CPU input read back from the device is a shape, a bound, a count: small
 DATA_TYPES = {np.dtype(v): k for k, v in NUMPY_DTYPE.items()}
 
 
@@ -79,6 +87,14 @@ class Lowering:
         self.views: dict[str, View] = {}
         self.node: Any = None
         self._counter = 0
+        self.constants: set[str] = set()  # host values onnxruntime would fold: initializers, Constant, Shape, ...
+        self.graph_inputs: set[str] = set()  # the model's graph inputs (their values are on the host too)
+        self.cpu_values: set[str] = set()  # Shape/Size outputs and what onnxruntime computes on its CPU from them
+        # runs the graph built so far and reads a device value back (run_model sets it): a CPU input computed on
+        # the device, which onnxruntime copies to the host before the node that reads it
+        self.read_back: Callable[[str], np.ndarray] | None = None
+        # lowers one more ONNX node in this model (run_model sets it): If branches, unrolled Loop/Scan bodies
+        self.lower_more: Callable[[Any], None] | None = None
 
     # --- naming and errors ------------------------------------------------------------------------------------
     def where(self) -> str:
@@ -98,6 +114,8 @@ class Lowering:
 
     def host_value(self, name: str, what: str) -> np.ndarray:
         """An input the provider reads on the CPU (a shape, starts, bounds): it must be known on the host."""
+        if name not in self.host and name in self.views and self.read_back is not None:
+            self.host[name] = self.read_back(name)
         if name not in self.host:
             raise self.refuse(f"its {what} ({name!r}) must be known when the graph is built (an initializer, a "
                               "constant or a graph input read on the host), as DirectML's provider requires")

@@ -88,6 +88,80 @@ def run_all(device: Any, cases: list[Any] | None = None) -> Iterator[Outcome]:
         yield run_case(case, device)
 
 
+FAMILIES: dict[str, tuple[str, ...]] = {  # op types by family, for the per-family summary
+    "element-wise": ("Abs", "Acos", "Acosh", "Add", "And", "Asin", "Asinh", "Atan", "Atanh", "BitShift",
+                     "BitwiseAnd", "BitwiseNot", "BitwiseOr", "BitwiseXor", "Ceil", "Celu", "Clip", "Cos", "Cosh",
+                     "Div", "Elu", "Equal", "Erf", "Exp", "Floor", "Gelu", "Greater", "GreaterOrEqual",
+                     "HardSigmoid", "HardSwish", "IsInf", "IsNaN", "LeakyRelu", "Less", "LessOrEqual", "Log", "Max",
+                     "Mean", "Min", "Mish", "Mod", "Mul", "Neg", "Not", "Or", "Pow", "PRelu", "Reciprocal", "Relu",
+                     "Round", "Selu", "Shrink", "Sigmoid", "Sign", "Sin", "Sinh", "Softplus", "Softsign", "Sqrt",
+                     "Sub", "Sum", "Swish", "Tan", "Tanh", "ThresholdedRelu", "Where", "Xor", "SwiGLU"),
+    "math": ("ArgMax", "ArgMin", "CumProd", "CumSum", "Det", "Einsum", "Gemm", "Hardmax", "LogSoftmax", "MatMul",
+             "MatMulInteger", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMean",
+             "ReduceMin", "ReduceProd", "ReduceSum", "ReduceSumSquare", "Softmax", "TopK"),
+    "convolution and pooling": ("AveragePool", "Conv", "ConvInteger", "ConvTranspose", "DeformConv",
+                                "GlobalAveragePool", "GlobalLpPool", "GlobalMaxPool", "LpPool", "MaxPool",
+                                "MaxRoiPool", "MaxUnpool", "RoiAlign", "Col2Im", "CausalConvWithState"),
+    "normalization": ("BatchNormalization", "GroupNormalization", "InstanceNormalization", "LayerNormalization",
+                      "LpNormalization", "LRN", "MeanVarianceNormalization", "RMSNormalization"),
+    "losses": ("NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"),
+    "attention and sequence models": ("Attention", "FlexAttention", "GRU", "LinearAttention", "LSTM", "RNN",
+                                      "RotaryEmbedding", "TensorScatter"),
+    "data movement": ("BitCast", "Cast", "CastLike", "CenterCropPad", "Compress", "Concat", "ConstantOfShape",
+                      "DepthToSpace", "Dropout", "Expand", "EyeLike", "Flatten", "Identity", "NonZero", "OneHot",
+                      "Pad", "Range", "Reshape", "ReverseSequence", "Shape", "Size", "Slice", "SpaceToDepth",
+                      "Split", "Squeeze", "Tile", "Transpose", "Trilu", "Unique", "Unsqueeze", "Constant"),
+    "gather and scatter": ("Gather", "GatherElements", "GatherND", "Scatter", "ScatterElements", "ScatterND",
+                           "NonMaxSuppression"),
+    "resampling and grids": ("AffineGrid", "GridSample", "Resize", "Upsample"),
+    "quantization": ("DequantizeLinear", "DynamicQuantizeLinear", "QLinearConv", "QLinearMatMul",
+                     "QuantizeLinear"),
+    "control flow": ("If", "Loop", "Scan"),
+    "signal": ("BlackmanWindow", "DFT", "HammingWindow", "HannWindow", "MelWeightMatrix", "STFT"),
+    "random": ("Bernoulli", "Multinomial", "RandomNormal", "RandomNormalLike", "RandomUniform",
+               "RandomUniformLike"),
+}
+FAMILY_OF = {op: family for family, ops in FAMILIES.items() for op in ops}
+
+
+def case_op(case: Any) -> str:
+    """The op type a case tests: an ``_expanded`` case's function name (its node names start with it), else the
+    node whose op type the case's name starts with, else the first node's; the domain's name for other domains."""
+    nodes = list(case.model.graph.node)
+    domains = sorted({node.domain for node in nodes} & set(SKIPPED_DOMAINS))
+    compact = case.name.removeprefix("test_").replace("_", "").lower()
+    if case.name.endswith("_expanded"):
+        for node in nodes:
+            for name in [*node.output, node.name]:
+                if "_test_" in name:
+                    return name.split("_test_")[0]
+    matches = [node.op_type for node in nodes if compact.startswith(node.op_type.lower())]
+    if matches:
+        return max(matches, key=len)
+    if domains:
+        return domains[0]
+    working = [node for node in nodes if node.op_type != "Constant"] or nodes
+    return working[-1].op_type if working else "?"
+
+
+def summary(cases: list[Any], outcomes: list[Outcome], by: str = "op") -> list[str]:
+    """Lines of pass / refused / other counts per op type (``by="op"``) or per family (``by="family"``)."""
+    import collections
+
+    table: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    for case, outcome in zip(cases, outcomes, strict=True):
+        op = case_op(case)
+        key = op if by == "op" else FAMILY_OF.get(op, "other (sequences, strings, optionals, other domains, ...)")
+        table[key][outcome.status] += 1
+    lines = [f"{'op' if by == 'op' else 'family':<40} {'pass':>5} {'refused':>8} {'other':>6} {'of':>5}"]
+    for key in sorted(table, key=lambda k: (-sum(table[k].values()), k)):
+        counts = table[key]
+        total = sum(counts.values())
+        lines.append(f"{key:<40} {counts['pass']:>5} {counts['refused']:>8} "
+                     f"{total - counts['pass'] - counts['refused']:>6} {total:>5}")
+    return lines
+
+
 def listed_onnx_version(text: str) -> str | None:
     """The onnx version the expected-results list was written with (its first line), or None."""
     first = text.splitlines()[0] if text else ""
@@ -120,7 +194,8 @@ def write_expected(outcomes: list[Outcome]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m dmlsim.onnx.node_suite [--write FILE] [--device D]``: run every case, print the counts."""
+    """``python -m dmlsim.onnx.node_suite [--write FILE] [--device D] [--by op] [--by family]``: run every case,
+    print the counts (per op type and per family with ``--by``)."""
     import argparse
     import collections
     from pathlib import Path
@@ -128,8 +203,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dmlsim.onnx.node_suite", description=main.__doc__)
     parser.add_argument("--device", default="reference")
     parser.add_argument("--write", metavar="FILE", help="write the expected-results list there")
+    parser.add_argument("--by", choices=("op", "family"), action="append", default=[],
+                        help="also print pass/refused counts per op type or per op family (may be repeated)")
     args = parser.parse_args(argv)
-    outcomes = list(run_all(args.device))
+    cases = all_cases()
+    outcomes = list(run_all(args.device, cases))
+    for by in args.by:
+        print("\n".join(summary(cases, outcomes, by)) + "\n")
     counts = collections.Counter(o.status for o in outcomes)
     print(f"{counts['pass']} of {len(outcomes)} onnx node cases pass on {args.device} "
           f"({', '.join(f'{k} {v}' for k, v in sorted(counts.items()) if k != 'pass')})")

@@ -1,7 +1,8 @@
 """Gather, GatherElements, GatherND, ScatterElements, ScatterND, OneHot and TopK onto DirectML's gather/scatter
 operators, as onnxruntime's DirectML provider maps them: every tensor padded with leading 1s to the largest rank
 among data, indices and output; the axis moved by the padding; GatherND as GATHER_ND1 with the real ranks and
-batch_dims. Scatter reductions (add, mul, max, min) have no DirectML desc field: refused. TopK's indices are
+batch_dims. OneHot's floating-point indices are CAST to INT64 first (ONNX casts them). Scatter reductions
+(add, mul, max, min) have no DirectML desc field: refused. TopK's indices are
 DirectML's UINT64, read as ONNX's int64 (the same bytes for indices below 2^63).
 """
 
@@ -102,8 +103,12 @@ def lower_scatter_nd(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
 @lowers("OneHot")
 def lower_one_hot(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     indices, values = low.view(node.input[0]), low.view(node.input[2])
-    if indices.dtype.kind == "f":
-        raise low.refuse("floating-point indices: DirectML's ONE_HOT takes integer indices")
+    if indices.dtype.kind == "f":  # ONNX casts them to int64; DirectML's ONE_HOT takes integer indices: CAST first
+        from dmlsim.onnx.ops_elementwise import unary
+
+        cast = low.fresh(f"{node.input[0]}/int64")
+        unary(low, "CAST", indices, cast, np.int64)
+        indices = low.views[cast]
     depth = int(low.host_value(node.input[1], "depth").reshape(-1)[0])
     axis = attrs.get("axis", -1)
     axis = axis + len(indices.shape) + 1 if axis < 0 else axis

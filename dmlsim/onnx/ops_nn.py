@@ -71,6 +71,11 @@ def lower_conv(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
                 end.append(large if attrs["auto_pad"] == "SAME_UPPER" else small)
         out_spatial = [s * (n - 1) + op + (k - 1) * d + 1 - b - e for n, k, s, d, op, b, e in
                        zip(spatial, kernel, strides, dilations, out_padding, begin, end, strict=True)]
+        if any(p < 0 for p in begin + end):  # an output_shape past the full size: no padding, a larger output
+            if any(b < 0 for b in begin):
+                raise low.refuse(f"output_shape {list(attrs['output_shape'])} needs negative start padding "
+                                 f"{begin}: DirectML's padding is never negative", 0x80070057)
+            begin, end = [max(0, b) for b in begin], [max(0, e) for e in end]
     else:
         channels = w.shape[0]
         out_spatial = [(n + b + e - d * (k - 1) - 1) // s + 1 for n, k, s, d, b, e in

@@ -3,8 +3,11 @@
 coordinate_transformation_mode becomes pixel offsets and scales (half_pixel: input +0.5, output −0.5;
 align_corners: scale (out − 1)/(in − 1); tf_half_pixel_for_nn: output −0.5; tf_crop_and_resize: the roi as an
 input offset and a scale over its span; pytorch_half_pixel of a length-1 axis: FLT_MAX), nearest_mode becomes
-RoundingDirection plus ±0.5 on the input offsets. Refused, as the provider refuses them: cubic interpolation,
-antialiasing, half_pixel_symmetric, exclude_outside and a non-zero extrapolation value.
+RoundingDirection plus ±0.5 on the input offsets. Refused here, as the provider refuses them: cubic
+interpolation, antialiasing, exclude_outside and a non-zero extrapolation value (cubic and antialiased resizing
+are composed of per-axis GEMMs instead by dmlsim/onnx/ops_onnxcov.py, which routes them there).
+half_pixel_symmetric (opset 19) is half_pixel's
+offsets with the input offset moved by ONNX's centring term ``n_in/2 · (1 − n_out/(scale · n_in))``.
 """
 
 from __future__ import annotations
@@ -50,8 +53,6 @@ def lower_resize(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
         sizes_in = _optional_host(low, node, 3, "sizes")
         transform = attrs.get("coordinate_transformation_mode", "half_pixel")
         axes = [a + rank if a < 0 else a for a in attrs.get("axes", range(rank))]
-    if transform == "half_pixel_symmetric":
-        raise low.refuse("half_pixel_symmetric: not among the modes DirectML's provider maps")
     scales, out = [1.0] * rank, list(x.shape)
     if scales_in is not None:
         for axis, scale in zip(axes, scales_in.reshape(-1), strict=True):
@@ -75,7 +76,12 @@ def lower_resize(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     input_offsets, output_offsets = [0.0] * rank, [0.0] * rank
     for i in range(rank):
         n_in, n_out = x.shape[i], out[i]
-        if transform in ("half_pixel", "pytorch_half_pixel"):
+        if transform == "half_pixel_symmetric":
+            # ONNX: x_in = c·(1 − n_out / (scale·n_in)) + (x_out + 0.5) / scale − 0.5 with c = n_in / 2: half_pixel's
+            # offsets, the input one moved by the centring term
+            centre = n_in / 2 * (1 - n_out / (scales[i] * n_in))
+            input_offsets[i], output_offsets[i] = 0.5 - centre, -0.5
+        elif transform in ("half_pixel", "pytorch_half_pixel"):
             if transform == "pytorch_half_pixel" and n_out <= 1:
                 scales[i] = FLT_MAX
             else:

@@ -163,7 +163,13 @@ def lower_split(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     for name, size in zip(outputs, sizes, strict=True):
         shape = list(source.shape)
         shape[axis] = size
-        made.append(low.output(name, shape, source.dtype))
+        if size == 0:  # an empty piece is a host value (dmlsim/onnx/empty.py); SPLIT makes the others
+            low.host[name] = np.empty(shape, source.dtype)
+        else:
+            made.append(low.output(name, shape, source.dtype))
+    if len(made) == 1:
+        unary(low, "ELEMENT_WISE_IDENTITY", source, next(n for n, s in zip(outputs, sizes, strict=True) if s))
+        return
     low.emit(dml.DML_OPERATOR_SPLIT, dml.DML_SPLIT_OPERATOR_DESC, {"InputTensor": source},
              {"OutputTensors": made}, OutputCount=len(made), Axis=axis)
 
@@ -190,8 +196,11 @@ def lower_slice(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
         axis = int(axis) + rank if axis < 0 else int(axis)
         begin, stop, stride = slice(int(start), int(end), int(step)).indices(source.shape[axis])
         count = len(range(begin, stop, stride))
-        if count == 0:
-            raise low.refuse(f"an empty slice on axis {axis}: DirectML tensors have no size-0 dimension")
+        if count == 0:  # an empty result is a host value (dmlsim/onnx/empty.py), as onnxruntime allocates it
+            shape = list(source.shape)
+            shape[axis] = 0
+            low.host[node.output[0]] = np.empty(shape, source.dtype)
+            return
         window = abs(stride) * (count - 1) + 1
         # SLICE1 starts a negative stride at the window's last element: the window ends at ONNX's first index
         offsets[axis] = begin if stride > 0 else begin - window + 1
@@ -205,10 +214,14 @@ def lower_slice(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
 
 @lowers("Dropout")
 def lower_dropout(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
-    """Inference (training_mode absent or false): the identity, and a mask of all true; training refused."""
-    if len(node.input) > 2 and node.input[2] and bool(low.host_value(node.input[2], "training_mode")):
-        raise low.refuse("training_mode=true draws random masks: DirectML's dropout is RANDOM_GENERATOR plus "
-                         "element-wise math, not lowered")
+    """Inference (training_mode absent or false), or training with ratio 0 (ONNX: nothing is dropped, no draw):
+    the identity, and a mask of all true; training with a non-zero ratio refused."""
+    training = len(node.input) > 2 and node.input[2] and bool(low.host_value(node.input[2], "training_mode"))
+    ratio = (float(np.asarray(low.host_value(node.input[1], "ratio")).reshape(-1)[0])
+             if training and len(node.input) > 1 and node.input[1] else 0.5)
+    if training and ratio != 0.0:
+        raise low.refuse(f"training_mode=true with ratio {ratio:g} draws random masks: DirectML's dropout is "
+                         "RANDOM_GENERATOR plus element-wise math, not lowered")
     source = low.view(node.input[0])
     unary(low, "ELEMENT_WISE_IDENTITY", source, node.output[0])
     if len(node.output) > 1 and node.output[1]:

@@ -24,6 +24,7 @@ from dmlsim.onnx import (  # noqa: F401  (each registers its lowerings)
     ops_nn,
     ops_norm,
     ops_norm2,
+    ops_onnxcov,
     ops_pool,
     ops_quant,
     ops_recurrent,
@@ -31,11 +32,14 @@ from dmlsim.onnx import (  # noqa: F401  (each registers its lowerings)
     ops_roi,
     ops_tensor,
 )
+from dmlsim.onnx.empty import CPU_INPUTS, lower_empty
+from dmlsim.onnx.functions import expand, has_body
 from dmlsim.onnx.lowering import LOWERINGS, Lowering, View, attributes_of, dml_type
 from dmlsim.runtime.device import Device
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
-NEVER_FOLDED = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Bernoulli", "Multinomial"}
+NEVER_FOLDED = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Bernoulli", "Multinomial",
+                "If", "Loop", "Scan"}  # random draws; control flow (its subgraphs read values of the enclosing graph)
 
 
 def default_opset(model: Any) -> int:
@@ -63,13 +67,30 @@ def _fold(node: Any, inputs: list[np.ndarray | None], opset: int) -> list[np.nda
     from onnx import helper
     from onnx.reference import ReferenceEvaluator
 
+    axes = [list(a.ints) for a in node.attribute if a.name == "axes"]
+    if node.op_type in ("Unsqueeze", "Squeeze") and axes and inputs[0] is not None:
+        # onnx.reference runs the opset-13 kernels for these whatever the opset (axes as an attribute fails)
+        value = np.asarray(inputs[0])
+        if node.op_type == "Squeeze":
+            return [np.squeeze(value, axis=tuple(axes[0]))]
+        rank = value.ndim + len(axes[0])
+        return [np.reshape(value, [n for n in _unsqueezed(value.shape, [a % rank for a in axes[0]], rank)])]
     names = [f"in{i}" if name else "" for i, name in enumerate(node.input)]
     clone = helper.make_node(node.op_type, names, [f"out{i}" for i in range(len(node.output))],
                              domain=node.domain or None)
     clone.attribute.extend(node.attribute)
     evaluator = ReferenceEvaluator(clone, opsets={"": opset})
     feeds = {name: value for name, value in zip(names, inputs, strict=True) if name}
-    return [np.asarray(v) for v in evaluator.run(None, feeds)]
+    values = evaluator.run(None, feeds)
+    if any(v is None or isinstance(v, (list, tuple, dict)) for v in values):
+        raise DMLError(E_NOTIMPL, "it makes a sequence, map or optional value: DirectML binds tensors only (they "
+                                  "stay with onnxruntime's CPU provider)")
+    return [np.asarray(v) for v in values]
+
+
+def _unsqueezed(shape: tuple[int, ...], axes: list[int], rank: int) -> list[int]:
+    sizes = iter(shape)
+    return [1 if axis in axes else next(sizes) for axis in range(rank)]
 
 
 def check_lowerable(model: Any) -> None:
@@ -87,7 +108,7 @@ def check_lowerable(model: Any) -> None:
         elif node.domain not in DEFAULT_DOMAINS:
             raise DMLError(E_NOTIMPL, f"{node.op_type} node {node.name!r} (domain {node.domain!r}): dmlsim lowers "
                                       "the default ONNX domain onto DirectML")
-        elif node.op_type not in LOWERINGS:
+        elif node.op_type not in LOWERINGS and not has_body(node.op_type, opset, node.domain or ""):
             raise DMLError(E_NOTIMPL, f"{node.op_type} node {node.name!r} (opset {opset}): no DirectML lowering "
                                       "for this op yet")
 
@@ -123,7 +144,7 @@ def lower(model: Any, feeds: dict[str, Any], device: Device) -> LoweredGraph:
     graph = model.graph
     low = Lowering(device, default_opset(model))
     low.host = _HostReads({value.name for value in graph.input})
-    constants: set[str] = set()
+    constants = low.constants
     for init in graph.initializer:
         low.host[init.name] = numpy_helper.to_array(init)
         constants.add(init.name)
@@ -142,6 +163,7 @@ def lower(model: Any, feeds: dict[str, Any], device: Device) -> LoweredGraph:
             raise DMLError(E_INVALIDARG, f"graph input {name!r} was not given")
         array = np.asarray(feeds[name])
         low.host[name] = array
+        low.graph_inputs.add(name)
         if array.size:
             dml_type(array.dtype, f"graph input {name!r}")
             from dmlsim.api.structs import buffer_tensor
@@ -151,46 +173,124 @@ def lower(model: Any, feeds: dict[str, Any], device: Device) -> LoweredGraph:
             tensor = buffer_tensor(dml_type(array.dtype, name), list(shape) or [1])
             builder_name = low.builder.input(name, tensor)
             low.views[name] = View(builder_name, shape, packed_strides(shape), array.dtype)
+    low.read_back = lambda name: _read_back(low, name, feeds)
+    low.lower_more = lambda node: lower_node(low, node, constants)
     for node in graph.node:
-        low.node = node
-        attrs = attributes_of(node)
-        if node.domain not in DEFAULT_DOMAINS:
-            raise low.refuse(f"domain {node.domain!r}: dmlsim lowers the default ONNX domain")
-        if node.op_type == "Constant":
-            low.host[node.output[0]] = _constant(node, attrs)
-            constants.add(node.output[0])
-            continue
-        if node.op_type in ("Shape", "Size"):
-            shape = low.value_shape(node.input[0])
-            if node.op_type == "Size":
-                value = np.asarray(int(np.prod(shape)), np.int64)
-            else:
-                start, end = attrs.get("start", 0), attrs.get("end", None)
-                value = np.asarray(shape[slice(start, end)], np.int64)
-            low.host[node.output[0]] = value
-            constants.add(node.output[0])
-            continue
-        given = [name for name in node.input if name]
-        if given and all(name in constants for name in given) and node.op_type not in NEVER_FOLDED:
-            try:
-                values = _fold(node, [low.host[name] if name else None for name in node.input], low.opset)
-            except Exception as error:  # onnx.reference refusing the node: say which, never a traceback
-                raise low.refuse(f"folding it on the host failed ({type(error).__name__}: "
-                                 f"{str(error).splitlines()[0][:120]})") from None
-            for name, value in zip(node.output, values, strict=False):
-                if name:
-                    low.host[name] = value
-                    constants.add(name)
-            continue
-        lowering = LOWERINGS.get(node.op_type)
-        if lowering is None:
-            raise low.refuse("no DirectML lowering for this op yet")
-        lowering(low, node, attrs)
+        lower_node(low, node, constants)
     low.node = None
     lowered = _finish(low, graph, feeds)
     lowered.host_reads = {name: np.array(feeds[name]) for name in low.host.read if name in feeds}
     lowered.builder = low.builder  # its nodes and values: what dmlsim.onnx.export writes as a DxDispatch model
     return lowered
+
+
+def _read_back(low: Lowering, name: str, feeds: dict[str, Any]) -> np.ndarray:
+    """Run the graph built so far for ``name`` on the device and read it back (a CPU input onnxruntime copies to
+    the host); refused past READ_BACK_ELEMENTS elements."""
+    from dmlsim.onnx.lowering import READ_BACK_ELEMENTS
+    from dmlsim.onnx.ops_elementwise import unary
+
+    view = low.views[name]
+    count = int(np.prod(view.shape))
+    if count > READ_BACK_ELEMENTS:
+        raise low.refuse(f"it reads {name!r} ({count} elements, computed on the device) on the CPU: dmlsim reads "
+                         f"back at most {READ_BACK_ELEMENTS} elements")
+    copy = low.fresh(f"{name}/read_back")
+    where = low.node
+    unary(low, "ELEMENT_WISE_IDENTITY", view, copy)
+    low.node = where
+    made = low.views.pop(copy)
+    network = low.builder.compile([made.name])
+    if isinstance(low.host, _HostReads):  # the value read back depends on these inputs' values: they key the cache
+        low.host.read.update(n for n in network.inputs if n in feeds)
+    ran = network.run({n: np.asarray(feeds[n]) for n in network.inputs})[made.name].reshape(view.shape)
+    if view.dtype == np.bool_:
+        return ran.astype(np.bool_)
+    return ran if ran.dtype == view.dtype else ran.view(view.dtype)
+
+
+def cpu_preferred(low: Lowering, node: Any, constants: set[str]) -> bool:
+    """Whether onnxruntime places ``node`` on its CPU provider (``GetCpuPreferredNodes``): it consumes a value
+    computed on the CPU (a Shape or Size output, or the output of a node placed there by this rule), every input is
+    such a value, a constant or a graph input, none is FLOAT16, and no CPU value feeds an input the provider's
+    kernel reads on the CPU anyway. dmlsim adds: every input is an integer or bool tensor (shape arithmetic only;
+    onnxruntime's rule would also move float math on graph inputs, which dmlsim keeps on the device)."""
+    given = [name for name in node.input if name]
+    if not any(name in low.cpu_values for name in given) or node.op_type in NEVER_FOLDED:
+        return False
+    read_on_cpu = CPU_INPUTS.get(node.op_type, set())
+    for index, name in enumerate(node.input):
+        if not name:
+            continue
+        if name not in low.host or not (name in constants or name in low.graph_inputs):
+            return False
+        if np.asarray(low.host[name]).dtype.kind not in "iub":
+            return False
+        if index in read_on_cpu and name in low.cpu_values:
+            return False
+    return True
+
+
+def lower_node(low: Lowering, node: Any, constants: set[str], depth: int = 0) -> None:
+    """One node: a host value (Constant, Shape, Size, a fold of host constants, a node with an empty input:
+    :mod:`dmlsim.onnx.empty`), a lowering, or its function body expanded (:mod:`dmlsim.onnx.functions`) when no
+    lowering claims it."""
+    low.node = node
+    attrs = attributes_of(node)
+    if node.domain not in DEFAULT_DOMAINS:
+        raise low.refuse(f"domain {node.domain!r}: dmlsim lowers the default ONNX domain")
+    if node.op_type == "Constant":
+        low.host[node.output[0]] = _constant(node, attrs)
+        constants.add(node.output[0])
+        return
+    if node.op_type in ("Shape", "Size"):
+        shape = low.value_shape(node.input[0])
+        if node.op_type == "Size":
+            value = np.asarray(int(np.prod(shape)), np.int64)
+        else:
+            start, end = attrs.get("start", 0), attrs.get("end", None)
+            value = np.asarray(shape[slice(start, end)], np.int64)
+        low.host[node.output[0]] = value
+        constants.add(node.output[0])
+        low.cpu_values.add(node.output[0])
+        return
+    given = [name for name in node.input if name]
+    data = given[:1] if node.op_type == "CastLike" else given  # CastLike's second input gives only its type
+    if data and all(name in constants for name in data) and node.op_type not in NEVER_FOLDED:
+        try:
+            values = _fold(node, [None if not name else low.host[name] if name in low.host
+                                  else np.zeros(0, low.value_dtype(name)) for name in node.input], low.opset)
+        except Exception as error:  # onnx.reference refusing the node: say which, never a traceback
+            raise low.refuse(f"folding it on the host failed ({type(error).__name__}: "
+                             f"{str(error).splitlines()[0][:120]})") from None
+        on_cpu = any(name in low.cpu_values for name in given)
+        for name, value in zip(node.output, values, strict=False):
+            if name:
+                low.host[name] = value
+                constants.add(name)
+                if on_cpu:
+                    low.cpu_values.add(name)
+        return
+    if cpu_preferred(low, node, constants):
+        try:
+            values = _fold(node, [low.host[name] if name else None for name in node.input], low.opset)
+        except Exception as error:  # onnx.reference refusing the node: say which, never a traceback
+            raise low.refuse(f"computing it on the host failed ({type(error).__name__}: "
+                             f"{str(error).splitlines()[0][:120]})") from None
+        for name, value in zip(node.output, values, strict=False):
+            if name:
+                low.host[name] = np.asarray(value)
+                constants.add(name)
+                low.cpu_values.add(name)
+        return
+    if lower_empty(low, node, attrs, _fold, lambda rest: lower_node(low, rest, constants, depth)):
+        return
+    lowering = LOWERINGS.get(node.op_type)
+    if lowering is None:
+        if expand(low, node, lambda inner_low, inner, d: lower_node(inner_low, inner, constants, d), depth):
+            return
+        raise low.refuse("no DirectML lowering for this op yet")
+    lowering(low, node, attrs)
 
 
 def _finish(low: Lowering, graph: Any, feeds: dict[str, Any]) -> LoweredGraph:
