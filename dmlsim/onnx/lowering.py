@@ -64,6 +64,12 @@ class NodeError(DMLError):
     """A node the lowering cannot express: the message names the node, op type and opset."""
 
 
+class UnmappedError(NodeError):
+    """A node whose form its DirectML lowering does not cover (e.g. Attention's softcap): the DirectML provider
+    would not claim it, so onnxruntime inlines its function body; dmlsim lowers that body instead, and raises
+    this refusal only when there is none."""
+
+
 def dml_type(dtype: np.dtype, where: str) -> int:
     """The DML_TENSOR_DATA_TYPE of a numpy dtype (bool as UINT8); DMLError for types DirectML lacks."""
     dtype = np.dtype(dtype)
@@ -103,6 +109,11 @@ class Lowering:
 
     def refuse(self, reason: str, hresult: int = E_NOTIMPL) -> NodeError:
         return NodeError(hresult, f"{self.where()}: {reason}")
+
+    def unmapped(self, reason: str) -> UnmappedError:
+        """The refusal of a form the lowering does not map, before it has made any node: the caller lowers the
+        node's function body instead where the op has one (:class:`UnmappedError`)."""
+        return UnmappedError(E_NOTIMPL, f"{self.where()}: {reason}")
 
     def fresh(self, hint: str) -> str:
         self._counter += 1

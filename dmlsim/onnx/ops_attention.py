@@ -55,11 +55,11 @@ def lower_attention(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     names = list(node.input) + [""] * (7 - len(node.input))
     outs = list(node.output) + [""] * (4 - len(node.output))
     if attrs.get("softcap", 0.0):
-        raise low.refuse("softcap (a tanh cap on the scores): MULTIHEAD_ATTENTION has no such step")
+        raise low.unmapped("softcap (a tanh cap on the scores): MULTIHEAD_ATTENTION has no such step")
     if outs[3]:
-        raise low.refuse("qk_matmul_output (the scores as an output): MULTIHEAD_ATTENTION outputs no intermediate")
+        raise low.unmapped("qk_matmul_output (the scores as an output): MULTIHEAD_ATTENTION outputs no intermediate")
     if attrs.get("left_window_size", -1) >= 0 or attrs.get("right_window_size", -1) >= 0:
-        raise low.refuse("a sliding window (left/right_window_size): MULTIHEAD_ATTENTION has no such field")
+        raise low.unmapped("a sliding window (left/right_window_size): MULTIHEAD_ATTENTION has no such field")
     q_in, k_in, v_in = (low.view(n) for n in names[:3])
     if q_in.dtype not in FLOATS:
         raise low.refuse(f"data type {q_in.dtype}: MULTIHEAD_ATTENTION takes FLOAT32 or FLOAT16")
@@ -86,9 +86,12 @@ def lower_attention(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     full = (batch, hq, seq, total)
     additive: View | None = None
     allowed = np.arange(total)[None, :] <= np.arange(seq)[:, None] + past  # the causal pattern {S, T}
+    if names[3] and low.value_shape(names[3])[-1] != total:  # before any node is made (Unmapped's contract)
+        raise low.unmapped(f"an attn_mask of {low.value_shape(names[3])[-1]} keys for {total}: onnx pads a shorter "
+                           "mask (not lowered)")
     if names[6]:
         if causal:
-            raise low.refuse("is_causal with nonpad_kv_seqlen: the causal offset per batch comes from device values")
+            raise low.unmapped("is_causal with nonpad_kv_seqlen: the causal offset per batch comes from device values")
         if names[3] and low.value_dtype(names[3]) == np.bool_:
             raise low.refuse("a bool attn_mask with nonpad_kv_seqlen: DirectML's desc has one MaskTensor")
         lengths = low.fresh("nonpad")
@@ -97,9 +100,6 @@ def lower_attention(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
         mask_type = dml.DML_MULTIHEAD_ATTENTION_MASK_TYPE_KEY_SEQUENCE_LENGTH
     if names[3]:
         mask = low.view(names[3])
-        if mask.shape[-1] != total:
-            raise low.refuse(f"an attn_mask of {mask.shape[-1]} keys for {total}: onnx pads a shorter mask (not "
-                             "lowered)")
         if mask.dtype == np.bool_:
             if causal:
                 both = low.fresh("mask")

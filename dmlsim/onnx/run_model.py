@@ -34,7 +34,7 @@ from dmlsim.onnx import (  # noqa: F401  (each registers its lowerings)
 )
 from dmlsim.onnx.empty import CPU_INPUTS, lower_empty
 from dmlsim.onnx.functions import expand, has_body
-from dmlsim.onnx.lowering import LOWERINGS, Lowering, View, attributes_of, dml_type
+from dmlsim.onnx.lowering import LOWERINGS, Lowering, UnmappedError, View, attributes_of, dml_type
 from dmlsim.runtime.device import Device
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -290,7 +290,12 @@ def lower_node(low: Lowering, node: Any, constants: set[str], depth: int = 0) ->
         if expand(low, node, lambda inner_low, inner, d: lower_node(inner_low, inner, constants, d), depth):
             return
         raise low.refuse("no DirectML lowering for this op yet")
-    lowering(low, node, attrs)
+    try:
+        lowering(low, node, attrs)
+    except UnmappedError:  # a form the lowering does not map: its function body, as onnxruntime inlines it
+        if expand(low, node, lambda inner_low, inner, d: lower_node(inner_low, inner, constants, d), depth):
+            return
+        raise
 
 
 def _finish(low: Lowering, graph: Any, feeds: dict[str, Any]) -> LoweredGraph:
@@ -355,8 +360,17 @@ class LoweredGraph:
         return self.outputs(self.network.run(self.bind(feeds)) if self.network else {})
 
 
-def _signature(feeds: dict[str, Any]) -> tuple:
-    return tuple((name, tuple(np.shape(value)), np.asarray(value).dtype.str) for name, value in sorted(feeds.items()))
+def _signature(feeds: dict[str, Any]) -> tuple | None:
+    """The cache key of ``feeds`` (names, shapes, dtypes); None when a feed is no tensor (a sequence of tensors of
+    different shapes: lowering refuses it, naming the input)."""
+    key = []
+    for name, value in sorted(feeds.items()):
+        try:
+            array = np.asarray(value)
+        except (ValueError, TypeError):
+            return None
+        key.append((name, array.shape, array.dtype.str))
+    return tuple(key)
 
 
 class LoweringCache:
@@ -371,6 +385,8 @@ class LoweringCache:
     def get(self, model: Any, feeds: dict[str, Any], device: Device) -> LoweredGraph:
         """The graph for ``feeds``: a cached one whose key matches, else a new lowering (remembered)."""
         key = _signature(feeds)
+        if key is None:
+            return lower(model, feeds, device)
         for i, (entry_key, lowered) in enumerate(self.entries):
             if entry_key == key and all(np.array_equal(np.asarray(feeds[name]), value)
                                         for name, value in lowered.host_reads.items()):
