@@ -303,6 +303,7 @@ def _rg(dy=(2, 1, 2, 2), rois=(2, 4), batch=(2,), dx=(1, 1, 4, 4), x=None, droi=
     (_rg(types=(F32, F32, U64, F32)),
      "BatchIndicesTensor.DataType UINT64 is not supported by DML_OPERATOR_ROI_ALIGN_GRAD (supported: UINT32)"),
     (_rg(dy=(2, 1, 2, 2, 1)), "InputGradientTensor.DimensionCount 5 is not supported by DML_OPERATOR_ROI_ALIGN_GRAD"),
+    (_rg(rois=(8,)), "ROITensor.DimensionCount 1 is not supported by DML_OPERATOR_ROI_ALIGN_GRAD (supported: 2 to 4)"),
     (_rg(types=(F32, F32, U32, F16)), "OutputGradientTensor.DataType FLOAT16 must equal InputGradientTensor.DataType"),
     (_rg(dx=None), "OutputGradientTensor and OutputROIGradientTensor are both null"),
     (_rg(reduction=MAX), "InputTensor must be supplied when ReductionFunction is DML_REDUCE_FUNCTION_MAX"),
@@ -315,7 +316,7 @@ def _rg(dy=(2, 1, 2, 2), rois=(2, 4), batch=(2,), dx=(1, 1, 4, 4), x=None, droi=
     (_rg(reduction=DML_REDUCE_FUNCTION_SUM), "ReductionFunction DML_REDUCE_FUNCTION_SUM must be"),
     (_rg(samples=(0, 1)), "MinimumSamplesPerOutput must be at least 1"),
     (_rg(samples=(3, 2)), "MinimumSamplesPerOutput 3 must not exceed MaximumSamplesPerOutput 2"),
-], ids=["dy-type", "index-type", "rank", "types-differ", "no-output", "max-without-input", "roi-sizes",
+], ids=["dy-type", "index-type", "rank", "roi-rank", "types-differ", "no-output", "max-without-input", "roi-sizes",
         "batch-sizes", "dy-sizes", "input-sizes", "roi-gradient-sizes", "reduction", "min-0", "min-above-max"])
 def test_refusals(ref_device, desc, expected):
     assert expected in refused(ref_device, desc)

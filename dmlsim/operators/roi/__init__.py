@@ -70,8 +70,43 @@ from dmlsim.operators.typed import FLOATS, UINT32, UINT64, require_type, typed_d
 
 X, ROIS, BATCH, OUT = "InputTensor", "ROITensor", "BatchIndicesTensor", "OutputTensor"
 INDEX_TYPES = (UINT32, UINT64)
+ROI_RANKS = (2, 3, 4)  # ROITensor {NumROIs, 4} with up to two leading 1s
 # reference-device steps per sample: a few Python operations per sample and channel
 SAMPLE_STEPS = 20
+
+
+def check_regions(v: ValidatedDesc, problems: Problems) -> int | None:
+    """ROITensor's and BatchIndicesTensor's sizes (ROI_ALIGN, ROI_ALIGN1, ROI_ALIGN_GRAD): NumROIs, or None when
+    ROITensor's are wrong."""
+    where = v.struct_name
+    rois, batch = v.layout(ROIS).sizes, v.layout(BATCH).sizes
+    if rois[-1] != 4 or any(size != 1 for size in rois[:-2]):
+        problems.add(f"{where}.ROITensor.Sizes {list(rois)} must be {{NumROIs, 4}}, {{1, NumROIs, 4}} or "
+                     "{1, 1, NumROIs, 4}")
+        return None
+    count = rois[-2]
+    if batch[-1] != count or any(size != 1 for size in batch[:-1]):
+        problems.add(f"{where}.BatchIndicesTensor.Sizes {list(batch)} must be {{NumROIs}} = [{count}] with at "
+                     "most three leading 1s (NumROIs from ROITensor.Sizes)")
+    return count
+
+
+def check_sampling(v: ValidatedDesc, problems: Problems) -> None:
+    """ReductionFunction and the sample bounds (ROI_ALIGN, ROI_ALIGN1, ROI_ALIGN_GRAD)."""
+    where, a = v.struct_name, v.attrs
+    if a["ReductionFunction"] not in (DML_REDUCE_FUNCTION_AVERAGE, DML_REDUCE_FUNCTION_MAX):
+        problems.add(f"{where}.ReductionFunction {DML_REDUCE_FUNCTION(a['ReductionFunction']).name} must be "
+                     "DML_REDUCE_FUNCTION_AVERAGE or DML_REDUCE_FUNCTION_MAX")
+    if a["MinimumSamplesPerOutput"] < 1:
+        problems.add(f"{where}.MinimumSamplesPerOutput must be at least 1, got 0 (an average of no samples)")
+    elif a["MinimumSamplesPerOutput"] > a["MaximumSamplesPerOutput"]:
+        problems.add(f"{where}.MinimumSamplesPerOutput {a['MinimumSamplesPerOutput']} must not exceed "
+                     f"MaximumSamplesPerOutput {a['MaximumSamplesPerOutput']}")
+
+
+def sampling_defines(a: dict[str, Any]) -> dict[str, Any]:
+    """The build defines of the sampling (kernel.cl) from :meth:`RoiAlign.attributes`-style keyword arguments."""
+    return {"LINEAR": a["linear"], "MAXIMUM": a["maximum"], "ALIGN_CORNERS": a["align_corners"]}
 
 
 class RoiAlign(Operator):
@@ -109,27 +144,14 @@ class RoiAlign(Operator):
             return
         # "InputTensor, OutputTensor, and ROITensor must have the same DataType"
         require_same(v, problems, X, (OUT, ROIS), ("DataType",))
-        x, rois, batch, out = (v.layout(name).sizes for name in (X, ROIS, BATCH, OUT))
-        if rois[-1] != 4 or any(size != 1 for size in rois[:-2]):
-            problems.add(f"{where}.ROITensor.Sizes {list(rois)} must be {{NumROIs, 4}}, {{1, NumROIs, 4}} or "
-                         "{1, 1, NumROIs, 4}")
+        x, out = (v.layout(name).sizes for name in (X, OUT))
+        count = check_regions(v, problems)
+        if count is None:
             return
-        count = rois[-2]
-        if batch[-1] != count or any(size != 1 for size in batch[:-1]):
-            problems.add(f"{where}.BatchIndicesTensor.Sizes {list(batch)} must be {{NumROIs}} = [{count}] with at "
-                         "most three leading 1s (NumROIs from ROITensor.Sizes)")
         if tuple(out[:2]) != (count, x[1]):
             problems.add(f"{where}.OutputTensor.Sizes {list(out)} must start with NumROIs {count} and "
                          f"InputTensor's ChannelCount {x[1]}")
-        a = v.attrs
-        if a["ReductionFunction"] not in (DML_REDUCE_FUNCTION_AVERAGE, DML_REDUCE_FUNCTION_MAX):
-            problems.add(f"{where}.ReductionFunction {DML_REDUCE_FUNCTION(a['ReductionFunction']).name} must be "
-                         "DML_REDUCE_FUNCTION_AVERAGE or DML_REDUCE_FUNCTION_MAX")
-        if a["MinimumSamplesPerOutput"] < 1:
-            problems.add(f"{where}.MinimumSamplesPerOutput must be at least 1, got 0 (an average of no samples)")
-        elif a["MinimumSamplesPerOutput"] > a["MaximumSamplesPerOutput"]:
-            problems.add(f"{where}.MinimumSamplesPerOutput {a['MinimumSamplesPerOutput']} must not exceed "
-                         f"MaximumSamplesPerOutput {a['MaximumSamplesPerOutput']}")
+        check_sampling(v, problems)
 
     def work(self, v: ValidatedDesc) -> Work:
         """At least MinimumSamplesPerOutput^2 samples of four taps per output element (the region sizes, which the
@@ -146,8 +168,7 @@ class RoiAlign(Operator):
         a = self.attributes(v.attrs)
         x, out = v.layout(X), v.layout(OUT)
         dtype = x.data_type
-        defines = {**typed_defines(dtype, dtype), "LINEAR": a["linear"], "MAXIMUM": a["maximum"],
-                   "ALIGN_CORNERS": a["align_corners"],
+        defines = {**typed_defines(dtype, dtype), **sampling_defines(a),
                    "INDEX_T": "uint" if v.layout(BATCH).data_type == UINT32 else "ulong"}
         args = [TensorArg("x", X, scalar=True), Vector("x_strides", bound[X].layout.strides, fill=0),
                 Vector("x_sizes", x.sizes),
@@ -167,6 +188,10 @@ add_operator(RoiAlign(DML_OPERATOR_TYPE.DML_OPERATOR_ROI_ALIGN, DML_ROI_ALIGN_OP
 add_operator(RoiAlign(DML_OPERATOR_TYPE.DML_OPERATOR_ROI_ALIGN1, DML_ROI_ALIGN1_OPERATOR_DESC))
 
 DY, DX, DROIS = "InputGradientTensor", "OutputGradientTensor", "OutputROIGradientTensor"
+# ROI_ALIGN_GRAD's tensor-support table (4_1): field, data types, dimension counts, and how the message says them
+GRAD_TENSORS = ((X, FLOATS, (4,), "4"), (DY, FLOATS, (4,), "4"), (ROIS, FLOATS, ROI_RANKS, "2 to 4"),
+                (BATCH, (UINT32,), (1, 2, 3, 4), "1 to 4"), (DX, FLOATS, (4,), "4"),
+                (DROIS, FLOATS, ROI_RANKS, "2 to 4"))
 
 
 class RoiAlignGrad(Operator):
@@ -195,6 +220,8 @@ class RoiAlignGrad(Operator):
       formula is not the derivative of ROI_ALIGN1's sampling (which also depends on the sample count's ``ceil`` and
       the bounds test); dmlsim cannot define it soundly. Sizes and data type of a given OutputROIGradientTensor are
       still checked (E_INVALIDARG) first. A desc with neither output is E_INVALIDARG (the page: at least one).
+      (tensorflow-directml-plugin, DirectML's own user of this operator for CropAndResizeGradImage, asks for
+      OutputGradientTensor alone, AVERAGE.)
     * The grad has no OutOfBoundsInputValue: a sample out of bounds (below -1 or past the size on either axis, or a
       NaN coordinate) reads nothing, so it sends no gradient; MAX's selection values such a sample 0 (the value
       onnxruntime's provider gives ROI_ALIGN1), and selecting it sends nothing.
@@ -220,10 +247,7 @@ class RoiAlignGrad(Operator):
     def check(self, v: ValidatedDesc, problems: Problems) -> None:
         where, why = v.struct_name, f"by {v.operator.name}"
         fine = True
-        for name, types, ranks, supported in ((X, FLOATS, (4,), "4"), (DY, FLOATS, (4,), "4"),
-                                              (ROIS, FLOATS, (2, 3, 4), "2 to 4"),
-                                              (BATCH, (UINT32,), (1, 2, 3, 4), "1 to 4"), (DX, FLOATS, (4,), "4"),
-                                              (DROIS, FLOATS, (2, 3, 4), "2 to 4")):
+        for name, types, ranks, supported in GRAD_TENSORS:
             layout = v.tensors.get(name)
             if not isinstance(layout, TensorLayout):
                 continue
@@ -245,15 +269,10 @@ class RoiAlignGrad(Operator):
         # "InputGradientTensor, InputTensor, OutputGradientTensor, OutputROIGradientTensor, and ROITensor must have
         # the same DataType"
         require_same(v, problems, DY, (X, DX, DROIS, ROIS), ("DataType",))
-        dy, rois, batch = (v.layout(name).sizes for name in (DY, ROIS, BATCH))
-        if rois[-1] != 4 or any(size != 1 for size in rois[:-2]):
-            problems.add(f"{where}.ROITensor.Sizes {list(rois)} must be {{NumROIs, 4}}, {{1, NumROIs, 4}} or "
-                         "{1, 1, NumROIs, 4}")
+        dy, rois = v.layout(DY).sizes, v.layout(ROIS).sizes
+        count = check_regions(v, problems)
+        if count is None:
             return
-        count = rois[-2]
-        if batch[-1] != count or any(size != 1 for size in batch[:-1]):
-            problems.add(f"{where}.BatchIndicesTensor.Sizes {list(batch)} must be {{NumROIs}} = [{count}] with at "
-                         "most three leading 1s (NumROIs from ROITensor.Sizes)")
         if DX in present:
             dx = v.layout(DX).sizes
             if tuple(dy[:2]) != (count, dx[1]):
@@ -269,14 +288,7 @@ class RoiAlignGrad(Operator):
         if DROIS in present and list(v.layout(DROIS).sizes) != list(rois):
             problems.add(f"{where}.OutputROIGradientTensor.Sizes {list(v.layout(DROIS).sizes)} must equal "
                          f"ROITensor.Sizes {list(rois)}")
-        if a["ReductionFunction"] not in (DML_REDUCE_FUNCTION_AVERAGE, DML_REDUCE_FUNCTION_MAX):
-            problems.add(f"{where}.ReductionFunction {DML_REDUCE_FUNCTION(a['ReductionFunction']).name} must be "
-                         "DML_REDUCE_FUNCTION_AVERAGE or DML_REDUCE_FUNCTION_MAX")
-        if a["MinimumSamplesPerOutput"] < 1:
-            problems.add(f"{where}.MinimumSamplesPerOutput must be at least 1, got 0 (an average of no samples)")
-        elif a["MinimumSamplesPerOutput"] > a["MaximumSamplesPerOutput"]:
-            problems.add(f"{where}.MinimumSamplesPerOutput {a['MinimumSamplesPerOutput']} must not exceed "
-                         f"MaximumSamplesPerOutput {a['MaximumSamplesPerOutput']}")
+        check_sampling(v, problems)
         if not problems and DROIS in present:
             raise DMLError(E_NOTIMPL, f"CreateOperator({self.name}): {where}.OutputROIGradientTensor (a "
                            f"{data_type_name(v.layout(DROIS).data_type)} tensor) is allowed by DirectML but not "
@@ -302,8 +314,7 @@ class RoiAlignGrad(Operator):
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
         a = self.attributes(v.attrs)
         dy, dx = v.layout(DY), v.layout(DX)
-        defines = {**typed_defines(dy.data_type, dy.data_type), "LINEAR": a["linear"], "MAXIMUM": a["maximum"],
-                   "ALIGN_CORNERS": a["align_corners"], "INDEX_T": "uint"}
+        defines = {**typed_defines(dy.data_type, dy.data_type), **sampling_defines(a), "INDEX_T": "uint"}
         args = [TensorArg("x", X, scalar=True), Vector("x_strides", bound[X].layout.strides, fill=0)] if \
             a["maximum"] else []
         args += [TensorArg("dy", DY, scalar=True), Vector("dy_strides", bound[DY].layout.strides, fill=0),

@@ -35,6 +35,45 @@ inline float sample_coordinate(uint s, float scale, float start, float input_off
     return t - input_offset;
 }
 
+/* One region's sampling grid, the same for roi_align and roi_align_grad: its scaled corner, the samples per output
+ * element along each axis and the step between samples. */
+typedef struct {
+    float x1, y1, step_x, step_y;
+    uint nx, ny;
+} region_t;
+
+inline region_t region_grid(__global const in_t *rois__base, ulong rois__offset, ulong4 rois_strides, uint r,
+                            float scale_x, float scale_y, uint out_h, uint out_w, uint min_samples, uint max_samples)
+{
+    region_t g;
+    __global const in_t *roi = rois__base + rois__offset + (ulong)r * rois_strides.s2;
+    const float x1 = (float)LOAD_IN(roi, 0) * scale_x, y1 = (float)LOAD_IN(roi, rois_strides.s3) * scale_y;
+    const float x2 = (float)LOAD_IN(roi, 2 * rois_strides.s3) * scale_x;
+    const float y2 = (float)LOAD_IN(roi, 3 * rois_strides.s3) * scale_y;
+    const float size_x = x2 - x1, size_y = y2 - y1;
+    const uint nx = sample_count(size_x, out_w, min_samples, max_samples);
+    const uint ny = sample_count(size_y, out_h, min_samples, max_samples);
+#ifdef ALIGN_CORNERS
+    g.step_x = out_w * nx > 1 ? size_x / (float)(out_w * nx - 1) : 0.0f;
+    g.step_y = out_h * ny > 1 ? size_y / (float)(out_h * ny - 1) : 0.0f;
+#else
+    g.step_x = size_x / (float)(out_w * nx);
+    g.step_y = size_y / (float)(out_h * ny);
+#endif
+    g.x1 = x1;
+    g.y1 = y1;
+    g.nx = nx;
+    g.ny = ny;
+    return g;
+}
+
+#ifdef INDEX_T
+inline ulong region_batch(__global const INDEX_T *batch__base, ulong batch__offset, ulong4 batch_strides, uint r)
+{
+    return (ulong)batch__base[batch__offset + (ulong)r * batch_strides.s3];
+}
+#endif
+
 inline float sample_value(__global const in_t *plane, ulong sy, ulong sx, ulong h, ulong w, float y, float x,
                           float oob_value)
 {
@@ -91,20 +130,11 @@ __kernel void roi_align(TYPED_IN(x), ulong4 x_strides, ulong4 x_sizes, TYPED_IN(
     const uint r = rest / (uint)y_sizes.s1;
     const uint out_h = (uint)y_sizes.s2, out_w = (uint)y_sizes.s3;
 
-    __global const in_t *roi = rois__base + rois__offset + (ulong)r * rois_strides.s2;
-    const float x1 = (float)LOAD_IN(roi, 0) * scale_x, y1 = (float)LOAD_IN(roi, rois_strides.s3) * scale_y;
-    const float x2 = (float)LOAD_IN(roi, 2 * rois_strides.s3) * scale_x;
-    const float y2 = (float)LOAD_IN(roi, 3 * rois_strides.s3) * scale_y;
-    const float size_x = x2 - x1, size_y = y2 - y1;
-    const uint nx = sample_count(size_x, out_w, min_samples, max_samples);
-    const uint ny = sample_count(size_y, out_h, min_samples, max_samples);
-#ifdef ALIGN_CORNERS
-    const float step_x = out_w * nx > 1 ? size_x / (float)(out_w * nx - 1) : 0.0f;
-    const float step_y = out_h * ny > 1 ? size_y / (float)(out_h * ny - 1) : 0.0f;
-#else
-    const float step_x = size_x / (float)(out_w * nx), step_y = size_y / (float)(out_h * ny);
-#endif
-    const ulong b = (ulong)batch__base[batch__offset + (ulong)r * batch_strides.s3];
+    const region_t g = region_grid(rois__base, rois__offset, rois_strides, r, scale_x, scale_y, out_h, out_w,
+                                   min_samples, max_samples);
+    const float x1 = g.x1, y1 = g.y1, step_x = g.step_x, step_y = g.step_y;
+    const uint nx = g.nx, ny = g.ny;
+    const ulong b = region_batch(batch__base, batch__offset, batch_strides, r);
     /* an index outside the batch reads no element: every sample is oob_value (the plane pointer is not formed) */
     const int inside = b < x_sizes.s0;
     __global const in_t *plane = x__base + x__offset + (inside ? b * x_strides.s0 + (ulong)c * x_strides.s1 : 0);
@@ -187,23 +217,15 @@ __kernel void roi_align_grad(
     const uint out_h = (uint)dy_sizes.s2, out_w = (uint)dy_sizes.s3;
     float acc = 0.0f;
     for (uint r = 0; r < (uint)dy_sizes.s0; ++r) {
-        if ((ulong)batch__base[batch__offset + (ulong)r * batch_strides.s3] != (ulong)b)
+        if (region_batch(batch__base, batch__offset, batch_strides, r) != (ulong)b)
             continue;
-        __global const in_t *roi = rois__base + rois__offset + (ulong)r * rois_strides.s2;
-        const float x1 = (float)LOAD_IN(roi, 0) * scale_x, y1 = (float)LOAD_IN(roi, rois_strides.s3) * scale_y;
-        const float x2 = (float)LOAD_IN(roi, 2 * rois_strides.s3) * scale_x;
-        const float y2 = (float)LOAD_IN(roi, 3 * rois_strides.s3) * scale_y;
-        const float size_x = x2 - x1, size_y = y2 - y1;
-        const uint nx = sample_count(size_x, out_w, min_samples, max_samples);
-        const uint ny = sample_count(size_y, out_h, min_samples, max_samples);
-#ifdef ALIGN_CORNERS
-        const float step_x = out_w * nx > 1 ? size_x / (float)(out_w * nx - 1) : 0.0f;
-        const float step_y = out_h * ny > 1 ? size_y / (float)(out_h * ny - 1) : 0.0f;
-#else
-        const float step_x = size_x / (float)(out_w * nx), step_y = size_y / (float)(out_h * ny);
-#endif
+        const region_t g = region_grid(rois__base, rois__offset, rois_strides, r, scale_x, scale_y, out_h, out_w,
+                                       min_samples, max_samples);
+        const float x1 = g.x1, y1 = g.y1, step_x = g.step_x, step_y = g.step_y;
+        const uint nx = g.nx, ny = g.ny;
 #ifdef MAXIMUM
         __global const in_t *plane = x__base + x__offset + (ulong)b * x_strides.s0 + (ulong)c * x_strides.s1;
+        const ulong row_stride = x_strides.s2, column_stride = x_strides.s3;
 #endif
         for (uint oy = 0; oy < out_h; ++oy) {
             for (uint iy = 0; iy < ny; ++iy) {
@@ -226,7 +248,7 @@ __kernel void roi_align_grad(
                         for (uint jx = 0; jx < nx; ++jx, ++at) {
                             const float tx = sample_coordinate(ox * nx + jx, step_x, x1, input_offset,
                                                                output_offset);
-                            const float v = sample_value(plane, x_strides.s2, x_strides.s3, in_h, in_w, ty, tx, 0.0f);
+                            const float v = sample_value(plane, row_stride, column_stride, in_h, in_w, ty, tx, 0.0f);
                             if (at == 0 || v > best || (isnan(best) && !isnan(v))) {
                                 best = v;
                                 chosen = at;
@@ -253,8 +275,8 @@ __kernel void roi_align_grad(
             }
         }
     }
-    STORE_OUT(acc, y__base + y__offset, (ulong)b * y_strides.s0 + (ulong)c * y_strides.s1 + (ulong)h * y_strides.s2
-                                            + (ulong)w * y_strides.s3);
+    __global out_t *dx = y__base + y__offset;
+    STORE_OUT(acc, dx, (ulong)b * y_strides.s0 + (ulong)c * y_strides.s1 + (ulong)h * y_strides.s2 + (ulong)w * y_strides.s3);
 }
 
 /* DML_OPERATOR_ROI_POOLING: one work-item per output element {r, c, oy, ox}. ROITensor {1, 1, NumROIs, 5} holds
