@@ -56,3 +56,8 @@ def run_grad(device, desc, g):
     return run_operator(device, desc, {"InputGradientTensor": g})["OutputGradientTensor"]
 
 
+
+
+def resample3(x, out, mode, rounding, scales, input_offsets, output_offsets, antialiased):
+    return dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_RESAMPLE3, dml.DML_RESAMPLE3_OPERATOR_DESC(
+        x, out, mode, rounding, len(scales), list(scales), list(input_offsets), list(output_offsets), antialiased))

@@ -33,10 +33,10 @@ NOT_MAPPED = {
         "test_resize_downsample_scales_cubic_antialias", "test_resize_downsample_sizes_cubic_antialias")},
     "test_resize_tf_crop_and_resize_extrapolation_value": "extrapolation_value 10: DirectML clamps to the edges "
                                                           "(QueryResize refuses a non-zero extrapolation value)",
-    "test_resize_downsample_scales_linear_antialias": "antialias: RESAMPLE3's Antialiased (feature level 6_4) is "
-                                                      "not implemented; RESAMPLE2 interpolates without it",
-    "test_resize_downsample_sizes_linear_antialias": "antialias: RESAMPLE3's Antialiased (feature level 6_4) is "
-                                                     "not implemented; RESAMPLE2 interpolates without it",
+    "test_resize_downsample_scales_linear_antialias": "antialias: RESAMPLE3's Antialiased, not RESAMPLE2 "
+                                                      "(run in tests/test_resample3.py)",
+    "test_resize_downsample_sizes_linear_antialias": "antialias: RESAMPLE3's Antialiased, not RESAMPLE2 "
+                                                     "(run in tests/test_resample3.py)",
     "test_resize_downsample_scales_linear_half_pixel_symmetric": "half_pixel_symmetric: not among the provider's "
                                                                  "coordinate transformation modes",
     "test_resize_upsample_scales_linear_half_pixel_symmetric": "half_pixel_symmetric: not among the provider's "

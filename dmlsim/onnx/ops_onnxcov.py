@@ -27,8 +27,8 @@
 - **GridSample** is composed of element-wise operators and GATHER_ELEMENTS (see :func:`lower_grid_sample`).
 - **DFT** is one GEMM by a host-made DFT matrix (see :func:`lower_dft`).
 - **STFT** is GATHER of the frames, the window multiply and DFT (see :func:`lower_stft`).
-- **Resize** with cubic interpolation or antialiasing is one GEMM per resized axis (see
-  :func:`lower_resize_by_matrices`); the rest stays RESAMPLE2 (ops_resize).
+- **Resize** with cubic interpolation (antialiased or not) is one GEMM per resized axis (see
+  :func:`lower_resize_by_matrices`); the rest stays RESAMPLE2, or RESAMPLE3 when antialiased (ops_resize).
 - **NonZero** is NONZERO_COORDINATES with its count read back (see :func:`lower_nonzero`).
 - **Gelu** ``approximate='tanh'``: DirectML's ACTIVATION_GELU is the erf form, so the tanh form is composed of
   element-wise operators, ``0.5 · x · (1 + tanh(√(2/π) · (x + 0.044715 · x³)))``, each step rounded to the
@@ -991,13 +991,14 @@ def lower_resize_by_matrices(low: Lowering, node: Any, attrs: dict[str, Any]) ->
 
 
 def _install_resize() -> None:
-    """Resize keeps its RESAMPLE2 lowering (ops_resize); cubic and antialiased resizing are routed here."""
+    """Resize keeps its RESAMPLE2/RESAMPLE3 lowering (ops_resize, antialiased linear resizing included); cubic
+    resizing, which no RESAMPLE has, is routed here."""
     from dmlsim.onnx import lowering as registry
 
     resample = registry.LOWERINGS["Resize"]
 
     def lower_resize(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
-        if str(attrs.get("mode", "nearest")).lower() == "cubic" or attrs.get("antialias", 0):
+        if str(attrs.get("mode", "nearest")).lower() == "cubic":
             lower_resize_by_matrices(low, node, attrs)
         else:
             resample(low, node, attrs)

@@ -1,13 +1,14 @@
-"""Resize and Upsample onto RESAMPLE2, as onnxruntime's DirectML provider (DmlOperatorResize.cpp) maps them.
+"""Resize and Upsample onto RESAMPLE2 (RESAMPLE3 with ``antialias=1``), as onnxruntime's DirectML provider
+(DmlOperatorResize.cpp) maps them.
 
 coordinate_transformation_mode becomes pixel offsets and scales (half_pixel: input +0.5, output −0.5;
 align_corners: scale (out − 1)/(in − 1); tf_half_pixel_for_nn: output −0.5; tf_crop_and_resize: the roi as an
 input offset and a scale over its span; pytorch_half_pixel of a length-1 axis: FLT_MAX), nearest_mode becomes
-RoundingDirection plus ±0.5 on the input offsets. Refused here, as the provider refuses them: cubic
-interpolation, antialiasing, exclude_outside and a non-zero extrapolation value (cubic and antialiased resizing
-are composed of per-axis GEMMs instead by dmlsim/onnx/ops_onnxcov.py, which routes them there).
-half_pixel_symmetric (opset 19) is half_pixel's
-offsets with the input offset moved by ONNX's centring term ``n_in/2 · (1 − n_out/(scale · n_in))``.
+RoundingDirection plus ±0.5 on the input offsets, ``antialias`` becomes RESAMPLE3's Antialiased (linear only: ONNX's
+antialias does nothing to nearest). Refused here, as the provider refuses them: cubic interpolation,
+exclude_outside and a non-zero extrapolation value (cubic resizing, with or without antialiasing, is composed of
+per-axis GEMMs instead by dmlsim/onnx/ops_onnxcov.py, which routes it there). half_pixel_symmetric (opset 19) is
+half_pixel's offsets with the input offset moved by ONNX's centring term ``n_in/2 · (1 − n_out/(scale · n_in))``.
 """
 
 from __future__ import annotations
@@ -39,8 +40,6 @@ def lower_resize(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     mode = str(attrs.get("mode", "nearest")).lower()
     if mode == "cubic":
         raise low.refuse("cubic interpolation: DirectML's RESAMPLE has nearest neighbor and linear only")
-    if attrs.get("antialias", 0):
-        raise low.refuse("antialias: RESAMPLE3's Antialiased is not implemented")
     if attrs.get("exclude_outside", 0):
         raise low.refuse("exclude_outside applies to cubic interpolation, which DirectML lacks")
     if node.op_type == "Upsample":
@@ -109,8 +108,10 @@ def lower_resize(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
         if rounding is None:
             raise low.refuse(f"nearest_mode {attrs.get('nearest_mode')!r} is not one ONNX defines", 0x80070057)
         input_offsets = [offset + shift for offset in input_offsets]
-    low.emit(dml.DML_OPERATOR_RESAMPLE2, dml.DML_RESAMPLE2_OPERATOR_DESC, {"InputTensor": x},
+    antialiased = {"Antialiased": True} if linear and attrs.get("antialias", 0) else {}
+    low.emit(dml.DML_OPERATOR_RESAMPLE3 if antialiased else dml.DML_OPERATOR_RESAMPLE2,
+             dml.DML_RESAMPLE3_OPERATOR_DESC if antialiased else dml.DML_RESAMPLE2_OPERATOR_DESC, {"InputTensor": x},
              {"OutputTensor": low.output(node.output[0], out, x.dtype)},
              InterpolationMode=dml.DML_INTERPOLATION_MODE_LINEAR if linear else
              dml.DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR, RoundingDirection=rounding, DimensionCount=rank,
-             Scales=scales, InputPixelOffsets=input_offsets, OutputPixelOffsets=output_offsets)
+             Scales=scales, InputPixelOffsets=input_offsets, OutputPixelOffsets=output_offsets, **antialiased)

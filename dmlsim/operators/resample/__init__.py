@@ -1,5 +1,5 @@
-"""DML_OPERATOR_RESAMPLE (2_0), RESAMPLE1 (2_1), RESAMPLE2 (5_1), RESAMPLE_GRAD (3_0), RESAMPLE_GRAD1 (5_1): desc,
-rules, reference and kernel launch.
+"""DML_OPERATOR_RESAMPLE (2_0), RESAMPLE1 (2_1), RESAMPLE2 (5_1), RESAMPLE3 (6_4), RESAMPLE_GRAD (3_0),
+RESAMPLE_GRAD1 (5_1): desc, rules, reference and kernel launch.
 
 The descs are DirectML's generated ones. Each resamples a 1-D to 4-D tensor along every axis at once, each axis
 with its own scale, by nearest neighbor or (bi/tri/quadri)linear interpolation; the formulas are in
@@ -14,6 +14,13 @@ with its own scale, by nearest neighbor or (bi/tri/quadri)linear interpolation; 
   offsets for ONNX's ``floor``).
 * RESAMPLE2: RESAMPLE1 plus ``RoundingDirection`` for nearest neighbor: DML_AXIS_DIRECTION_INCREASING rounds the
   coordinate up (``ceil(x)``), DECREASING down (``floor(x)``), as the page says; LINEAR ignores it.
+* RESAMPLE3: RESAMPLE2 plus ``Antialiased``. FALSE is RESAMPLE2 (the page's remark). TRUE with LINEAR, on each
+  axis whose Scale ``s`` is below 1, stretches the triangle filter by ``1 / s`` (the page: "stretching the
+  resampling filter by a factor max(1, 1 / scale)"): output ``o`` at coordinate ``x`` reads every input index
+  ``j`` with ``|j - x| * s < 1``, weight ``1 - |j - x| * s`` normalized to sum 1, ``j`` beyond an edge reading the
+  edge element (ONNX Resize's ``antialias=1`` linear, which onnxruntime's DirectML provider passes through as
+  Antialiased unchanged). An axis with Scale >= 1 keeps RESAMPLE2's linear taps; NEAREST_NEIGHBOR ignores
+  Antialiased (the page names LINEAR as its condition).
 
 * RESAMPLE_GRAD / RESAMPLE_GRAD1: the backward pass of RESAMPLE1 / RESAMPLE2 with the same fields: given
   InputGradientTensor shaped like the forward output, OutputGradientTensor (shaped like the forward input) gets,
@@ -47,8 +54,13 @@ Decisions where the pages are silent:
   the inputs never leaves their range).
 * A gradient element that no forward output read is +0; the gradient sum starts at +0 (the forward sum at -0).
   The gradient's tables list, per axis, the forward outputs reading each input index (in increasing order).
-* RESAMPLE3 (DML_FEATURE_LEVEL_6_4, Antialiased) is not implemented: it would raise the feature level dmlsim
-  reports.
+* RESAMPLE3's page also lists "1/Scales > 2" among the conditions of the antialiasing filter, which contradicts
+  its own ``max(1, 1 / scale)`` and ONNX's antialias (onnx's node cases downscale by 0.6, and onnxruntime maps
+  ``antialias`` onto Antialiased whatever the scale): dmlsim stretches every axis with Scale < 1, so the filter is
+  continuous in the scale. The antialiased coordinate is not clamped before the taps are chosen (ONNX pads with
+  the edge element instead); a support far wider than the input (a tiny Scale) sums the weights of the ``j``
+  beyond each edge in closed form into the edge's tap.
+* RESAMPLE3's data types are RESAMPLE2's (its page's table: FLOAT32, FLOAT16, INT8, UINT8; 1 to 4 dimensions).
 """
 
 from __future__ import annotations
@@ -63,6 +75,7 @@ from dmlsim.api.directml_schema import (
     DML_INTERPOLATION_MODE,
     DML_RESAMPLE1_OPERATOR_DESC,
     DML_RESAMPLE2_OPERATOR_DESC,
+    DML_RESAMPLE3_OPERATOR_DESC,
     DML_RESAMPLE_GRAD1_OPERATOR_DESC,
     DML_RESAMPLE_GRAD_OPERATOR_DESC,
     DML_RESAMPLE_OPERATOR_DESC,
@@ -108,6 +121,10 @@ class ResampleFamily(Operator):
         return (list(attrs["Scales"]), list(attrs["InputPixelOffsets"]), list(attrs["OutputPixelOffsets"]),
                 "half_up")
 
+    def antialiased(self, v: ValidatedDesc) -> bool:
+        """RESAMPLE3's Antialiased (False for the other members)."""
+        return False
+
     def check(self, v: ValidatedDesc, problems: Problems) -> None:
         where = v.struct_name
         ok = True
@@ -143,14 +160,20 @@ class ResampleFamily(Operator):
 
     def work(self, v: ValidatedDesc) -> Work:
         """The default with more operations per element: the reference builds a float64 array per axis and
-        adds up to two weighted copies of it."""
-        return elementwise_work(v, operations_per_element=RESAMPLE_OPERATIONS)
+        adds up to two weighted copies of it (antialiased: one per tap of the widest axis, ``2 / Scale + 2``)."""
+        taps = 2.0
+        if self.antialiased(v) and v.attrs["InterpolationMode"] == LINEAR:
+            taps = max([taps] + [min(2.0 / as_float32(s) + 2.0, 2.0 ** 40) for s in v.attrs["Scales"]])
+        return elementwise_work(v, operations_per_element=int(RESAMPLE_OPERATIONS * taps / 2.0))
 
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
         scales, input_offsets, output_offsets, rounding = self.geometry(v)
-        function = resample_grad if self.gradient else resample
-        out = function(inputs[self.x_field], v.layout(self.y_field).sizes, scales, input_offsets, output_offsets,
-                       v.attrs["InterpolationMode"] == LINEAR, rounding)
+        geometry = (v.layout(self.y_field).sizes, scales, input_offsets, output_offsets,
+                    v.attrs["InterpolationMode"] == LINEAR, rounding)
+        if self.gradient:
+            out = resample_grad(inputs[self.x_field], *geometry)
+        else:
+            out = resample(inputs[self.x_field], *geometry, antialiased=self.antialiased(v))
         data_type = v.layout(self.y_field).data_type
         if data_type in LIMITS:
             out = round_to_integer(out, *LIMITS[data_type])
@@ -171,7 +194,8 @@ class ResampleFamily(Operator):
         bases, entries, indices, weights = [], [], [], []
         entry_count = tap_count = 0
         for in_size, out_size, scale, input_offset, output_offset in axes:
-            index, weight = axis_taps(out_size, in_size, scale, input_offset, output_offset, linear, rounding)
+            index, weight = axis_taps(out_size, in_size, scale, input_offset, output_offset, linear, rounding,
+                                      self.antialiased(v))
             keep = weight > 0.0
             counts = keep.sum(axis=1)
             if self.gradient:  # forward output o reads input index[o, k]: list the o of each input index
@@ -236,6 +260,17 @@ class Resample2(ResampleFamily):
         scales, input_offsets, output_offsets, _ = super().geometry(v)
         rounding = "ceil" if v.attrs["RoundingDirection"] == INCREASING else "floor"
         return scales, input_offsets, output_offsets, rounding
+
+
+@register
+class Resample3(Resample2):
+    """RESAMPLE2 plus Antialiased (the module docstring)."""
+
+    type = DML_OPERATOR_TYPE.DML_OPERATOR_RESAMPLE3
+    desc_cls = DML_RESAMPLE3_OPERATOR_DESC
+
+    def antialiased(self, v: ValidatedDesc) -> bool:
+        return bool(v.attrs["Antialiased"])
 
 
 @register

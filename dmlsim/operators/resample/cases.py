@@ -1,4 +1,4 @@
-"""RESAMPLE, RESAMPLE1, RESAMPLE2, RESAMPLE_GRAD and RESAMPLE_GRAD1 cases for the differential harness
+"""RESAMPLE, RESAMPLE1, RESAMPLE2, RESAMPLE3, RESAMPLE_GRAD and RESAMPLE_GRAD1 cases for the differential harness
 (dmlsim/operators/harness.py).
 
 Draws 1-D to 4-D tensors of every data type (FLOAT32, FLOAT16, INT8, UINT8), both interpolation modes, both
@@ -15,6 +15,10 @@ largest |input| used: 10 ulps of that bound (the bound: max finite |x| over the 
 ulp after the single rounding to half. A gradient element sums the weighted gradients of every forward output that
 read it (at most ``ceil(2 * scale + 2)`` per axis): 10 ulps plus one per term, of the sum of the terms'
 magnitudes (the gradient of |incoming gradient|, finite values only). The gradients take FLOAT32 and FLOAT16.
+
+RESAMPLE3 draws Antialiased both ways (its downscaling axes then read up to ``2 / scale + 1`` taps, summed to
+weights that add up to 1): 10 ulps plus one per term of the product of the axes' tap counts, of the largest |x|.
+Its INT8/UINT8 linear cases keep the exact scales, whose normalized antialiased weights are multiples of 1/32.
 """
 
 from __future__ import annotations
@@ -44,7 +48,10 @@ def draw(op: Operator, rng: np.random.Generator) -> Case:
         sizes = draw_sizes(r, rank, 24, largest=5)
         gradient = op.type in GRADIENTS
         data_type = int(r.choice([FLOAT32, FLOAT16] if gradient else [FLOAT32, FLOAT16, INT8, UINT8]))
-        mode = DML_INTERPOLATION_MODE(int(r.integers(2)))
+        if op.type == DML_OPERATOR_TYPE.DML_OPERATOR_RESAMPLE3:  # mostly LINEAR, where Antialiased acts
+            mode = DML_INTERPOLATION_MODE(int(r.random() < 0.8))
+        else:
+            mode = DML_INTERPOLATION_MODE(int(r.integers(2)))
         exact = data_type in (INT8, UINT8) and mode == DML_INTERPOLATION_MODE.DML_INTERPOLATION_MODE_LINEAR
         scales = [float(r.choice(EXACT_SCALES if exact else FLOAT_SCALES)) if r.random() < 0.7 else 1.0
                   for _ in range(rank)]
@@ -61,8 +68,11 @@ def draw(op: Operator, rng: np.random.Generator) -> Case:
         if op.type == DML_OPERATOR_TYPE.DML_OPERATOR_RESAMPLE:
             desc = op.desc_cls(**tensors, InterpolationMode=mode, ScaleCount=rank, Scales=scales)
         else:
-            if op.type in (DML_OPERATOR_TYPE.DML_OPERATOR_RESAMPLE2, DML_OPERATOR_TYPE.DML_OPERATOR_RESAMPLE_GRAD1):
+            if op.type in (DML_OPERATOR_TYPE.DML_OPERATOR_RESAMPLE2, DML_OPERATOR_TYPE.DML_OPERATOR_RESAMPLE_GRAD1,
+                           DML_OPERATOR_TYPE.DML_OPERATOR_RESAMPLE3):
                 extra["RoundingDirection"] = DML_AXIS_DIRECTION(int(r.integers(2)))
+            if op.type == DML_OPERATOR_TYPE.DML_OPERATOR_RESAMPLE3:
+                extra["Antialiased"] = bool(r.random() < 0.8)
             desc = op.desc_cls(**tensors, InterpolationMode=mode, DimensionCount=rank, Scales=scales,
                                InputPixelOffsets=input_offsets, OutputPixelOffsets=output_offsets, **extra)
         linear = mode == DML_INTERPOLATION_MODE.DML_INTERPOLATION_MODE_LINEAR
@@ -80,6 +90,8 @@ def draw(op: Operator, rng: np.random.Generator) -> Case:
 
         # a gradient element sums the forward outputs that read it: at most 2 * scale + 2 per axis
         terms = math.prod(math.ceil(2 * s + 2) for s in scales) if gradient else 16
+        if extra.get("Antialiased") and linear:
+            terms = math.prod(math.ceil(2 / s + 1) if s < 1 else 2 for s in scales)
         return Case(desc, ulps=10 + terms, ulps16=1, bound=bound, note=f"scales {scales} -> {out}")
 
     return draw_valid(op, rng, attempt)

@@ -18,6 +18,12 @@ float64). Each axis then contributes *taps*, input indices with weights (:func:`
 The output element is the sum over the product of the axes' taps of the product of their weights times the
 input element (bilinear ... quadrilinear): separable, so applied here one axis at a time. Integer outputs
 (INT8/UINT8) are rounded to nearest, ties to even, and saturated.
+
+RESAMPLE3's Antialiased LINEAR on an axis whose Scale ``s`` is below 1 (:func:`antialiased_taps`) stretches the
+triangle filter by ``1 / s`` (the page: "a factor max(1, 1 / scale)"; ONNX Resize's antialias): the taps are every
+integer ``j`` with ``|j - x| * s < 1``, weight ``1 - |j - x| * s`` divided by the sum of the weights, at input index
+``j`` clamped to ``[0, size - 1]`` (the edge element repeated, its weights summed into one tap; ``x`` itself is
+not clamped, as ONNX pads with the edge). An axis with Scale >= 1 keeps the LINEAR taps above (the stretch factor is 1).
 """
 
 from __future__ import annotations
@@ -35,11 +41,44 @@ def input_coordinates(out_size: int, scale: float, input_offset: float, output_o
     return (np.arange(out_size, dtype=np.float64) - o_off) / s - i_off
 
 
+def _ramp_sum(a: np.ndarray, b: np.ndarray, x: np.ndarray, s: float) -> np.ndarray:
+    """The sum of ``1 - |j - x| * s`` over the integers ``j`` of ``[a, b]`` (0 where ``a > b``), in closed form so
+    that a support far wider than the input costs nothing (every such ``j`` lies inside the filter's support)."""
+    def run(u: np.ndarray, v: np.ndarray, sign: float) -> np.ndarray:
+        count = np.maximum(v - u + 1, 0.0)
+        return np.where(count > 0, count * (1.0 - sign * s * (x - (u + v) / 2.0)), 0.0)  # count * mean weight
+    p = np.floor(x)
+    return run(a, np.minimum(b, p), 1.0) + run(np.maximum(a, p + 1), b, -1.0)
+
+
+def antialiased_taps(x: np.ndarray, in_size: int, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """RESAMPLE3's antialiased linear taps of input coordinates ``x`` on an axis of Scale ``scale`` < 1: every
+    integer ``j`` with ``|j - x| * scale < 1``, weight ``1 - |j - x| * scale`` normalized to sum 1 (float32 values),
+    index ``j`` clamped to the input; arrays of shape (len(x), k), a weight of 0 marking padding. The ``j`` beyond
+    an edge all read the edge element: their weights are summed into its tap (one tap per input index)."""
+    s = float(np.float32(scale))
+    reach = 1.0 / s
+    first, last = np.floor(x - reach) + 1.0, np.ceil(x + reach) - 1.0  # the support (x - 1/s, x + 1/s)
+    low, high = np.clip(first, 0, in_size - 1), np.clip(last, 0, in_size - 1)
+    width = int(np.max(high - low)) + 1 if len(x) else 1
+    j = low[:, None] + np.arange(width)[None, :]
+    inside = j <= high[:, None]
+    weight = np.where(inside, np.maximum(1.0 - np.abs(j - x[:, None]) * s, 0.0), 0.0)
+    weight[:, 0] += _ramp_sum(first, np.minimum(last, -1.0), x, s)  # j < 0 reads index 0 (column 0: low = 0)
+    right = _ramp_sum(np.maximum(first, float(in_size)), last, x, s)  # j > size - 1 reads the last index
+    weight[np.arange(len(x)), (high - low).astype(np.int64)] += right
+    weight = weight / weight.sum(axis=1, keepdims=True)
+    index = np.where(inside, j, low[:, None]).astype(np.int64)
+    return index, weight.astype(np.float32).astype(np.float64)
+
+
 def axis_taps(out_size: int, in_size: int, scale: float, input_offset: float, output_offset: float, linear: bool,
-              rounding: str = "half_up") -> tuple[np.ndarray, np.ndarray]:
+              rounding: str = "half_up", antialiased: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """The taps of each output index along one axis: input indices and weights (float32 values), arrays of shape
-    (out_size, k) (k = 1 nearest, 2 linear); a weight of 0 marks a tap that is not read."""
+    (out_size, k) (k = 1 nearest, 2 linear, more antialiased); a weight of 0 marks a tap that is not read."""
     x = input_coordinates(out_size, scale, input_offset, output_offset)
+    if linear and antialiased and float(np.float32(scale)) < 1.0:
+        return antialiased_taps(x, in_size, scale)
     if not linear:
         index = {"half_up": np.floor(x + 0.5), "ceil": np.ceil(x), "floor": np.floor(x)}[rounding]
         return np.clip(index, 0, in_size - 1).astype(np.int64)[:, None], np.ones((out_size, 1))
@@ -53,12 +92,14 @@ def axis_taps(out_size: int, in_size: int, scale: float, input_offset: float, ou
 
 
 def resample(x: np.ndarray, out_shape: Sequence[int], scales: Sequence[float], input_offsets: Sequence[float],
-             output_offsets: Sequence[float], linear: bool, rounding: str = "half_up") -> np.ndarray:
-    """The resampled tensor in float64 (any rank; every axis resampled by its own scale and offsets)."""
+             output_offsets: Sequence[float], linear: bool, rounding: str = "half_up",
+             antialiased: bool = False) -> np.ndarray:
+    """The resampled tensor in float64 (any rank; every axis resampled by its own scale and offsets;
+    ``antialiased``: RESAMPLE3's Antialiased)."""
     result = np.asarray(x, np.float64)
     for axis, out_size in enumerate(out_shape):
         index, weight = axis_taps(int(out_size), result.shape[axis], scales[axis], input_offsets[axis],
-                                  output_offsets[axis], linear, rounding)
+                                  output_offsets[axis], linear, rounding, antialiased)
         moved = np.moveaxis(result, axis, 0)
         extra = (slice(None),) + (None,) * (moved.ndim - 1)
         total = np.full((int(out_size), *moved.shape[1:]), -0.0)  # -0 + -0 keeps a negative zero, as the kernel

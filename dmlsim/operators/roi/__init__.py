@@ -1,5 +1,6 @@
 """DirectML's region-of-interest operators: DML_OPERATOR_ROI_ALIGN (DML_FEATURE_LEVEL_3_0) and ROI_ALIGN1 (4_0), one
-template and one kernel, and DML_OPERATOR_ROI_POOLING (1_0, :class:`RoiPooling`) in the same kernel file. The descs are
+template and one kernel, their backward pass DML_OPERATOR_ROI_ALIGN_GRAD (4_1, :class:`RoiAlignGrad`), and
+DML_OPERATOR_ROI_POOLING (1_0, :class:`RoiPooling`) in the same kernel file. The descs are
 DirectML's generated ones; the arithmetic is in :mod:`.reference`.
 
 Each region ``r`` of ROITensor (``[x1, y1, x2, y2]``, scaled by SpatialScaleX/SpatialScaleY) is cut from batch
@@ -55,21 +56,57 @@ from dmlsim.api.directml_schema import (
     DML_REDUCE_FUNCTION_AVERAGE,
     DML_REDUCE_FUNCTION_MAX,
     DML_ROI_ALIGN1_OPERATOR_DESC,
+    DML_ROI_ALIGN_GRAD_OPERATOR_DESC,
     DML_ROI_ALIGN_OPERATOR_DESC,
     DML_ROI_POOLING_OPERATOR_DESC,
 )
 from dmlsim.api.enums import DML_OPERATOR_TYPE
-from dmlsim.api.errors import Problems
-from dmlsim.api.tensor import TensorLayout
+from dmlsim.api.errors import E_NOTIMPL, DMLError, Problems
+from dmlsim.api.tensor import TensorLayout, data_type_name
 from dmlsim.operators.base import Operator, ValidatedDesc, Work, add_operator, elementwise_work, require_same
 from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, TensorArg, Vector
-from dmlsim.operators.roi.reference import roi_align, roi_pooling
+from dmlsim.operators.roi.reference import roi_align, roi_align_grad, roi_pooling
 from dmlsim.operators.typed import FLOATS, UINT32, UINT64, require_type, typed_defines
 
 X, ROIS, BATCH, OUT = "InputTensor", "ROITensor", "BatchIndicesTensor", "OutputTensor"
 INDEX_TYPES = (UINT32, UINT64)
+ROI_RANKS = (2, 3, 4)  # ROITensor {NumROIs, 4} with up to two leading 1s
 # reference-device steps per sample: a few Python operations per sample and channel
 SAMPLE_STEPS = 20
+
+
+def check_regions(v: ValidatedDesc, problems: Problems) -> int | None:
+    """ROITensor's and BatchIndicesTensor's sizes (ROI_ALIGN, ROI_ALIGN1, ROI_ALIGN_GRAD): NumROIs, or None when
+    ROITensor's are wrong."""
+    where = v.struct_name
+    rois, batch = v.layout(ROIS).sizes, v.layout(BATCH).sizes
+    if rois[-1] != 4 or any(size != 1 for size in rois[:-2]):
+        problems.add(f"{where}.ROITensor.Sizes {list(rois)} must be {{NumROIs, 4}}, {{1, NumROIs, 4}} or "
+                     "{1, 1, NumROIs, 4}")
+        return None
+    count = rois[-2]
+    if batch[-1] != count or any(size != 1 for size in batch[:-1]):
+        problems.add(f"{where}.BatchIndicesTensor.Sizes {list(batch)} must be {{NumROIs}} = [{count}] with at "
+                     "most three leading 1s (NumROIs from ROITensor.Sizes)")
+    return count
+
+
+def check_sampling(v: ValidatedDesc, problems: Problems) -> None:
+    """ReductionFunction and the sample bounds (ROI_ALIGN, ROI_ALIGN1, ROI_ALIGN_GRAD)."""
+    where, a = v.struct_name, v.attrs
+    if a["ReductionFunction"] not in (DML_REDUCE_FUNCTION_AVERAGE, DML_REDUCE_FUNCTION_MAX):
+        problems.add(f"{where}.ReductionFunction {DML_REDUCE_FUNCTION(a['ReductionFunction']).name} must be "
+                     "DML_REDUCE_FUNCTION_AVERAGE or DML_REDUCE_FUNCTION_MAX")
+    if a["MinimumSamplesPerOutput"] < 1:
+        problems.add(f"{where}.MinimumSamplesPerOutput must be at least 1, got 0 (an average of no samples)")
+    elif a["MinimumSamplesPerOutput"] > a["MaximumSamplesPerOutput"]:
+        problems.add(f"{where}.MinimumSamplesPerOutput {a['MinimumSamplesPerOutput']} must not exceed "
+                     f"MaximumSamplesPerOutput {a['MaximumSamplesPerOutput']}")
+
+
+def sampling_defines(a: dict[str, Any]) -> dict[str, Any]:
+    """The build defines of the sampling (kernel.cl) from :meth:`RoiAlign.attributes`-style keyword arguments."""
+    return {"LINEAR": a["linear"], "MAXIMUM": a["maximum"], "ALIGN_CORNERS": a["align_corners"]}
 
 
 class RoiAlign(Operator):
@@ -107,27 +144,14 @@ class RoiAlign(Operator):
             return
         # "InputTensor, OutputTensor, and ROITensor must have the same DataType"
         require_same(v, problems, X, (OUT, ROIS), ("DataType",))
-        x, rois, batch, out = (v.layout(name).sizes for name in (X, ROIS, BATCH, OUT))
-        if rois[-1] != 4 or any(size != 1 for size in rois[:-2]):
-            problems.add(f"{where}.ROITensor.Sizes {list(rois)} must be {{NumROIs, 4}}, {{1, NumROIs, 4}} or "
-                         "{1, 1, NumROIs, 4}")
+        x, out = (v.layout(name).sizes for name in (X, OUT))
+        count = check_regions(v, problems)
+        if count is None:
             return
-        count = rois[-2]
-        if batch[-1] != count or any(size != 1 for size in batch[:-1]):
-            problems.add(f"{where}.BatchIndicesTensor.Sizes {list(batch)} must be {{NumROIs}} = [{count}] with at "
-                         "most three leading 1s (NumROIs from ROITensor.Sizes)")
         if tuple(out[:2]) != (count, x[1]):
             problems.add(f"{where}.OutputTensor.Sizes {list(out)} must start with NumROIs {count} and "
                          f"InputTensor's ChannelCount {x[1]}")
-        a = v.attrs
-        if a["ReductionFunction"] not in (DML_REDUCE_FUNCTION_AVERAGE, DML_REDUCE_FUNCTION_MAX):
-            problems.add(f"{where}.ReductionFunction {DML_REDUCE_FUNCTION(a['ReductionFunction']).name} must be "
-                         "DML_REDUCE_FUNCTION_AVERAGE or DML_REDUCE_FUNCTION_MAX")
-        if a["MinimumSamplesPerOutput"] < 1:
-            problems.add(f"{where}.MinimumSamplesPerOutput must be at least 1, got 0 (an average of no samples)")
-        elif a["MinimumSamplesPerOutput"] > a["MaximumSamplesPerOutput"]:
-            problems.add(f"{where}.MinimumSamplesPerOutput {a['MinimumSamplesPerOutput']} must not exceed "
-                         f"MaximumSamplesPerOutput {a['MaximumSamplesPerOutput']}")
+        check_sampling(v, problems)
 
     def work(self, v: ValidatedDesc) -> Work:
         """At least MinimumSamplesPerOutput^2 samples of four taps per output element (the region sizes, which the
@@ -144,8 +168,7 @@ class RoiAlign(Operator):
         a = self.attributes(v.attrs)
         x, out = v.layout(X), v.layout(OUT)
         dtype = x.data_type
-        defines = {**typed_defines(dtype, dtype), "LINEAR": a["linear"], "MAXIMUM": a["maximum"],
-                   "ALIGN_CORNERS": a["align_corners"],
+        defines = {**typed_defines(dtype, dtype), **sampling_defines(a),
                    "INDEX_T": "uint" if v.layout(BATCH).data_type == UINT32 else "ulong"}
         args = [TensorArg("x", X, scalar=True), Vector("x_strides", bound[X].layout.strides, fill=0),
                 Vector("x_sizes", x.sizes),
@@ -163,6 +186,152 @@ class RoiAlign(Operator):
 
 add_operator(RoiAlign(DML_OPERATOR_TYPE.DML_OPERATOR_ROI_ALIGN, DML_ROI_ALIGN_OPERATOR_DESC))
 add_operator(RoiAlign(DML_OPERATOR_TYPE.DML_OPERATOR_ROI_ALIGN1, DML_ROI_ALIGN1_OPERATOR_DESC))
+
+DY, DX, DROIS = "InputGradientTensor", "OutputGradientTensor", "OutputROIGradientTensor"
+# ROI_ALIGN_GRAD's tensor-support table (4_1): field, data types, dimension counts, and how the message says them
+GRAD_TENSORS = ((X, FLOATS, (4,), "4"), (DY, FLOATS, (4,), "4"), (ROIS, FLOATS, ROI_RANKS, "2 to 4"),
+                (BATCH, (UINT32,), (1, 2, 3, 4), "1 to 4"), (DX, FLOATS, (4,), "4"),
+                (DROIS, FLOATS, ROI_RANKS, "2 to 4"))
+
+
+class RoiAlignGrad(Operator):
+    """DML_OPERATOR_ROI_ALIGN_GRAD (DML_FEATURE_LEVEL_4_1): the backward pass of ROI_ALIGN1 with the same fields.
+
+    OutputGradientTensor ``{BatchCount, C, H, W}`` (InputTensor's sizes, when it is given) is the exact transpose of
+    ROI_ALIGN1's sampling as :mod:`.reference` implements it (:func:`.reference.roi_align_grad`; the geometry,
+    sample counts, bounds and taps are the forward's own functions): every element ``dy[r, c, oy, ox]`` of
+    InputGradientTensor ``{NumROIs, C, OutputHeight, OutputWidth}`` goes back through the samples of that output
+    element, each sample sending its tap weights times its share to the elements it reads, summed over every region
+    of the batch. AVERAGE: each of the ``nx * ny`` samples gets ``dy / (nx * ny)``. MAX: ``dy`` goes to the one sample
+    ROI_ALIGN1's MAX selects from InputTensor (the first largest, NaN ignored unless every sample is NaN, when the
+    first is kept), which is why the page requires InputTensor with MAX. The page's example (nearest neighbor, 4
+    regions) is a test.
+
+    Data types and ranks (the page's table, 4_1): InputTensor (optional), InputGradientTensor and OutputGradientTensor
+    4-D, ROITensor ``{NumROIs, 4}`` with up to two leading 1s, all FLOAT32 or FLOAT16 and the same DataType;
+    BatchIndicesTensor UINT32 ``{NumROIs}`` with up to three leading 1s (the page lists no UINT64). Any DML strides;
+    no in place. FLOAT16 is storage: float32 arithmetic, the output rounded once.
+
+    Decisions where the page is silent, pinned by tests/test_roi_align_grad.py:
+
+    * OutputROIGradientTensor (the gradient with respect to the region corners) is refused with E_NOTIMPL when
+      given: the page defines it only for one sample per output, with symbols it does not define
+      (``inputCoordinate``, ``inputWidth - inputGradientCoordinate.x`` mixes input and output coordinates), and its
+      formula is not the derivative of ROI_ALIGN1's sampling (which also depends on the sample count's ``ceil`` and
+      the bounds test); dmlsim cannot define it soundly. Sizes and data type of a given OutputROIGradientTensor are
+      still checked (E_INVALIDARG) first. A desc with neither output is E_INVALIDARG (the page: at least one).
+      (tensorflow-directml-plugin, DirectML's own user of this operator for CropAndResizeGradImage, asks for
+      OutputGradientTensor alone, AVERAGE.)
+    * The grad has no OutOfBoundsInputValue: a sample out of bounds (below -1 or past the size on either axis, or a
+      NaN coordinate) reads nothing, so it sends no gradient; MAX's selection values such a sample 0 (the value
+      onnxruntime's provider gives ROI_ALIGN1), and selecting it sends nothing.
+    * A region whose batch index is outside ``[0, BatchCount)`` (the page: undefined) sends nothing. A tap of
+      weight 0 carries no gradient (an inf gradient does not become NaN beside it); an element no sample reads
+      gets +0. The float32 kernel gathers per output element (regions, then rows, then columns), the reference in
+      float64: sums in another order, judged in ulps of the sum of the terms' magnitudes.
+    * InputTensor is accepted (and ignored) with AVERAGE; its sizes must equal OutputGradientTensor's.
+    """
+
+    type = DML_OPERATOR_TYPE.DML_OPERATOR_ROI_ALIGN_GRAD
+    desc_cls = DML_ROI_ALIGN_GRAD_OPERATOR_DESC
+    kernel_file = "kernel.cl"
+
+    def attributes(self, a: dict[str, Any]) -> dict[str, Any]:
+        """The keyword arguments of :func:`.reference.roi_align_grad` from the desc's attributes."""
+        return {"maximum": a["ReductionFunction"] == DML_REDUCE_FUNCTION_MAX,
+                "linear": a["InterpolationMode"] == DML_INTERPOLATION_MODE_LINEAR,
+                "scale_x": a["SpatialScaleX"], "scale_y": a["SpatialScaleY"], "input_offset": a["InputPixelOffset"],
+                "output_offset": a["OutputPixelOffset"], "min_samples": a["MinimumSamplesPerOutput"],
+                "max_samples": a["MaximumSamplesPerOutput"], "align_corners": bool(a["AlignRegionsToCorners"])}
+
+    def check(self, v: ValidatedDesc, problems: Problems) -> None:
+        where, why = v.struct_name, f"by {v.operator.name}"
+        fine = True
+        for name, types, ranks, supported in GRAD_TENSORS:
+            layout = v.tensors.get(name)
+            if not isinstance(layout, TensorLayout):
+                continue
+            fine &= require_type(v, problems, name, types, why)
+            if len(layout.sizes) not in ranks:
+                problems.add(f"{where}.{name}.DimensionCount {len(layout.sizes)} is not supported {why} "
+                             f"(supported: {supported})")
+                fine = False
+        present = {name for name in (X, DX, DROIS) if isinstance(v.tensors.get(name), TensorLayout)}
+        if not present & {DX, DROIS}:
+            problems.add(f"{where}.OutputGradientTensor and OutputROIGradientTensor are both null: at least one "
+                         "must be supplied")
+        a = v.attrs
+        if X not in present and (a["ReductionFunction"] == DML_REDUCE_FUNCTION_MAX or DROIS in present):
+            problems.add(f"{where}.InputTensor must be supplied when ReductionFunction is DML_REDUCE_FUNCTION_MAX or "
+                         "OutputROIGradientTensor is supplied")
+        if not fine or problems:
+            return
+        # "InputGradientTensor, InputTensor, OutputGradientTensor, OutputROIGradientTensor, and ROITensor must have
+        # the same DataType"
+        require_same(v, problems, DY, (X, DX, DROIS, ROIS), ("DataType",))
+        dy, rois = v.layout(DY).sizes, v.layout(ROIS).sizes
+        count = check_regions(v, problems)
+        if count is None:
+            return
+        if DX in present:
+            dx = v.layout(DX).sizes
+            if tuple(dy[:2]) != (count, dx[1]):
+                problems.add(f"{where}.InputGradientTensor.Sizes {list(dy)} must start with NumROIs {count} and "
+                             f"OutputGradientTensor's ChannelCount {dx[1]}")
+            if X in present:
+                require_same(v, problems, DX, (X,), ("Sizes",))
+        elif dy[0] != count:
+            problems.add(f"{where}.InputGradientTensor.Sizes {list(dy)} must start with NumROIs {count}")
+        if X in present and DX not in present and v.layout(X).sizes[1] != dy[1]:
+            problems.add(f"{where}.InputGradientTensor.Sizes {list(dy)} must have InputTensor's ChannelCount "
+                         f"{v.layout(X).sizes[1]}")
+        if DROIS in present and list(v.layout(DROIS).sizes) != list(rois):
+            problems.add(f"{where}.OutputROIGradientTensor.Sizes {list(v.layout(DROIS).sizes)} must equal "
+                         f"ROITensor.Sizes {list(rois)}")
+        check_sampling(v, problems)
+        if not problems and DROIS in present:
+            raise DMLError(E_NOTIMPL, f"CreateOperator({self.name}): {where}.OutputROIGradientTensor (a "
+                           f"{data_type_name(v.layout(DROIS).data_type)} tensor) is allowed by DirectML but not "
+                           "computed by dmlsim: the page defines the ROI gradient only for one sample per output, "
+                           "with undefined symbols (see the operator's docstring); pass a null "
+                           "OutputROIGradientTensor")
+
+    def work(self, v: ValidatedDesc) -> Work:
+        """Each OutputGradientTensor element scans every region's samples (MAX: each candidate rescans its output
+        element's samples); at least MinimumSamplesPerOutput^2 samples per output element (the regions may ask for
+        more); the reference loops over gradient elements and samples in Python."""
+        samples = v.attrs["MinimumSamplesPerOutput"] ** 2
+        rescan = samples if v.attrs["ReductionFunction"] == DML_REDUCE_FUNCTION_MAX else 1
+        dy = v.layout(DY).element_count
+        per_element = dy // max(v.layout(DY).sizes[1], 1) * samples * rescan  # every region's samples, one channel
+        return elementwise_work(v) + Work(12 * per_element * v.layout(DX).element_count, 0,
+                                          SAMPLE_STEPS * samples * rescan * dy)
+
+    def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
+        return {DX: roi_align_grad(inputs[DY], inputs[ROIS], inputs[BATCH], tuple(v.layout(DX).sizes),
+                                   inputs.get(X), **self.attributes(v.attrs))}
+
+    def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        a = self.attributes(v.attrs)
+        dy, dx = v.layout(DY), v.layout(DX)
+        defines = {**typed_defines(dy.data_type, dy.data_type), **sampling_defines(a), "INDEX_T": "uint"}
+        args = [TensorArg("x", X, scalar=True), Vector("x_strides", bound[X].layout.strides, fill=0)] if \
+            a["maximum"] else []
+        args += [TensorArg("dy", DY, scalar=True), Vector("dy_strides", bound[DY].layout.strides, fill=0),
+                 Vector("dy_sizes", dy.sizes),
+                 TensorArg("rois", ROIS, scalar=True), Vector("rois_strides", bound[ROIS].layout.strides, fill=0),
+                 TensorArg("batch", BATCH, scalar=True), Vector("batch_strides", bound[BATCH].layout.strides, fill=0),
+                 TensorArg("y", DX, scalar=True), Vector("y_strides", bound[DX].layout.strides, fill=0),
+                 Vector("y_sizes", dx.sizes),
+                 Scalar("scale_x", np.float32(a["scale_x"])), Scalar("scale_y", np.float32(a["scale_y"])),
+                 Scalar("input_offset", np.float32(a["input_offset"])),
+                 Scalar("output_offset", np.float32(a["output_offset"])),
+                 Scalar("min_samples", np.uint32(a["min_samples"])), Scalar("max_samples", np.uint32(a["max_samples"])),
+                 Scalar("count", np.uint32(dx.element_count))]
+        return [KernelLaunch(self.kernel_source, "roi_align_grad", defines, Items(dx.element_count), args)]
+
+
+add_operator(RoiAlignGrad())
 
 
 class RoiPooling(Operator):

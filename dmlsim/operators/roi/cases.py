@@ -11,6 +11,10 @@ with OutOfBoundsInputValue |v|), FLOAT16 1 ulp; nearest and MAX pick an element:
 ROI_POOLING (draw_pooling): FLOAT32/FLOAT16, pooled sizes 1-3, spatial scales, ROITensor rows [BatchID, x1, y1, x2, y2]
 with batch ids inside, fractional and past the batch, corners inside, across and past the input, inverted, halves
 (rounding ties), NaN and inf; the output is an input element or 0: exact.
+ROI_ALIGN_GRAD (draw_grad): the same regions, fields and layouts as ROI_ALIGN1 (UINT32 indices only, InputTensor
+present with MAX and sometimes with AVERAGE, OutputROIGradientTensor null: dmlsim refuses it). Tolerance: an element
+sums at most 64 terms (regions x outputs x samples reaching it, each a float32 product of a weight and a share): 4 +
+64 ulps of the sum of the terms' magnitudes (the bound: the same operator on |InputGradientTensor|), FLOAT16 1 ulp.
 """
 
 from __future__ import annotations
@@ -57,9 +61,64 @@ def draw_pooling(op: Any, rng: np.random.Generator) -> Case:
     return draw_valid(op, rng, attempt)
 
 
+def draw_grad(op: Any, rng: np.random.Generator) -> Case:
+    def attempt(r: np.random.Generator) -> Case:
+        dtype = int(r.choice([FLOAT32, FLOAT16]))
+        batch, channels, height, width = int(r.integers(1, 3)), int(r.integers(1, 3)), int(r.integers(1, 5)), \
+            int(r.integers(1, 6))
+        count, out_h, out_w = int(r.integers(1, 4)), int(r.integers(1, 3)), int(r.integers(1, 4))
+        minimum = int(r.integers(1, 3))
+        maximum = int(r.choice([minimum, minimum + 1, 4]))
+        reduction = r.choice([DML_REDUCE_FUNCTION_AVERAGE, DML_REDUCE_FUNCTION_MAX])
+        shape = [batch, channels, height, width]
+        with_input = reduction == DML_REDUCE_FUNCTION_MAX or r.random() < 0.3
+        values: dict[str, Any] = {
+            "InputTensor": draw_tensor(r, dtype, shape) if with_input else None,
+            "InputGradientTensor": draw_tensor(r, dtype, [count, channels, out_h, out_w]),
+            "ROITensor": draw_tensor(r, dtype, [1] * int(r.integers(0, 3)) + [count, 4]),
+            "BatchIndicesTensor": draw_tensor(r, UINT32, [1] * int(r.integers(0, 4)) + [count]),
+            "OutputGradientTensor": draw_tensor(r, dtype, shape, role="output"), "OutputROIGradientTensor": None,
+            "ReductionFunction": reduction,
+            "InterpolationMode": r.choice([DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR, DML_INTERPOLATION_MODE_LINEAR]),
+            "SpatialScaleX": float(r.choice([1.0, 0.5, 2.0, 0.75])), "SpatialScaleY": float(r.choice([1.0, 0.5, 1.5])),
+            "InputPixelOffset": float(r.choice([0.5, 0.0, 0.25])),
+            "OutputPixelOffset": float(r.choice([-0.5, 0.0, -0.25])),
+            "MinimumSamplesPerOutput": minimum, "MaximumSamplesPerOutput": maximum,
+            "AlignRegionsToCorners": bool(r.random() < 0.3)}
+        desc = op.desc_cls(**values)
+
+        def rois(rr: np.random.Generator, sizes: tuple[int, ...], data_type: int) -> np.ndarray:
+            corners = rr.uniform(-2, max(height, width) + 2, sizes)
+            corners = np.where(rr.random(sizes) < 0.25, np.round(corners * 2) / 2, corners)  # ties of nearest
+            special = rr.random(sizes)
+            corners = np.where(special < 0.03, np.nan, np.where(special < 0.05, np.inf, corners))
+            return corners.astype(np.float32 if data_type == FLOAT32 else np.float16)
+
+        def indices(rr: np.random.Generator, sizes: tuple[int, ...], data_type: int) -> np.ndarray:
+            return rr.integers(0, batch + 1 if rr.random() < 0.3 else batch, sizes).astype(np.uint32)
+
+        def bound(inputs: dict[str, Any]) -> dict[str, Any]:
+            from dmlsim.operators.roi.reference import roi_align_grad
+
+            magnitude = np.abs(np.asarray(inputs["InputGradientTensor"], np.float64))
+            magnitude = np.where(np.isfinite(magnitude), magnitude, 0.0)
+            return {"OutputGradientTensor": roi_align_grad(magnitude, inputs["ROITensor"],
+                                                           inputs["BatchIndicesTensor"], tuple(shape),
+                                                           inputs.get("InputTensor"), **op.attributes(values))}
+
+        note = f"{count} regions into {batch}x{channels}x{height}x{width} from {out_h}x{out_w}, samples " \
+               f"{minimum}-{maximum}"
+        return Case(desc, fills={"ROITensor": rois, "BatchIndicesTensor": indices}, ulps=68, ulps16=1, bound=bound,
+                    note=note)
+
+    return draw_valid(op, rng, attempt)
+
+
 def draw(op: Any, rng: np.random.Generator) -> Case:
     if "PooledSize" in op.desc_cls.__dataclass_fields__:
         return draw_pooling(op, rng)
+    if "OutputROIGradientTensor" in op.desc_cls.__dataclass_fields__:
+        return draw_grad(op, rng)
 
     def attempt(r: np.random.Generator) -> Case:
         fields = op.desc_cls.__dataclass_fields__

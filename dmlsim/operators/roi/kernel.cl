@@ -35,6 +35,45 @@ inline float sample_coordinate(uint s, float scale, float start, float input_off
     return t - input_offset;
 }
 
+/* One region's sampling grid, the same for roi_align and roi_align_grad: its scaled corner, the samples per output
+ * element along each axis and the step between samples. */
+typedef struct {
+    float x1, y1, step_x, step_y;
+    uint nx, ny;
+} region_t;
+
+inline region_t region_grid(__global const in_t *rois__base, ulong rois__offset, ulong4 rois_strides, uint r,
+                            float scale_x, float scale_y, uint out_h, uint out_w, uint min_samples, uint max_samples)
+{
+    region_t g;
+    __global const in_t *roi = rois__base + rois__offset + (ulong)r * rois_strides.s2;
+    const float x1 = (float)LOAD_IN(roi, 0) * scale_x, y1 = (float)LOAD_IN(roi, rois_strides.s3) * scale_y;
+    const float x2 = (float)LOAD_IN(roi, 2 * rois_strides.s3) * scale_x;
+    const float y2 = (float)LOAD_IN(roi, 3 * rois_strides.s3) * scale_y;
+    const float size_x = x2 - x1, size_y = y2 - y1;
+    const uint nx = sample_count(size_x, out_w, min_samples, max_samples);
+    const uint ny = sample_count(size_y, out_h, min_samples, max_samples);
+#ifdef ALIGN_CORNERS
+    g.step_x = out_w * nx > 1 ? size_x / (float)(out_w * nx - 1) : 0.0f;
+    g.step_y = out_h * ny > 1 ? size_y / (float)(out_h * ny - 1) : 0.0f;
+#else
+    g.step_x = size_x / (float)(out_w * nx);
+    g.step_y = size_y / (float)(out_h * ny);
+#endif
+    g.x1 = x1;
+    g.y1 = y1;
+    g.nx = nx;
+    g.ny = ny;
+    return g;
+}
+
+#ifdef INDEX_T
+inline ulong region_batch(__global const INDEX_T *batch__base, ulong batch__offset, ulong4 batch_strides, uint r)
+{
+    return (ulong)batch__base[batch__offset + (ulong)r * batch_strides.s3];
+}
+#endif
+
 inline float sample_value(__global const in_t *plane, ulong sy, ulong sx, ulong h, ulong w, float y, float x,
                           float oob_value)
 {
@@ -91,20 +130,11 @@ __kernel void roi_align(TYPED_IN(x), ulong4 x_strides, ulong4 x_sizes, TYPED_IN(
     const uint r = rest / (uint)y_sizes.s1;
     const uint out_h = (uint)y_sizes.s2, out_w = (uint)y_sizes.s3;
 
-    __global const in_t *roi = rois__base + rois__offset + (ulong)r * rois_strides.s2;
-    const float x1 = (float)LOAD_IN(roi, 0) * scale_x, y1 = (float)LOAD_IN(roi, rois_strides.s3) * scale_y;
-    const float x2 = (float)LOAD_IN(roi, 2 * rois_strides.s3) * scale_x;
-    const float y2 = (float)LOAD_IN(roi, 3 * rois_strides.s3) * scale_y;
-    const float size_x = x2 - x1, size_y = y2 - y1;
-    const uint nx = sample_count(size_x, out_w, min_samples, max_samples);
-    const uint ny = sample_count(size_y, out_h, min_samples, max_samples);
-#ifdef ALIGN_CORNERS
-    const float step_x = out_w * nx > 1 ? size_x / (float)(out_w * nx - 1) : 0.0f;
-    const float step_y = out_h * ny > 1 ? size_y / (float)(out_h * ny - 1) : 0.0f;
-#else
-    const float step_x = size_x / (float)(out_w * nx), step_y = size_y / (float)(out_h * ny);
-#endif
-    const ulong b = (ulong)batch__base[batch__offset + (ulong)r * batch_strides.s3];
+    const region_t g = region_grid(rois__base, rois__offset, rois_strides, r, scale_x, scale_y, out_h, out_w,
+                                   min_samples, max_samples);
+    const float x1 = g.x1, y1 = g.y1, step_x = g.step_x, step_y = g.step_y;
+    const uint nx = g.nx, ny = g.ny;
+    const ulong b = region_batch(batch__base, batch__offset, batch_strides, r);
     /* an index outside the batch reads no element: every sample is oob_value (the plane pointer is not formed) */
     const int inside = b < x_sizes.s0;
     __global const in_t *plane = x__base + x__offset + (inside ? b * x_strides.s0 + (ulong)c * x_strides.s1 : 0);
@@ -131,6 +161,122 @@ __kernel void roi_align(TYPED_IN(x), ulong4 x_strides, ulong4 x_sizes, TYPED_IN(
 #endif
     STORE_OUT(acc, y__base + y__offset, (ulong)r * y_strides.s0 + (ulong)c * y_strides.s1 + (ulong)oy * y_strides.s2
                                             + (ulong)ox * y_strides.s3);
+}
+
+/* DML_OPERATOR_ROI_ALIGN_GRAD: one work-item per OutputGradientTensor element {b, c, h, w}, gathering the transpose
+ * of roi_align above (the same geometry helpers): for every region r of batch b, every output element (oy, ox) and
+ * every one of its samples, the weight with which the sample reads element (h, w) (axis_weight along y times along x:
+ * the float32 products roi_align forms) times the sample's share of dy[r, c, oy, ox] (AVERAGE: dy / (nx * ny);
+ * -DMAXIMUM: dy for the one sample roi_align's MAX selects from x, an out-of-bounds sample valued 0, nothing for the
+ * others). A sample out of bounds on either axis, or a tap of weight 0, carries nothing; the sum starts at +0. */
+inline float axis_weight(float t, ulong n, ulong k)
+{
+#ifdef LINEAR
+    t = fmax(t, 0.0f);
+    ulong lo = (ulong)floor(t), hi;
+    float l;
+    if (lo >= n - 1) {
+        lo = hi = n - 1;
+        l = 0.0f;
+    } else {
+        hi = lo + 1;
+        l = t - (float)lo;
+    }
+    return (k == lo ? 1.0f - l : 0.0f) + (k == hi ? l : 0.0f);
+#else
+    const float r = ceil(t - 0.5f);
+    return k == (r <= 0.0f ? 0 : min((ulong)r, n - 1)) ? 1.0f : 0.0f;
+#endif
+}
+
+inline int out_of_bounds(float t, ulong n)
+{
+    return isnan(t) || t < -1.0f || t > (float)n;
+}
+
+__kernel void roi_align_grad(
+#ifdef MAXIMUM
+    TYPED_IN(x), ulong4 x_strides,
+#endif
+    TYPED_IN(dy), ulong4 dy_strides, ulong4 dy_sizes, TYPED_IN(rois), ulong4 rois_strides,
+    __global const INDEX_T *batch__base, ulong batch__offset, ulong4 batch_strides, TYPED_OUT(y), ulong4 y_strides,
+    ulong4 y_sizes, float scale_x, float scale_y, float input_offset, float output_offset, uint min_samples,
+    uint max_samples, uint count)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+    uint rest = gid;
+    const uint w = rest % (uint)y_sizes.s3;
+    rest /= (uint)y_sizes.s3;
+    const uint h = rest % (uint)y_sizes.s2;
+    rest /= (uint)y_sizes.s2;
+    const uint c = rest % (uint)y_sizes.s1;
+    const uint b = rest / (uint)y_sizes.s1;
+    const ulong in_h = y_sizes.s2, in_w = y_sizes.s3;
+    const uint out_h = (uint)dy_sizes.s2, out_w = (uint)dy_sizes.s3;
+    float acc = 0.0f;
+    for (uint r = 0; r < (uint)dy_sizes.s0; ++r) {
+        if (region_batch(batch__base, batch__offset, batch_strides, r) != (ulong)b)
+            continue;
+        const region_t g = region_grid(rois__base, rois__offset, rois_strides, r, scale_x, scale_y, out_h, out_w,
+                                       min_samples, max_samples);
+        const float x1 = g.x1, y1 = g.y1, step_x = g.step_x, step_y = g.step_y;
+        const uint nx = g.nx, ny = g.ny;
+#ifdef MAXIMUM
+        __global const in_t *plane = x__base + x__offset + (ulong)b * x_strides.s0 + (ulong)c * x_strides.s1;
+        const ulong row_stride = x_strides.s2, column_stride = x_strides.s3;
+#endif
+        for (uint oy = 0; oy < out_h; ++oy) {
+            for (uint iy = 0; iy < ny; ++iy) {
+                const float sy = sample_coordinate(oy * ny + iy, step_y, y1, input_offset, output_offset);
+                if (out_of_bounds(sy, in_h))
+                    continue;
+                const float wy = axis_weight(sy, in_h, h);
+                if (wy == 0.0f)
+                    continue;
+                for (uint ox = 0; ox < out_w; ++ox) {
+                    const float g = LOAD_IN(dy__base + dy__offset, (ulong)r * dy_strides.s0 + (ulong)c * dy_strides.s1
+                                                                       + (ulong)oy * dy_strides.s2
+                                                                       + (ulong)ox * dy_strides.s3);
+#ifdef MAXIMUM
+                    /* the sample roi_align's MAX keeps: the first largest, NaN ignored unless all are NaN */
+                    uint chosen = 0, at = 0;
+                    float best = 0.0f;
+                    for (uint jy = 0; jy < ny; ++jy) {
+                        const float ty = sample_coordinate(oy * ny + jy, step_y, y1, input_offset, output_offset);
+                        for (uint jx = 0; jx < nx; ++jx, ++at) {
+                            const float tx = sample_coordinate(ox * nx + jx, step_x, x1, input_offset,
+                                                               output_offset);
+                            const float v = sample_value(plane, row_stride, column_stride, in_h, in_w, ty, tx, 0.0f);
+                            if (at == 0 || v > best || (isnan(best) && !isnan(v))) {
+                                best = v;
+                                chosen = at;
+                            }
+                        }
+                    }
+                    const float share = g;
+#else
+                    const float share = g / (float)(nx * ny);
+#endif
+                    for (uint ix = 0; ix < nx; ++ix) {
+                        const float sx = sample_coordinate(ox * nx + ix, step_x, x1, input_offset, output_offset);
+#ifdef MAXIMUM
+                        if (iy * nx + ix != chosen)
+                            continue;
+#endif
+                        if (out_of_bounds(sx, in_w))
+                            continue;
+                        const float weight = wy * axis_weight(sx, in_w, w);
+                        if (weight > 0.0f)
+                            acc += weight * share;
+                    }
+                }
+            }
+        }
+    }
+    __global out_t *dx = y__base + y__offset;
+    STORE_OUT(acc, dx, (ulong)b * y_strides.s0 + (ulong)c * y_strides.s1 + (ulong)h * y_strides.s2 + (ulong)w * y_strides.s3);
 }
 
 /* DML_OPERATOR_ROI_POOLING: one work-item per output element {r, c, oy, ox}. ROITensor {1, 1, NumROIs, 5} holds

@@ -42,15 +42,17 @@ def axis_coordinates(start: np.float32, size: np.float32, out: int, count: int, 
         return t - F32(input_offset)
 
 
-def _sample(plane: np.ndarray, y: np.float32, x: np.float32, linear: bool, oob: float) -> float:
-    """One sample of a {H, W} plane (float64) at float32 coordinates (y, x)."""
-    h, w = plane.shape
+def sample_taps(h: int, w: int, y: np.float32, x: np.float32, linear: bool) -> list[tuple[int, int, float]]:
+    """The elements one sample at float32 coordinates (y, x) of an {h, w} plane reads, with their float32 weights
+    ``(row, column, weight)``; ``[]`` for a sample out of bounds (below -1 or past the size on either axis, or NaN).
+    ROI_ALIGN/ROI_ALIGN1 sum ``weight * element`` (:func:`_sample`); ROI_ALIGN_GRAD sends ``weight * gradient``
+    back to each element (:func:`roi_align_grad`)."""
     if np.isnan(x) or np.isnan(y) or y < -1 or y > h or x < -1 or x > w:
-        return float(F32(oob))
+        return []
     if not linear:
         iy = int(min(max(np.ceil(F32(y) - F32(0.5)), 0), h - 1))
         ix = int(min(max(np.ceil(F32(x) - F32(0.5)), 0), w - 1))
-        return float(plane[iy, ix])
+        return [(iy, ix, 1.0)]
     y, x = max(F32(y), F32(0)), max(F32(x), F32(0))
     yl, xl = int(np.floor(y)), int(np.floor(x))
     if yl >= h - 1:
@@ -66,10 +68,35 @@ def _sample(plane: np.ndarray, y: np.float32, x: np.float32, linear: bool, oob: 
         xh = xl + 1
         lx = F32(x - F32(xl))
     hy, hx = F32(1) - ly, F32(1) - lx
-    weights = (F32(hy * hx), F32(hy * lx), F32(ly * hx), F32(ly * lx))
-    values = (plane[yl, xl], plane[yl, xh], plane[yh, xl], plane[yh, xh])
+    return [(yl, xl, float(F32(hy * hx))), (yl, xh, float(F32(hy * lx))), (yh, xl, float(F32(ly * hx))),
+            (yh, xh, float(F32(ly * lx)))]
+
+
+def _sample(plane: np.ndarray, y: np.float32, x: np.float32, linear: bool, oob: float) -> float:
+    """One sample of a {H, W} plane (float64) at float32 coordinates (y, x)."""
+    taps = sample_taps(plane.shape[0], plane.shape[1], y, x, linear)
+    if not taps:
+        return float(F32(oob))
+    if not linear:  # the element itself (a -0 stays -0)
+        return float(plane[taps[0][0], taps[0][1]])
     with np.errstate(invalid="ignore"):
-        return float(sum(float(wt) * float(v) for wt, v in zip(weights, values, strict=True)))
+        return float(sum(weight * float(plane[iy, ix]) for iy, ix, weight in taps))
+
+
+def region_samples(roi: np.ndarray, out_h: int, out_w: int, scale_x: float, scale_y: float, input_offset: float,
+                   output_offset: float, min_samples: int, max_samples: int,
+                   align_corners: bool) -> tuple[int, int, np.ndarray, np.ndarray]:
+    """One region's sampling grid: ``(ny, nx, ys, xs)``, the samples per output element along y and x and every
+    sample's float32 coordinate along each axis (the ROI_ALIGN1 page's geometry, float32 arithmetic)."""
+    with np.errstate(all="ignore"):
+        x1, y1 = roi[0] * F32(scale_x), roi[1] * F32(scale_y)
+        x2, y2 = roi[2] * F32(scale_x), roi[3] * F32(scale_y)
+        size_x, size_y = F32(x2 - x1), F32(y2 - y1)
+    nx = sample_count(size_x, out_w, min_samples, max_samples)
+    ny = sample_count(size_y, out_h, min_samples, max_samples)
+    xs = axis_coordinates(x1, size_x, out_w, nx, input_offset, output_offset, align_corners)
+    ys = axis_coordinates(y1, size_y, out_h, ny, input_offset, output_offset, align_corners)
+    return ny, nx, ys, xs
 
 
 def roi_align(x: np.ndarray, rois: np.ndarray, batch_indices: np.ndarray, out_hw: tuple[int, int], maximum: bool,
@@ -85,14 +112,8 @@ def roi_align(x: np.ndarray, rois: np.ndarray, batch_indices: np.ndarray, out_hw
     channels = x.shape[1]
     result = np.zeros((rois.shape[0], channels, out_h, out_w))
     for r in range(rois.shape[0]):
-        with np.errstate(all="ignore"):
-            x1, y1 = rois[r, 0] * F32(scale_x), rois[r, 1] * F32(scale_y)
-            x2, y2 = rois[r, 2] * F32(scale_x), rois[r, 3] * F32(scale_y)
-            size_x, size_y = F32(x2 - x1), F32(y2 - y1)
-        nx = sample_count(size_x, out_w, min_samples, max_samples)
-        ny = sample_count(size_y, out_h, min_samples, max_samples)
-        xs = axis_coordinates(x1, size_x, out_w, nx, input_offset, output_offset, align_corners)
-        ys = axis_coordinates(y1, size_y, out_h, ny, input_offset, output_offset, align_corners)
+        ny, nx, ys, xs = region_samples(rois[r], out_h, out_w, scale_x, scale_y, input_offset, output_offset,
+                                        min_samples, max_samples, align_corners)
         b = int(batch[r])
         for c in range(channels):
             plane = x[b, c] if b < x.shape[0] else np.zeros((0, 0))
@@ -107,6 +128,48 @@ def roi_align(x: np.ndarray, rois: np.ndarray, batch_indices: np.ndarray, out_hw
                         with np.errstate(invalid="ignore"):
                             result[r, c, oy, ox] = sum(values) / len(values)
     return result
+
+
+def roi_align_grad(dy: np.ndarray, rois: np.ndarray, batch_indices: np.ndarray, in_shape: tuple[int, ...],
+                   x: np.ndarray | None, maximum: bool, linear: bool, scale_x: float, scale_y: float,
+                   input_offset: float, output_offset: float, min_samples: int, max_samples: int,
+                   align_corners: bool) -> np.ndarray:
+    """ROI_ALIGN_GRAD's OutputGradientTensor in float64, ``in_shape`` = ``{BatchCount, C, H, W}``: the transpose of
+    :func:`roi_align` with the same fields. Every output element's gradient ``g = dy[r, c, oy, ox]`` goes back
+    through its samples: AVERAGE gives each sample ``g / (nx * ny)``, MAX gives ``g`` to the sample ROI_ALIGN1's MAX
+    selects (the first largest of the samples of ``x``, NaN ignored unless all are NaN, an out-of-bounds sample
+    valued 0); a sample sends ``weight * its share`` to each element it reads (:func:`sample_taps`; none when it is
+    out of bounds or its region's batch index is outside the batch). Elements no sample reads get +0."""
+    dy = np.asarray(dy, np.float64)
+    rois = np.asarray(rois, F32).reshape(-1, 4)
+    batch = np.asarray(batch_indices).reshape(-1).astype(np.uint64)
+    out = np.zeros(in_shape)
+    n_batch, channels, h, w = in_shape
+    out_h, out_w = dy.shape[2], dy.shape[3]
+    data = None if x is None else np.asarray(x, np.float64)
+    for r in range(rois.shape[0]):
+        b = int(batch[r])
+        if b >= n_batch:
+            continue
+        ny, nx, ys, xs = region_samples(rois[r], out_h, out_w, scale_x, scale_y, input_offset, output_offset,
+                                        min_samples, max_samples, align_corners)
+        for c in range(channels):
+            for oy in range(out_h):
+                for ox in range(out_w):
+                    samples = [(ys[oy * ny + iy], xs[ox * nx + ix]) for iy in range(ny) for ix in range(nx)]
+                    share = dy[r, c, oy, ox] / (nx * ny)
+                    if maximum:
+                        values = [_sample(data[b, c], sy, sx, linear, 0.0) for sy, sx in samples]
+                        best = 0
+                        for i, value in enumerate(values):  # ROI_ALIGN1's MAX: the first largest, NaN ignored
+                            if value > values[best] or (np.isnan(values[best]) and not np.isnan(value)):
+                                best = i
+                        samples, share = [samples[best]], dy[r, c, oy, ox]
+                    for sy, sx in samples:
+                        for iy, ix, weight in sample_taps(h, w, sy, sx, linear):
+                            if weight > 0.0:  # a tap of weight 0 carries no gradient (no 0 * inf)
+                                out[b, c, iy, ix] += weight * share
+    return out
 
 
 # the scaled corners are clamped into [-2^30, 2^30] before they become integers (window arithmetic in 64 bits)
