@@ -12,20 +12,16 @@ A case maps onto a DirectML desc the way onnxruntime's DirectML provider maps th
 from __future__ import annotations
 
 import functools
-import warnings
 from typing import Any
-
-import numpy as np
 
 
 @functools.lru_cache(maxsize=1)
 def all_node_cases() -> tuple[Any, ...]:
-    """Every node case onnx's generator writes (onnx's `TestCase` tuples), generated once per process."""
-    from onnx.backend.test.case.node import collect_testcases
+    """Every node case onnx's generator writes (onnx's `TestCase` tuples), once per process (and kept between
+    processes: :func:`dmlsim.onnx.node_suite.all_cases`)."""
+    from dmlsim.onnx.node_suite import all_cases
 
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        return tuple(collect_testcases(None))
+    return tuple(all_cases())
 
 
 def node_cases(op_type: str) -> list[Any]:

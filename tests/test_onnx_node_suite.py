@@ -75,3 +75,26 @@ def test_the_docs_state_the_listed_pass_count():
     root = EXPECTED.parent.parent.parent
     for page in (root / "README.md", root / "docs" / "guides" / "onnx.md"):
         assert phrase in page.read_text(encoding="utf-8").replace("onnx's ", ""), f"{page.name} lacks {phrase!r}"
+
+
+def test_generated_cases_are_kept_between_processes_and_a_bad_cache_is_regenerated(tmp_path, monkeypatch):
+    """all_cases keeps onnx's generated cases in the cache folder (the mutation harness's short processes load
+    them in a fraction of a second instead of generating them again); a truncated file is generated anew, and
+    DMLSIM_CACHE_DIR="" turns the cache off."""
+    import onnx.backend.test.case.node as generator
+
+    from dmlsim.onnx import node_suite
+
+    calls = []
+    monkeypatch.setattr(generator, "collect_testcases", lambda _: calls.append(1) or ["case-a", "case-b"])
+    monkeypatch.setenv("DMLSIM_CACHE_DIR", str(tmp_path))
+    assert node_suite.all_cases() == ["case-a", "case-b"] and len(calls) == 1
+    path = node_suite.cache_file()
+    assert path.parent == tmp_path and path.is_file()
+    assert node_suite.all_cases() == ["case-a", "case-b"] and len(calls) == 1  # loaded, not generated
+    path.write_bytes(path.read_bytes()[:5])  # truncated
+    assert node_suite.all_cases() == ["case-a", "case-b"] and len(calls) == 2
+    assert node_suite.all_cases() == ["case-a", "case-b"] and len(calls) == 2
+    monkeypatch.setenv("DMLSIM_CACHE_DIR", "")
+    assert node_suite.cache_file() is None
+    assert node_suite.all_cases() == ["case-a", "case-b"] and len(calls) == 3

@@ -10,10 +10,12 @@ onnx's ``BackendTest`` judges onnxruntime. An outcome is ``pass``, ``mismatch`` 
 
 from __future__ import annotations
 
+import os
 import re
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -32,13 +34,49 @@ class Outcome:
     reason: str = ""
 
 
+def cache_file() -> Path | None:
+    """Where the generated cases are kept between processes: ``$DMLSIM_CACHE_DIR``, else ``$XDG_CACHE_HOME/dmlsim``,
+    else ``~/.cache/dmlsim``, one file per onnx, numpy and Python version (None: ``DMLSIM_CACHE_DIR`` is empty)."""
+    import platform
+
+    import onnx
+
+    folder = os.environ.get("DMLSIM_CACHE_DIR")
+    if folder == "":
+        return None
+    base = Path(folder) if folder else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dmlsim"
+    return base / f"onnx-node-cases-{onnx.__version__}-numpy{np.__version__}-py{platform.python_version()}.pkl"
+
+
 def all_cases() -> list[Any]:
-    """Every node case onnx generates (its generator warns about overflows it causes on purpose: silenced)."""
+    """Every node case onnx generates (its generator warns about overflows it causes on purpose: silenced).
+
+    Generating them takes about 17 s; a process that finds them in :func:`cache_file` loads them in 0.2 s (the
+    mutation harness runs many short pytest processes that each need them). A cache that cannot be read or
+    written is ignored: the cases are generated again."""
+    import pickle
+
     from onnx.backend.test.case.node import collect_testcases
 
+    path = cache_file()
+    if path is not None and path.is_file():
+        try:
+            with path.open("rb") as handle:
+                return list(pickle.load(handle))  # noqa: S301 - a file this function wrote, in the user's cache
+        except Exception:  # noqa: S110 - a truncated or foreign file: generate the cases instead
+            pass
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        return list(collect_testcases(None))
+        cases = list(collect_testcases(None))
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = path.with_suffix(f".{os.getpid()}.tmp")
+            temporary.write_bytes(pickle.dumps(cases, protocol=pickle.HIGHEST_PROTOCOL))
+            os.replace(temporary, path)
+        except OSError:
+            pass
+    return cases
 
 
 def _array(value: Any) -> Any:
