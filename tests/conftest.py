@@ -39,6 +39,17 @@ _HAS_OPENCL = any(a.kind != "reference" for a in ADAPTERS)
 
 
 @pytest.fixture(autouse=True)
+def registered_operators_restored():
+    """Every test: an operator unregistered by tests/unimplemented_support.an_unimplemented_schema (to test
+    what happens to an operator without a kernel, now that every DirectML operator has one) is registered
+    again afterwards."""
+    from unimplemented_support import restore_unregistered
+
+    yield
+    restore_unregistered()
+
+
+@pytest.fixture(autouse=True)
 def opencl_computes_with_kernels():
     """Every test: an OpenCL dispatch that does not enqueue its kernels, or that calls an operator's
     float64 reference (Operator.evaluate), fails the test (dmlsim.testing.OpenCLDispatchGuard) — so

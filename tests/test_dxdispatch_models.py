@@ -16,7 +16,13 @@ from pathlib import Path
 
 import pytest
 from plugin_support import descriptor_folder, run_pytest
-from unimplemented_support import an_unimplemented_schema, has_plain_tensors, name_of, sample_desc
+from unimplemented_support import (
+    an_unimplemented_schema,
+    has_plain_tensors,
+    name_of,
+    sample_desc,
+    unregistering_conftest,
+)
 
 import dmlsim as dml
 from dmlsim.api.schema import OUTPUT, desc_fields
@@ -307,6 +313,7 @@ def test_pytest_items_of_unimplemented_operators_are_skipped_saying_why(tmp_path
     schema = an_unimplemented_schema(has_plain_tensors, "with plain input and output tensors")
     folder = descriptor_folder(tmp_path)
     (folder / "unimplemented.json").write_text(unimplemented_model(schema))
+    (tmp_path / "conftest.py").write_text(unregistering_conftest(schema))  # the same operator, unregistered there
     proc = run_pytest(tmp_path, str(folder))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "3 skipped" in proc.stdout  # the dispatchable, its dispatch, and the print (run after it)

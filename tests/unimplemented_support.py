@@ -2,7 +2,10 @@
 
 Operators keep arriving: a test of what happens to an unimplemented operator (E_NOTIMPL, bindings checked
 then refused, a model file's items skipped) takes the first entry of DirectML's schema whose registered
-operator is not implemented (and fits the test), and skips, saying why, once none is left. A complete desc
+operator is not implemented (and fits the test). Now that every DirectML operator runs, it takes the first
+entry that fits and unregisters its operator for that test only (:func:`restore_unregistered`, called by an
+autouse fixture of conftest.py, puts it back), so the code paths for unimplemented operators stay tested; a
+pytest run in a subprocess gets the same through :func:`unregistering_conftest`. A complete desc
 for any such operator comes from :func:`sample_desc`: every field a valid value for DirectML's generated
 desc (tensors 4-D FLOAT32 ``{1, 1, 2, 2}``, arrays of one element), which is all an unimplemented
 operator's generic validation asks.
@@ -18,7 +21,7 @@ import pytest
 import dmlsim as dml
 from dmlsim.api import directml_schema as S  # noqa: N812 - the generated schema
 from dmlsim.api.schema import ATTRIBUTE, INPUT, OUTPUT, DescField, OperatorSchema, count_fields, desc_fields
-from dmlsim.operators import SCHEMAS, lookup_operator
+from dmlsim.operators import OPERATORS, SCHEMAS, lookup_operator
 
 F32 = dml.DML_TENSOR_DATA_TYPE_FLOAT32
 SAMPLE_SIZES = (1, 1, 2, 2)
@@ -30,15 +33,36 @@ def unimplemented_schemas(fits: Callable[[OperatorSchema], bool] = lambda schema
             if not lookup_operator(schema.type).implemented and fits(schema)]
 
 
+_UNREGISTERED: list[tuple[int, Any]] = []
+
+
 def an_unimplemented_schema(fits: Callable[[OperatorSchema], bool] = lambda schema: True,
                             what: str = "") -> OperatorSchema:
-    """The first unimplemented operator that ``fits``; the test is skipped (saying ``what`` it needed) when
-    dmlsim implements every such operator."""
+    """The first unimplemented operator that ``fits``; when dmlsim implements every one, the first operator that
+    fits, unregistered until the test ends (as if it had no kernel); skipped, saying ``what`` it needed, only if
+    no schema entry fits at all."""
     found = unimplemented_schemas(fits)
-    if not found:
-        pytest.skip("dmlsim implements every DirectML operator" + (f" {what}" if what else "")
-                    + ": no unimplemented operator is left to test this with")
-    return found[0]
+    if found:
+        return found[0]
+    fitting = [schema for _, schema in sorted(SCHEMAS.items()) if fits(schema)]
+    if not fitting:
+        pytest.skip("no DirectML operator" + (f" {what}" if what else "") + " to test this with")
+    schema = fitting[0]
+    _UNREGISTERED.append((int(schema.type), OPERATORS.pop(int(schema.type))))
+    return schema
+
+
+def restore_unregistered() -> None:
+    """Register again the operators :func:`an_unimplemented_schema` unregistered (after each test)."""
+    while _UNREGISTERED:
+        key, op = _UNREGISTERED.pop()
+        OPERATORS[key] = op
+
+
+def unregistering_conftest(schema: OperatorSchema) -> str:
+    """A conftest.py for a pytest subprocess in which ``schema``'s operator is unregistered, as in this one."""
+    return ("from dmlsim.operators import OPERATORS, load_all\n\n"
+            f"load_all()\nOPERATORS.pop({int(schema.type)}, None)\n")
 
 
 def name_of(schema: OperatorSchema) -> str:
