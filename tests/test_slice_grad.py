@@ -27,6 +27,7 @@ from datamove_support import (
     tensor,
     type_id,
 )
+from dispatch import Dispatch
 
 OUT = "OutputGradientTensor"
 
@@ -66,9 +67,20 @@ def test_negative_strides_flip_the_window(device):
 
 
 def test_window_offset_and_fewer_than_reachable(device):
-    """A window [2, 7) with stride 2 reaches 2, 4, 6; a gradient of 2 elements fills 2 and 4 only."""
-    got = run(device, grad(tensor(F32, [2]), tensor(F32, [8]), [2], [5], [2]), InputGradientTensor=[5.0, 6.0])[OUT]
-    assert got.tolist() == [0, 0, 5, 0, 6, 0, 0, 0]
+    """A window [2, 7) with stride 2 reaches 2, 4, 6; a gradient of 2 elements fills 2 and 4 only. The gradient
+    and the output lie at non-zero offsets of one guard-filled buffer, so a kernel that reads a third gradient
+    element for 6 reads the guard (1.0) and writes it, and a write outside the output's 8 elements shows."""
+    guard = np.float32(1.0).tobytes()
+    dy_at, dx_at, total = 16, 48, 96
+    shared = device.CreateBuffer(total)
+    shared.Write(guard * (total // 4))
+    dispatch = Dispatch(device, grad(tensor(F32, [2]), tensor(F32, [8]), [2], [5], [2]),
+                        placement={"InputGradientTensor": (shared, dy_at), OUT: (shared, dx_at)})
+    dispatch.load({"InputGradientTensor": np.array([5.0, 6.0], np.float32)})
+    dispatch.execute()
+    assert dispatch.read(OUT).tolist() == [0, 0, 5, 0, 6, 0, 0, 0]
+    raw = shared.Read(0, total)
+    assert raw[:dy_at] + raw[dy_at + 8:dx_at] + raw[dx_at + 32:] == guard * ((total - 40) // 4)
 
 
 @pytest.mark.parametrize("data_type", (F64, F32, F16, I64, I8, U16, U64), ids=type_id)
