@@ -142,3 +142,129 @@ def lower_det(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     if det is None:  # n = 1: the determinant is the element (a copy, so the output is a value of its own)
         result = s.op("ELEMENT_WISE_IDENTITY", last)
     low.views[node.output[0]] = View(result.name, batch, packed_strides(batch), x.dtype)
+
+
+# --- DeformConv -------------------------------------------------------------------------------------------------
+@lowers("DeformConv")
+def lower_deform_conv(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    """DeformConv (2-D; FLOAT32, FLOAT16) as sampling, im2col and GEMM. With X ``[N, C, H, W]``, T = kH · kW taps,
+    Q = oH · oW output positions, G groups and og offset groups:
+
+    1. the offsets read as ``[N, og, T, 2, Q]`` (ONNX's layout: per offset group, per tap, (Δy, Δx)); each
+       component a GATHER_ELEMENTS along the pair axis, plus the tap's base position ``o · stride − pad_begin +
+       tap · dilation`` (a host constant of the attributes), gives the sampling positions (ADD);
+    2. bilinear sampling as ONNX's reference defines it (its GridSample with align_corners=1 in pixel units, zeros
+       padding): FLOOR, the fractions (SUBTRACT), and for each of the 4 corners the weight (MULTIPLY of the
+       fractions, times 0 for a corner outside the input: comparisons CAST to the type), times the mask when
+       given; the corner's clamped (CLIP) flat index y · W + x CAST to INT64;
+    3. GATHER_ELEMENTS of X read as ``[N, og, C/og, H · W]`` at the corner indices (read with stride 0 over an
+       offset group's channels) times the weight, the 4 corners added: the im2col tensor ``[N, C · T, Q]``;
+    4. one GEMM per batch and group: W read as ``[1, G, oC/G, (C/G) · T]`` (stride 0 over the batch) times the
+       im2col tensor read as ``[N, G, (C/G) · T, Q]``, plus the bias read with strides (0, oC/G, 1, 0) (Beta 1):
+       the output ``[N, oC, oH, oW]``.
+
+    The index and weight arithmetic is FLOAT32 (flat indices exact below 2^24 elements); with FLOAT16 tensors the
+    positions are FLOAT16 sums (as ONNX computes them in the tensor's type), and the weights are rounded to FLOAT16
+    before they scale the FLOAT16 samples. Refused: other than 2 spatial dimensions (onnx's reference defines 2-D
+    only), FLOAT64 (no DirectML element-wise operator takes it), shapes ONNX's rules reject (channels that the
+    groups or offset groups do not divide, an offset or mask shape other than the attributes give)."""
+    x, w, offset = low.view(node.input[0]), low.view(node.input[1]), low.view(node.input[2])
+    bias = low.view(node.input[3]) if len(node.input) > 3 and node.input[3] else None
+    mask = low.view(node.input[4]) if len(node.input) > 4 and node.input[4] else None
+    if x.dtype not in FLOATS:
+        raise low.refuse(f"{x.dtype} input: composed for FLOAT32 and FLOAT16 (DirectML's element-wise operators "
+                         "take no FLOAT64)")
+    if len(x.shape) != 4:
+        raise low.refuse(f"an input of rank {len(x.shape)}: composed for 2-D DeformConv (X [N, C, H, W]; onnx's "
+                         "reference defines 2-D only)")
+    n, c, height, width = x.shape
+    kernel = [int(k) for k in attrs.get("kernel_shape", w.shape[2:])]
+    strides = [int(v) for v in attrs.get("strides", [1, 1])]
+    dilations = [int(v) for v in attrs.get("dilations", [1, 1])]
+    pads = [int(v) for v in attrs.get("pads", [0, 0, 0, 0])]
+    group, offset_group = int(attrs.get("group", 1)), int(attrs.get("offset_group", 1))
+    oc = w.shape[0]
+    taps = kernel[0] * kernel[1]
+    out_spatial = tuple((size + pads[j] + pads[j + 2] - dilations[j] * (kernel[j] - 1) - 1) // strides[j] + 1
+                        for j, size in enumerate((height, width)))
+    problems = []
+    if len(w.shape) != 4 or c != w.shape[1] * group or oc % group or list(w.shape[2:]) != kernel:
+        problems.append(f"W {list(w.shape)} does not fit X {list(x.shape)}, group {group} and kernel {kernel}")
+    if c % offset_group:
+        problems.append(f"offset_group {offset_group} does not divide the {c} input channels")
+    if tuple(offset.shape) != (n, offset_group * taps * 2, *out_spatial):
+        problems.append(f"offset {list(offset.shape)} is not [{n}, {offset_group * taps * 2}, "
+                        f"{out_spatial[0]}, {out_spatial[1]}]")
+    if mask is not None and tuple(mask.shape) != (n, offset_group * taps, *out_spatial):
+        problems.append(f"mask {list(mask.shape)} is not [{n}, {offset_group * taps}, {out_spatial[0]}, "
+                        f"{out_spatial[1]}]")
+    if bias is not None and tuple(bias.shape) != (oc,):
+        problems.append(f"B {list(bias.shape)} is not [{oc}]")
+    if problems:
+        raise low.refuse("; ".join(problems), 0x80070057)
+    q = out_spatial[0] * out_spatial[1]
+    cg = c // offset_group
+    s = _Steps(low, f"{node.output[0]}/deform")
+    f32 = np.dtype(np.float32)
+    grid = (n, offset_group, taps, q)
+    pairs = _reshaped(packed(low, offset), (n, offset_group, taps, 2, q))
+    oy, ox = np.divmod(np.arange(q), out_spatial[1])
+    ky, kx = np.divmod(np.arange(taps), kernel[1])
+    bases = [oy[None, :] * strides[0] - pads[0] + ky[:, None] * dilations[0],
+             ox[None, :] * strides[1] - pads[1] + kx[:, None] * dilations[1]]
+    per_dim = []  # for y and x: [(weight, flat index term) for the low and the high corner]
+    for j, size in enumerate((height, width)):
+        pick = s.const(j, np.int64)
+        component = s.gather_elements(pairs, View(pick.name, (n, offset_group, taps, 1, q), (0,) * 5, pick.dtype),
+                                      axis=3)
+        position = s.op("ELEMENT_WISE_ADD", _reshaped(component, grid), s.const(bases[j], x.dtype))
+        if x.dtype != f32:
+            position = s.op("CAST", position, dtype=f32)
+        low_corner = s.op("ELEMENT_WISE_FLOOR", position)
+        high_weight = s.op("ELEMENT_WISE_SUBTRACT", position, low_corner)
+        corners = []
+        for corner, weight in ((low_corner, s.op("ELEMENT_WISE_SUBTRACT", s.const(1.0, f32), high_weight)),
+                               (s.op("ELEMENT_WISE_ADD", low_corner, s.const(1.0, f32)), high_weight)):
+            inside = s.op("ELEMENT_WISE_LOGICAL_AND",
+                          s.op("ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL", corner, s.const(0.0, f32), np.uint8),
+                          s.op("ELEMENT_WISE_LOGICAL_LESS_THAN_OR_EQUAL", corner, s.const(size - 1.0, f32),
+                               np.uint8), np.uint8)
+            weight = s.op("ELEMENT_WISE_MULTIPLY", weight, s.op("CAST", inside, dtype=f32))
+            term = s.op("ELEMENT_WISE_CLIP", corner, Min=0.0, Max=float(size - 1))
+            if j == 0:
+                term = s.op("ELEMENT_WISE_MULTIPLY", term, s.const(float(width), f32))
+            corners.append((weight, term))
+        per_dim.append(corners)
+    if mask is not None:
+        mask_view = _reshaped(packed(low, mask), grid)
+        mask_view = s.op("CAST", mask_view, dtype=f32) if x.dtype != f32 else mask_view
+    source = _reshaped(packed(low, x), (n, offset_group, cg, height * width))
+    spread = (n, offset_group, cg, taps * q)
+    columns: View | None = None
+    for (weight_y, term_y) in per_dim[0]:
+        for (weight_x, term_x) in per_dim[1]:
+            weight = s.op("ELEMENT_WISE_MULTIPLY", weight_y, weight_x)
+            if mask is not None:
+                weight = s.op("ELEMENT_WISE_MULTIPLY", weight, mask_view)
+            if x.dtype != f32:
+                weight = s.op("CAST", weight, dtype=x.dtype)
+            index = s.op("CAST", s.op("ELEMENT_WISE_ADD", term_y, term_x), dtype=np.int64)
+            sample = s.gather_elements(source, View(index.name, spread, (offset_group * taps * q, taps * q, 0, 1),
+                                                    index.dtype), axis=3)
+            value = s.op("ELEMENT_WISE_MULTIPLY", sample,
+                         View(weight.name, spread, (offset_group * taps * q, taps * q, 0, 1), weight.dtype))
+            columns = value if columns is None else s.op("ELEMENT_WISE_ADD", columns, value)
+    assert columns is not None
+    from dmlsim.onnx.ops_math import _gemm
+
+    depth = (c // group) * taps
+    ocg = oc // group
+    weights = packed(low, w)
+    a = View(weights.name, (n, group, ocg, depth), (0, ocg * depth, depth, 1), x.dtype)
+    b = _reshaped(columns, (n, group, depth, q))
+    bias_view = None if bias is None else View(bias.name, (n, group, ocg, q), (0, ocg * bias.strides[0],
+                                                                               bias.strides[0], 0), bias.dtype)
+    product = low.fresh(f"{node.output[0]}/gemm")
+    _gemm(low, a, b, bias_view, product, (n, group, ocg, q), beta=1.0 if bias is not None else 0.0)
+    shape = (n, oc, *out_spatial)
+    low.views[node.output[0]] = _reshaped(low.views[product], shape)
