@@ -171,6 +171,9 @@ def test_deform_conv_refusals_name_the_node_and_the_reason(ref_device):
     with pytest.raises(DMLError, match=r"DeformConv node .*offset \[1, 4, 3, 3\] is not \[1, 2, 3, 3\]"):
         _deform(ref_device, {"X": np.zeros((1, 1, 3, 3), np.float32), "W": np.zeros((1, 1, 1, 1), np.float32),
                              "offset": np.zeros((1, 4, 3, 3), np.float32)})
+    with pytest.raises(DMLError, match=r"DeformConv node .*4097 × 4096 elements: .*exact up to 16777216"):
+        _deform(ref_device, {"X": np.zeros((1, 1, 4097, 4096), np.float32), "W": np.zeros((1, 1, 1, 1), np.float32),
+                             "offset": np.zeros((1, 2, 4097, 4096), np.float32)})
     with pytest.raises(DMLError, match=r"DeformConv node .*float64 input"):
         _deform(ref_device, {"X": np.zeros((1, 1, 3, 3)), "W": np.zeros((1, 1, 1, 1)),
                              "offset": np.zeros((1, 2, 3, 3))}, TensorProto.DOUBLE)

@@ -25,6 +25,7 @@ from dmlsim.onnx.ops_elementwise import binary, unary
 from dmlsim.onnx.ops_tensor import packed
 
 FLOATS = (np.dtype(np.float32), np.dtype(np.float16))
+FLAT_INDEX_LIMIT = 2 ** 24  # DeformConv's flat sample indices are computed in FLOAT32: exact up to here
 DET_MAX_ORDER = 16  # about 15 DirectML nodes per elimination step: 16 × 16 is some 225 nodes per Det
 
 
@@ -165,7 +166,8 @@ def lower_deform_conv(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
 
     The index and weight arithmetic is FLOAT32 (flat indices exact below 2^24 elements); with FLOAT16 tensors the
     positions are FLOAT16 sums (as ONNX computes them in the tensor's type), and the weights are rounded to FLOAT16
-    before they scale the FLOAT16 samples. Refused: other than 2 spatial dimensions (onnx's reference defines 2-D
+    before they scale the FLOAT16 samples. Refused: an input plane of more than 2^24 elements (the indices would
+    not be exact), other than 2 spatial dimensions (onnx's reference defines 2-D
     only), FLOAT64 (no DirectML element-wise operator takes it), shapes ONNX's rules reject (channels that the
     groups or offset groups do not divide, an offset or mask shape other than the attributes give)."""
     x, w, offset = low.view(node.input[0]), low.view(node.input[1]), low.view(node.input[2])
@@ -200,6 +202,9 @@ def lower_deform_conv(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
                         f"{out_spatial[1]}]")
     if bias is not None and tuple(bias.shape) != (oc,):
         problems.append(f"B {list(bias.shape)} is not [{oc}]")
+    if height * width > FLAT_INDEX_LIMIT:
+        raise low.refuse(f"an input plane of {height} × {width} elements: the sampling's flat indices are FLOAT32, "
+                         f"exact up to {FLAT_INDEX_LIMIT} elements")
     if problems:
         raise low.refuse("; ".join(problems), 0x80070057)
     q = out_spatial[0] * out_spatial[1]
