@@ -4,10 +4,12 @@ deformable convolution, and onnxruntime's DirectML provider claims neither; thes
 - **Det** is Gaussian elimination with partial pivoting, unrolled over the static matrix order ``n`` (at most
   :data:`DET_MAX_ORDER`; a larger ``n`` is refused naming the limit): see :func:`lower_det`.
 - **DeformConv** (2-D) is bilinear sampling of the input at the offset positions (zero outside), times the mask,
-  gathered into an im2col tensor, then one GEMM with the weights (+ bias) per group: see :func:`lower_deform_conv`.
+  gathered into an im2col tensor, then one GEMM node (batched over the images and the groups) with the weights
+  (+ bias): see :func:`lower_deform_conv`.
 
-Both take FLOAT32 and FLOAT16 (the element-wise operators they are made of take no FLOAT64); FLOAT16 rounds every
-step to FLOAT16, as the composed DirectML graph would. The tensors these lowerings read are never at an element
+Both take FLOAT32 and FLOAT16 (the element-wise operators they are made of take no FLOAT64); with FLOAT16 every
+step of Det, and DeformConv's positions, samples and products, round to FLOAT16, as the composed DirectML graph
+would (DeformConv's index and weight arithmetic is FLOAT32). The tensors these lowerings read are never at an element
 offset (the lowering binds views at offset 0), so rows and columns are dropped by GATHER_ELEMENTS copies with
 index tensors, not by offset views.
 """
@@ -160,9 +162,9 @@ def lower_deform_conv(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
        given; the corner's clamped (CLIP) flat index y · W + x CAST to INT64;
     3. GATHER_ELEMENTS of X read as ``[N, og, C/og, H · W]`` at the corner indices (read with stride 0 over an
        offset group's channels) times the weight, the 4 corners added: the im2col tensor ``[N, C · T, Q]``;
-    4. one GEMM per batch and group: W read as ``[1, G, oC/G, (C/G) · T]`` (stride 0 over the batch) times the
-       im2col tensor read as ``[N, G, (C/G) · T, Q]``, plus the bias read with strides (0, oC/G, 1, 0) (Beta 1):
-       the output ``[N, oC, oH, oW]``.
+    4. one GEMM node batched over the images and the groups: W read as ``[1, G, oC/G, (C/G) · T]`` (stride 0
+       over the images) times the im2col tensor read as ``[N, G, (C/G) · T, Q]``, plus the bias read with strides
+       (0, oC/G, 1, 0) (Beta 1): the output ``[N, oC, oH, oW]``.
 
     The index and weight arithmetic is FLOAT32 (flat indices exact below 2^24 elements); with FLOAT16 tensors the
     positions are FLOAT16 sums (as ONNX computes them in the tensor's type), and the weights are rounded to FLOAT16
