@@ -117,7 +117,7 @@ def _bad(kind: str) -> bytes:
     good = _model([helper.make_node("Relu", ["x"], ["y"], name="r")])
     return {
         "unknown_op": lambda: _model([helper.make_node("FooBar", ["x"], ["y"], name="foo")]),
-        "no_lowering": lambda: _model([helper.make_node("Det", ["x"], ["y"], name="det")], x_shape=(2, 2)),
+        "no_lowering": lambda: _model([helper.make_node("StringNormalizer", ["x"], ["y"], name="sn")], x_shape=(2, 2)),
         "opset_too_new": lambda: _model([helper.make_node("Relu", ["x"], ["y"], name="r")], opset=99),
         "missing_initializer": lambda: _model([add]),
         "cycle": lambda: _model([helper.make_node("Add", ["x", "d"], ["y"], name="a"),
@@ -133,7 +133,7 @@ def _bad(kind: str) -> bytes:
 
 BAD = {  # kind → the located message expected on stderr (after "dmlsim: <path>: ")
     "unknown_op": r"node 'foo' \(FooBar, opset 17\): no op 'FooBar' in ONNX opset 17",
-    "no_lowering": r"node 'det' \(Det, opset 17\): no DirectML lowering for this op yet",
+    "no_lowering": r"node 'sn' \(StringNormalizer, opset 17\): no DirectML lowering for this op yet",
     "opset_too_new": r"opset 99 of the default domain is newer than the newest ONNX opset dmlsim knows \(\d+\)",
     "missing_initializer": r"node 'add' \(Add, opset 17\): input 'w' is no graph input, initializer or earlier "
                            r"node's output",
