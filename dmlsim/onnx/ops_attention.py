@@ -15,7 +15,11 @@
 - Refused, with the reason: softcap, the qk_matmul_output output, the sliding window (opset 25), a mask shorter
   than the key sequence (onnx pads it), nonpad_kv_seqlen with a bool mask or with is_causal (one MaskTensor;
   a causal offset per batch from device values), data types other than FLOAT32/FLOAT16.
-A row whose every key is masked is NaN here (its scores are all -inf), where onnx defines 0.
+- A query row whose every key is masked (all False in a bool mask, all -inf in a float one, a nonpad_kv_seqlen of
+  0) is 0 in onnx (its softmax is defined as zero probabilities), where MULTIHEAD_ATTENTION's softmax over scores
+  that are all MaskFilterValue (-inf) is NaN. So a mask adds REDUCE MAX of the mask over the keys (then > -inf
+  for a float mask, LOGICAL_GREATER_THAN; the lengths > 0), and ELEMENT_WISE_IF selects 0 for the rows without a
+  key (a select, not a multiply: NaN · 0 is NaN). is_causal alone adds nothing: it always leaves a query key 0.
 """
 
 from __future__ import annotations
@@ -85,6 +89,7 @@ def lower_attention(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     mask_type = dml.DML_MULTIHEAD_ATTENTION_MASK_TYPE_NONE
     full = (batch, hq, seq, total)
     additive: View | None = None
+    kept: View | None = None  # a bool mask (ANDed with the causal pattern): which keys each query attends
     allowed = np.arange(total)[None, :] <= np.arange(seq)[:, None] + past  # the causal pattern {S, T}
     if names[3] and low.value_shape(names[3])[-1] != total:  # before any node is made (Unmapped's contract)
         raise low.unmapped(f"an attn_mask of {low.value_shape(names[3])[-1]} keys for {total}: onnx pads a shorter "
@@ -105,6 +110,7 @@ def lower_attention(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
                 both = low.fresh("mask")
                 binary(low, "ELEMENT_WISE_LOGICAL_AND", mask, _weight(low, allowed, "causal"), both)
                 mask = low.views[both]
+            kept = mask
             cast = low.fresh("mask")
             unary(low, "CAST", mask, cast, np.dtype(np.int32))
             inputs["MaskTensor"] = broadcast_view(low, low.views[cast], full)
@@ -120,6 +126,17 @@ def lower_attention(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
         additive = _weight(low, np.where(allowed, 0.0, -np.inf).astype(dtype), "causal")
     if additive is not None:
         inputs["RelativePositionBiasTensor"] = broadcast_view(low, additive, full)
+    conditions: list[View] = []  # {B, Hq, S, 1} (or broadcastable) UINT8: the query row attends some key
+    if names[6]:
+        counts = low.views[lengths]
+        conditions.append(_compare(low, "ELEMENT_WISE_LOGICAL_GREATER_THAN",
+                                   View(counts.name, (batch, 1, 1, 1), (1, 0, 0, 0), counts.dtype),
+                                   _weight(low, np.zeros(1, np.int32), "zero")))
+    if kept is not None:
+        conditions.append(_any_key(low, broadcast_view(low, kept, full), full))
+    if additive is not None and names[3]:  # is_causal alone leaves every query key 0 (j <= i + past)
+        conditions.append(_compare(low, "ELEMENT_WISE_LOGICAL_GREATER_THAN", _any_key(low, broadcast_view(
+            low, additive, full), full), _weight(low, np.full(1, -np.inf, dtype), "minus_inf")))
     y_name = low.fresh(outs[0] or "Y")
     outputs: dict[str, Any] = {"OutputTensor": low.output(y_name, (batch, seq, hq * dv), dtype)}
     if outs[1]:
@@ -135,8 +152,47 @@ def lower_attention(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
         low.emit(dml.DML_OPERATOR_MULTIHEAD_ATTENTION1, dml.DML_MULTIHEAD_ATTENTION1_OPERATOR_DESC, inputs, outputs,
                  QueryHeadCount=hq, KeyValueHeadCount=hkv, **common)
     y = low.views[y_name]
+    if conditions:
+        y = _zero_rows(low, y, conditions, (batch, hq, seq, dv))
     if four_d:  # {B, S, Hq * Dv} read as {B, Hq, S, Dv}
         s = packed_strides((batch, seq, hq, dv))
         low.views[outs[0]] = View(y.name, (batch, hq, seq, dv), (s[0], s[2], s[1], s[3]), y.dtype)
     else:
         low.views[outs[0]] = y
+
+
+def _compare(low: Lowering, name: str, a: View, b: View) -> View:
+    """A comparison or LOGICAL_AND of two broadcast views: a new bool (UINT8) value."""
+    out = low.fresh("rows")
+    binary(low, name, a, b, out, np.dtype(np.bool_))
+    return low.views[out]
+
+
+def _any_key(low: Lowering, scores: View, full: tuple[int, ...]) -> View:
+    """REDUCE MAX of a {B, Hq, S, T} view over the keys: {B, Hq, S, 1} (a bool mask: whether any key is kept)."""
+    out = low.fresh("any_key")
+    low.emit(dml.DML_OPERATOR_REDUCE, dml.DML_REDUCE_OPERATOR_DESC, {"InputTensor": scores},
+             {"OutputTensor": low.output(out, (*full[:3], 1), scores.dtype)}, Function=dml.DML_REDUCE_FUNCTION_MAX,
+             AxisCount=1, Axes=[3])
+    return low.views[out]
+
+
+def _zero_rows(low: Lowering, y: View, conditions: list[View], sizes: tuple[int, int, int, int]) -> View:
+    """Y {B, S, Hq * Dv} with the rows of queries that attend no key set to 0: ELEMENT_WISE_IF over Y read as
+    {B, S, Hq, Dv}, the conditions ({B, Hq, S, 1}, ANDed by LOGICAL_AND) read through strides."""
+    batch, hq, seq, dv = sizes
+    condition = conditions[0]
+    for other in conditions[1:]:
+        condition = _compare(low, "ELEMENT_WISE_LOGICAL_AND", condition, other)
+    spread = broadcast_view(low, condition, (batch, hq, seq, 1))
+    by_row = View(spread.name, (batch, seq, hq, dv), (spread.strides[0], spread.strides[2], spread.strides[1], 0),
+                  spread.dtype, spread.offset)
+    shape = (batch, seq, hq, dv)
+    zero = _weight(low, np.zeros(1, y.dtype), "zero")
+    out = low.fresh("Y")
+    low.emit(dml.DML_OPERATOR_ELEMENT_WISE_IF, dml.DML_ELEMENT_WISE_IF_OPERATOR_DESC,
+             {"ConditionTensor": by_row, "ATensor": View(y.name, shape, packed_strides(shape), y.dtype),
+              "BTensor": broadcast_view(low, zero, shape)},
+             {"OutputTensor": low.output(out, shape, y.dtype)})
+    made = low.views[out]
+    return View(made.name, y.shape, y.strides, y.dtype)

@@ -811,8 +811,10 @@ def lower_dft(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     inverse (scaled 1/n), onesided forward (n/2 + 1 bins) and onesided inverse (Hermitian half spectrum to 2(K − 1)
     real samples). ``axis`` is an attribute (opset 17–19) or an input read on the host (20); a ``dft_length`` other
     than the axis length is refused. FLOAT32 and FLOAT16 (GEMM's types). A matrix product rounds differently from
-    an FFT: onnx's two complex-inverse cases expect exact zeros with atol 1e-7 and get about 2e-6 (values up to 54):
-    listed as mismatches, not refused (the values are float32-accurate)."""
+    an FFT: onnx's two complex-inverse cases (test_dft_inverse, _opset19) expect 1.9073487e-07 for the imaginary parts
+    of row t = 5, numpy's complex64 FFT rounding of an exact 0 (complex128: -7e-16); this lowering gives 5.5e-15 on
+    every device, closer to the exact value, and onnx's atol 1e-7 fails it: listed as mismatches, not refused
+    (no DirectML rule differs from ONNX's; the expected value is off by more than its own tolerance)."""
     from dmlsim.onnx.ops_math import _gemm
 
     x = low.view(node.input[0])

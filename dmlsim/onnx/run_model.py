@@ -25,6 +25,7 @@ from dmlsim.onnx import (  # noqa: F401  (each registers its lowerings)
     ops_norm,
     ops_norm2,
     ops_onnxb,
+    ops_onnxc,
     ops_onnxcov,
     ops_pool,
     ops_quant,
