@@ -24,6 +24,18 @@ from dmlsim.api.errors import DMLError
 
 SKIPPED_DOMAINS = ("ai.onnx.ml", "ai.onnx.preview.training", "com.microsoft")
 
+# Cases whose mismatch is understood and is not dmlsim's error: the reason the expected-results list gives.
+# A listed case that starts passing, or mismatches without being listed here, still fails the suite's test.
+_DFT_NOISE = ("onnx's expected output carries numpy's complex64 FFT rounding (1.9e-7 where the exact value is 0, "
+              "over the case's atol 1e-7); dmlsim gives 5.5e-15, nearer the exact value")
+KNOWN_MISMATCHES: dict[str, str] = {
+    "test_dft_inverse": _DFT_NOISE,
+    "test_dft_inverse_opset19": _DFT_NOISE,
+    "test_attention_4d_causal_fp16_expanded": (
+        "onnx.reference rounds the expanded Softmax's exp, sum and divide each to float16; dmlsim computes "
+        "FLOAT16 in float32 and rounds once (2 elements 2 ulps apart; dmlsim is nearer the float64 result)"),
+}
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -112,7 +124,7 @@ def run_case(case: Any, device: Any) -> Outcome:
             Runner.assert_similar_outputs([_array(e) for e in expected], list(outputs), rtol=case.rtol,
                                           atol=case.atol)
     except AssertionError as error:
-        return Outcome(case.name, "mismatch", _reason(error))
+        return Outcome(case.name, "mismatch", KNOWN_MISMATCHES.get(case.name, _reason(error)))
     except DMLError as error:
         return Outcome(case.name, "refused", _reason(error))
     except Exception as error:  # a crash is an outcome to report, not to raise
