@@ -419,14 +419,6 @@ def test_validation(ref_device, args, expected):
     assert expected in refused(ref_device, mha_desc(**args))
 
 
-def test_past_sequence_lengths_is_not_implemented(ref_device):
-    """MULTIHEAD_ATTENTION1's PastSequenceLengthsTensor: the page says TBD; refused with E_NOTIMPL, named."""
-    desc = mha_desc(heads=2, kv_heads=2, version=MHA1, **base_tensors(),
-                    PastSequenceLengthsTensor=tensor(I32, [1]))
-    assert "PastSequenceLengthsTensor is allowed by DirectML but not implemented" in refused(
-        ref_device, desc, dml.E_NOTIMPL)
-
-
 def test_registered():
     from dmlsim.operators import implemented_names
 

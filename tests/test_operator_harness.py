@@ -134,6 +134,13 @@ class Plan:
                 view[...] = np.broadcast_to(np.asarray(data).astype(item.dtype), item.sizes)
                 written.append(np.array(view))  # what the device reads (broadcast elements: the last write)
             self.values[row.name] = written if isinstance(layout, list) else written[0]
+        for name in op.prior_outputs(self.validated):  # outputs read before they are written (a KV cache)
+            place, layout, fill = self.places[name], tensors[name], case.fills.get(name)
+            view = strided_array(self.before[place.buffer], layout, place.offset)
+            if fill:
+                view[...] = np.broadcast_to(np.asarray(fill(rng, layout.sizes, layout.data_type)).astype(layout.dtype),
+                                            layout.sizes)
+            self.values[name] = np.array(view)
 
     def field_place(self, name: str) -> Any:
         layout = self.validated.tensors[name]

@@ -97,6 +97,8 @@ class ReferenceBackend:
             inputs = {}
             for row in compiled.operator.input_fields:
                 inputs[row.name] = _views(dispatch.bound.get(row.name))
+            for name in compiled.operator.prior_outputs(compiled.validated):
+                inputs[name] = _views(dispatch.bound.get(name)).copy()  # an output's contents before the dispatch
             outputs = compiled.operator.evaluate(compiled.validated, inputs)
             # every output is computed before any is written: in-place aliases see the old inputs
             for row in compiled.operator.output_fields:

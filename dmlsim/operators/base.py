@@ -135,6 +135,12 @@ class Operator:
         """Reference execution on numpy arrays (float64 results); used by the reference device."""
         raise NotImplementedError
 
+    def prior_outputs(self, v: ValidatedDesc) -> tuple[str, ...]:
+        """Output fields whose contents before the dispatch the operator reads (a cache it updates in place:
+        MULTIHEAD_ATTENTION1's KV cache in its present tensors); :meth:`evaluate` receives their current
+        values among ``inputs``, under their names. None for most operators."""
+        return ()
+
     def reference_bytes(self, v: ValidatedDesc) -> int:
         """An upper estimate of the bytes of host arrays :meth:`evaluate` holds at once, from the desc alone:
         the reference device charges it against its working-memory limit before computing anything (a

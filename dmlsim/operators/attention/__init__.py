@@ -38,13 +38,34 @@ head size, Dv the value head size.
   binds a 4-D ONNX key as PastKey with KeyTensor null; such a desc is refused here).
 - **OutputTensor** ``{B, S, Hq*Dv}`` (3 dimensions or 4-5 with leading 1s); **OutputPresentKeyTensor /
   OutputPresentValueTensor** ``{B, Hkv, T, D}`` / ``{B, Hkv, T, Dv}`` (4-D or 5-D with a leading 1): the past
-  followed by the (biased) new key/value.
+  followed by the (biased) new key/value (with PastSequenceLengthsTensor: the KV cache, below).
 - **Grouped-query attention** (MULTIHEAD_ATTENTION1, decision, as onnxruntime's GroupQueryAttention uses it):
   query head h reads key/value head ``h / (QueryHeadCount / KeyValueHeadCount)``; QueryHeadCount must be a
-  multiple of KeyValueHeadCount. **PastSequenceLengthsTensor** (MULTIHEAD_ATTENTION1) is refused with
-  E_NOTIMPL: its page says "TBD", its table lists FLOAT32/FLOAT16 while onnxruntime binds an INT32 tensor,
-  and its semantics (writing the new keys at each batch's own past length of a shared past/present buffer,
-  with causal masking) is not documented.
+  multiple of KeyValueHeadCount.
+- **PastSequenceLengthsTensor** (MULTIHEAD_ATTENTION1): the page says "TBD"; the semantics are decided from how
+  onnxruntime's DirectML provider binds it for the contrib op GroupQueryAttention
+  (``DmlOperatorGroupQueryAttention.cpp``: an INT32 ``{batchSize}`` tensor, its seqlens_k input when the query
+  is one token and zeros for a prompt; PastKeyTensor/PastValueTensor null; the present key/value bound to
+  GroupQueryAttention's outputs, which share their buffer with its past key/value) and from GroupQueryAttention's
+  CPU kernel (``gqa_attention_base.h``: batch b has p[b] valid past tokens, the new tokens are written after
+  them into a cache of a fixed length, query i is the token at position p[b] + i and attends causally to
+  positions 0 .. p[b] + i). Decisions:
+
+  - DataType INT32 (the table's FLOAT32/FLOAT16 and the same-DataType constraint cannot describe a count, and
+    onnxruntime passes INT32); Sizes ``{batchSize}``, leading 1s allowed up to 5 dimensions; any strides.
+  - The past key/value become a **KV cache** of T positions: with PastKeyTensor/PastValueTensor, they are the
+    cache ``{B, Hkv, T, D|Dv}`` and the present tensors (if bound) have the same sizes; without them (how
+    onnxruntime binds it) OutputPresentKeyTensor and OutputPresentValueTensor are required and *are* the cache:
+    their contents before the dispatch are the past (read, not rewritten), T their third-from-last size.
+  - Batch b's new keys/values are written at positions ``[p[b], p[b] + L)`` of the present tensors; every other
+    position is copied from the past tensors, or left unchanged when the present tensors are the cache.
+    A length outside ``[0, T - L]`` is clamped into it (an execution-time value: nothing is written or read
+    outside the cache). ``T >= L`` and ``sequenceLength == keyValueSequenceLength`` are required (query i is
+    the token at p[b] + i).
+  - Query i of batch b attends to keys ``0 .. p[b] + i`` only (GroupQueryAttention is causal; onnxruntime's
+    provider refuses causal=0); the other keys take no part in its softmax (weight exactly 0, their values
+    never read), as in GroupQueryAttention's CPU kernel. MaskTensor, RelativePositionBiasTensor ``{B, Hq, S, T}``
+    and BiasTensor apply as without lengths (onnxruntime binds none of them). A length 0 is a prompt.
 - **Data types**: every float tensor FLOAT32 or FLOAT16, all the same (the page's constraint); MaskTensor
   INT32. FLOAT16 is storage: the kernel computes in float32 and stores rounded to nearest even.
 - **Numerics**: each query row's scores are computed once for the row maximum and again for the sum, in
@@ -54,7 +75,10 @@ head size, Dv the value head size.
   relative error of that size, plus T + 4 ulps of the softmax sum and the weighted sum of values; tests state
   it per case.
 - **Strides and placement**: any DML strides on every tensor (stride 0 broadcasts an input), non-zero
-  binding offsets; not in place (the schema makes no input eligible).
+  binding offsets; not in place (the schema makes no input eligible). The one output read is the present
+  tensors when they are the KV cache (:meth:`MultiheadAttention.prior_outputs`: the reference device and the
+  harness hand their prior contents to the reference); the kernels read their past rows and write only the
+  new rows, so no element is both read and written.
 """
 
 from __future__ import annotations
@@ -69,7 +93,7 @@ from dmlsim.api.directml_schema import (
     DML_MULTIHEAD_ATTENTION_OPERATOR_DESC,
 )
 from dmlsim.api.enums import DML_OPERATOR_TYPE
-from dmlsim.api.errors import E_NOTIMPL, DMLError, Problems
+from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import TensorLayout, data_type_name
 from dmlsim.operators.attention.reference import (
     BOOLEAN,
@@ -118,10 +142,11 @@ class Geometry:
     query: tuple[str, int | None]
     key: tuple[str, int | None]
     value: tuple[str, int | None]
+    cache: int = 0  # with PastSequenceLengthsTensor: the KV cache's positions T (0 without)
 
     @property
     def total(self) -> int:
-        return self.past + self.kv_seq
+        return self.cache if self.cache else self.past + self.kv_seq
 
 
 def _sizes(v: ValidatedDesc, name: str) -> tuple[int, ...] | None:
@@ -153,7 +178,17 @@ def geometry(v: ValidatedDesc) -> Geometry:
     kv_seq = ks[1] if key[1] is not None else ks[-2]
     past_sizes = _sizes(v, PAST_K)
     past = past_sizes[-2] if past_sizes is not None else 0
-    return Geometry(batch, seq, kv_seq, past, heads, kv_heads, head_size, value_head_size, query, key, value)
+    cache = 0
+    if v.tensors.get(PAST_LENGTHS) is not None:
+        cache_sizes = past_sizes or _sizes(v, PRESENT_K) or _sizes(v, PRESENT_V)
+        cache = cache_sizes[-2] if cache_sizes else 0
+    return Geometry(batch, seq, kv_seq, past, heads, kv_heads, head_size, value_head_size, query, key, value, cache)
+
+
+def cache_in_present(v: ValidatedDesc) -> bool:
+    """Whether the KV cache's past is read from the present tensors themselves (PastSequenceLengthsTensor given
+    without PastKeyTensor/PastValueTensor, as onnxruntime binds GroupQueryAttention)."""
+    return v.tensors.get(PAST_LENGTHS) is not None and v.tensors.get(PAST_K) is None
 
 
 def _leading_ones(v: ValidatedDesc, problems: Problems, name: str, kept: int) -> None:
@@ -193,6 +228,12 @@ class MultiheadAttention(Operator):
         if has_past_k != has_past_v:
             problems.add(f"{where}.{PAST_V if has_past_k else PAST_K} must be present when "
                          f"{PAST_K if has_past_k else PAST_V} is (the past key and value come together)")
+        if v.tensors.get(PAST_LENGTHS) is not None and not has_past_k and not has_past_v:
+            for name in (PRESENT_K, PRESENT_V):
+                if v.tensors.get(name) is None:
+                    problems.add(f"{where}.{name} is required when PastSequenceLengthsTensor is given without "
+                                 f"PastKeyTensor/PastValueTensor (the KV cache, past positions included, is the "
+                                 f"present tensors: onnxruntime's GroupQueryAttention binds them so)")
         mask_type = int(v.attrs["MaskType"])
         has_mask = v.tensors.get(MASK) is not None
         if mask_type == NONE and has_mask:
@@ -207,15 +248,21 @@ class MultiheadAttention(Operator):
         for name in (RPB, PAST_K, PAST_V, PRESENT_K, PRESENT_V):
             _leading_ones(v, problems, name, 4)
         _leading_ones(v, problems, BIAS, 1)
+        _leading_ones(v, problems, PAST_LENGTHS, 1)
         if problems:
             return
-        self._check_shapes(v, geometry(v), problems)
-        if problems:
-            return
-        if v.tensors.get(PAST_LENGTHS) is not None:
-            raise DMLError(E_NOTIMPL, f"CreateOperator({self.name}): {where}.{PAST_LENGTHS} is allowed by DirectML "
-                                      "but not implemented by dmlsim (its doc page says TBD: no documented "
-                                      "data type or semantics)")
+        g = geometry(v)
+        self._check_shapes(v, g, problems)
+        if v.tensors.get(PAST_LENGTHS) is not None and not problems:
+            if g.seq != g.kv_seq:
+                problems.add(f"{where}.{PAST_LENGTHS}: with past sequence lengths the query's sequenceLength {g.seq} "
+                             f"must equal the key's keyValueSequenceLength {g.kv_seq} (query i is the token at "
+                             "position pastSequenceLength + i, as in onnxruntime's GroupQueryAttention)")
+            if g.cache < g.kv_seq:
+                cache_name = PAST_K if v.tensors.get(PAST_K) is not None else PRESENT_K
+                problems.add(f"{where}.{cache_name}.Sizes {list(_sizes(v, cache_name) or ())}: the KV cache's "
+                             f"{g.cache} positions must hold the keyValueSequenceLength {g.kv_seq} new keys "
+                             "(PastSequenceLengthsTensor given)")
 
     def _check_types_and_ranks(self, v: ValidatedDesc, problems: Problems) -> None:
         where = v.struct_name
@@ -232,6 +279,11 @@ class MultiheadAttention(Operator):
             elif layout.data_type != first[1]:
                 problems.add(f"{where}.{name}.DataType {data_type_name(layout.data_type)} must equal "
                              f"{first[0]}.DataType {data_type_name(first[1])}")
+        lengths = v.tensors.get(PAST_LENGTHS)
+        if isinstance(lengths, TensorLayout) and lengths.data_type != INT32:
+            problems.add(f"{where}.PastSequenceLengthsTensor.DataType {data_type_name(lengths.data_type)} is not "
+                         f"supported by {self.name} (supported: INT32, as onnxruntime binds it; the page's table "
+                         "lists FLOAT32/FLOAT16 under a description that says TBD)")
         mask = v.tensors.get(MASK)
         if isinstance(mask, TensorLayout) and mask.data_type != INT32:
             problems.add(f"{where}.MaskTensor.DataType {data_type_name(mask.data_type)} is not supported by "
@@ -274,10 +326,11 @@ class MultiheadAttention(Operator):
         expected[OUT] = (b, s, hq * dv)
         expected[BIAS] = (hq * d + hkv * d + hkv * dv,)
         expected[RPB] = (b, hq, s, t)
-        expected[PAST_K] = (b, hkv, g.past, d)
-        expected[PAST_V] = (b, hkv, g.past, dv)
+        expected[PAST_K] = (b, hkv, t if g.cache else g.past, d)
+        expected[PAST_V] = (b, hkv, t if g.cache else g.past, dv)
         expected[PRESENT_K] = (b, hkv, t, d)
         expected[PRESENT_V] = (b, hkv, t, dv)
+        expected[PAST_LENGTHS] = (b,)
         mask_type = int(v.attrs["MaskType"])
         mask_shape = {BOOLEAN: (b, hq, s, t), KEY_SEQUENCE_LENGTH: (1, b), KEY_SEQUENCE_END_START: (2, b),
                       KEY_QUERY_SEQUENCE_LENGTH_START_END: (3 * b + 2,)}.get(mask_type)
@@ -294,6 +347,7 @@ class MultiheadAttention(Operator):
                SQK: "{batchSize, sequenceLength, headCount, 2, headSize}",
                SKV: "{batchSize, keyValueSequenceLength, headCount, 2, headSize}",
                SQKV: "{batchSize, sequenceLength, headCount, 3, headSize}",
+               PAST_LENGTHS: "{batchSize}, leading 1s allowed",
                MASK: f"the shape of MaskType {MASK_NAMES.get(mask_type)}"}
         for name, shape in expected.items():
             sizes = _sizes(v, name)
@@ -325,14 +379,25 @@ class MultiheadAttention(Operator):
         g = geometry(v)
         scores = g.batch * g.heads * g.seq * g.total
         heads = g.batch * g.heads * g.total * (g.head_size + g.value_head_size)
-        return 8 * (3 * sum(layout.element_count for layout in v.all_layouts()) + 6 * scores + 2 * heads)
+        terms = scores * g.value_head_size if g.cache else 0  # the cached form's masked weighted values
+        return 8 * (3 * sum(layout.element_count for layout in v.all_layouts()) + 6 * scores + 2 * heads
+                    + 2 * terms)
 
     # --- reference --------------------------------------------------------------------------------
+    def prior_outputs(self, v: ValidatedDesc) -> tuple[str, ...]:
+        """The present tensors when they hold the KV cache's past (:func:`cache_in_present`)."""
+        return (PRESENT_K, PRESENT_V) if cache_in_present(v) else ()
+
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
         mask_type = int(v.attrs["MaskType"])
+        logical = logical_inputs(geometry(v), inputs, mask_type)
+        if inputs.get(PAST_LENGTHS) is not None:
+            logical["past_lengths"] = np.asarray(inputs[PAST_LENGTHS]).reshape(-1)
+            if cache_in_present(v):
+                logical["past_key"] = np.asarray(inputs[PRESENT_K]).reshape(np.shape(inputs[PRESENT_K])[-4:])
+                logical["past_value"] = np.asarray(inputs[PRESENT_V]).reshape(np.shape(inputs[PRESENT_V])[-4:])
         out, present_k, present_v = multihead_attention(
-            **logical_inputs(geometry(v), inputs, mask_type), mask_type=mask_type, scale=v.attrs["Scale"],
-            mask_filter_value=v.attrs["MaskFilterValue"])
+            **logical, mask_type=mask_type, scale=v.attrs["Scale"], mask_filter_value=v.attrs["MaskFilterValue"])
         results = {OUT: out.reshape(v.layout(OUT).sizes)}
         if v.tensors.get(PRESENT_K) is not None:
             results[PRESENT_K] = present_k.reshape(v.layout(PRESENT_K).sizes)
@@ -355,8 +420,12 @@ class MultiheadAttention(Operator):
                         Scalar(f"{param}_shift", np.uint64(shift))]
         bias_args = [TensorArg("bias", BIAS, scalar=True),
                      Scalar("bias_stride", np.uint64(v.layout(BIAS).strides[-1]))] if has_bias else []
+        # with past sequence lengths, `past` is the most a batch's past may be (the cache's T - L)
+        most_past = g.total - g.kv_seq
+        lengths_args = [TensorArg("lengths", PAST_LENGTHS, scalar=True),
+                        Scalar("lengths_stride", np.uint64(v.layout(PAST_LENGTHS).strides[-1]))] if g.cache else []
         geometry_args = [Scalar("batch", np.uint32(g.batch)), Scalar("seq", np.uint32(g.seq)),
-                         Scalar("kv_seq", np.uint32(g.kv_seq)), Scalar("past", np.uint32(g.past)),
+                         Scalar("kv_seq", np.uint32(g.kv_seq)), Scalar("past", np.uint32(most_past)),
                          Scalar("heads", np.uint32(g.heads)), Scalar("kv_heads", np.uint32(g.kv_heads)),
                          Scalar("head_size", np.uint32(g.head_size)),
                          Scalar("value_head_size", np.uint32(g.value_head_size))]
@@ -365,18 +434,22 @@ class MultiheadAttention(Operator):
         if bound.get(RPB) is not None:
             defines["HAS_RPB"] = True
             extra += [TensorArg("rpb", RPB, scalar=True), Vector("rpb_strides", v.layout(RPB).strides[-4:], fill=0)]
-        if bound.get(PAST_K) is not None:
+        past_k, past_v = (PRESENT_K, PRESENT_V) if cache_in_present(v) else (PAST_K, PAST_V)
+        if bound.get(past_k) is not None:
             defines["HAS_PAST"] = True
-            extra += [TensorArg("past_k", PAST_K, scalar=True),
-                      Vector("past_k_strides", v.layout(PAST_K).strides[-4:], fill=0),
-                      TensorArg("past_v", PAST_V, scalar=True),
-                      Vector("past_v_strides", v.layout(PAST_V).strides[-4:], fill=0)]
+            extra += [TensorArg("past_k", past_k, scalar=True),
+                      Vector("past_k_strides", v.layout(past_k).strides[-4:], fill=0),
+                      TensorArg("past_v", past_v, scalar=True),
+                      Vector("past_v_strides", v.layout(past_v).strides[-4:], fill=0)]
         if mask_type != NONE:
             defines["MASK_TYPE"] = mask_type
             mask = v.layout(MASK)
             mask_strides = mask.strides[-4:] if mask_type == BOOLEAN else mask.strides[-1:] if \
                 mask_type == KEY_QUERY_SEQUENCE_LENGTH_START_END else mask.strides[-2:]
             extra += [TensorArg("mask", MASK, scalar=True), Vector("mask_strides", mask_strides, fill=0)]
+        if g.cache:
+            defines["HAS_LENGTHS"] = True
+            extra += lengths_args
         defines["HAS_BIAS"] = has_bias
         rows = g.batch * g.seq * g.heads * g.value_head_size
         launches.append(KernelLaunch(
@@ -401,11 +474,14 @@ class MultiheadAttention(Operator):
             if g.past:
                 args += [TensorArg("past", past, scalar=True),
                          Vector("past_strides", v.layout(past).strides[-4:], fill=0)]
+            args += lengths_args
             args += [TensorArg("y", present, scalar=True), Vector("y_strides", v.layout(present).strides[-4:], fill=0),
-                     Vector("y_sizes", (g.batch, g.kv_heads, g.total, size)), Scalar("past_length", np.uint32(g.past)),
-                     Scalar("count", np.uint32(count))]
+                     Vector("y_sizes", (g.batch, g.kv_heads, g.total, size)),
+                     Scalar("past_length", np.uint32(most_past)), Scalar("count", np.uint32(count))]
             launches.append(KernelLaunch(self.kernel_source, "present", {**storage_defines(out), "HAS_BIAS": has_bias,
-                                                                       "HAS_PAST": bool(g.past)}, Items(count), args))
+                                                                       "HAS_PAST": bool(g.past),
+                                                                       "HAS_LENGTHS": bool(g.cache)}, Items(count),
+                                         args))
         return launches
 
 

@@ -10,6 +10,11 @@
  * tensors. MASK_TYPE (DML_MULTIHEAD_ATTENTION_MASK_TYPE): 4 BOOLEAN adds mask_filter where the INT32 mask
  * is 0; 1, 2, 3 set the score of keys outside [start, end) of their batch to mask_filter.
  * `present`: the present key/value {B, Hkv, T, size}: the past, then the new key/value plus its bias.
+ * HAS_LENGTHS (MULTIHEAD_ATTENTION1's PastSequenceLengthsTensor, INT32 {B}): a KV cache of T positions; batch
+ *   b's past length split = clamp(lengths[b], 0, past) (`past` is then T - kv_seq, the most it may be): its new
+ *   keys/values sit at [split, split + kv_seq), query i sees keys 0 .. split + i only (causal), key j < split
+ *   comes from the past tensors (PastKeyTensor/PastValueTensor, or the present tensors themselves when they
+ *   are the cache); `present` writes the new rows and copies the past's other rows (HAS_PAST) or leaves them.
  * FLOAT16 (-DSTORE_HALF) is storage: float32 arithmetic, stored rounded to nearest even.
  */
 #include "dmlsim.h"
@@ -39,6 +44,13 @@
 #else
 #define MASK_ARGS
 #endif
+#ifdef HAS_LENGTHS
+#define LENGTHS_ARGS , __global const int *lengths__base, ulong lengths__offset, ulong lengths_stride
+/* batch b's past length, clamped into [0, most] */
+#define PAST_LENGTH(b, most) ((uint)clamp((long)TENSOR_PTR(lengths)[(ulong)(b) * lengths_stride], 0L, (long)(most)))
+#else
+#define LENGTHS_ARGS
+#endif
 
 #define SOURCE_ARGS(p) __global const store_t *p##__base, ulong p##__offset, ulong4 p##_strides, ulong p##_shift
 #define SOURCE_AT(p, b, s, h, e) ((float)LOAD(TENSOR_PTR(p) + p##_shift, AT4(p##_strides, b, s, h, e)))
@@ -57,10 +69,10 @@
     }
 
 #ifdef HAS_PAST
-#define KEY_AT(j, d) ((j) < past ? (float)LOAD(TENSOR_PTR(past_k), AT4(past_k_strides, b, hk, j, d)) \
-                                 : SOURCE_AT(k, b, (j) - past, hk, d) + BIAS_AT(k_bias + hk * head_size + (d)))
-#define VALUE_AT(j, e) ((j) < past ? (float)LOAD(TENSOR_PTR(past_v), AT4(past_v_strides, b, hk, j, e)) \
-                                   : SOURCE_AT(v, b, (j) - past, hk, e) + BIAS_AT(v_bias + hk * value_head_size + (e)))
+#define KEY_AT(j, d) ((j) < split ? (float)LOAD(TENSOR_PTR(past_k), AT4(past_k_strides, b, hk, j, d)) \
+                                  : SOURCE_AT(k, b, (j) - split, hk, d) + BIAS_AT(k_bias + hk * head_size + (d)))
+#define VALUE_AT(j, e) ((j) < split ? (float)LOAD(TENSOR_PTR(past_v), AT4(past_v_strides, b, hk, j, e)) \
+                                    : SOURCE_AT(v, b, (j) - split, hk, e) + BIAS_AT(v_bias + hk * value_head_size + (e)))
 #else
 #define KEY_AT(j, d) (SOURCE_AT(k, b, j, hk, d) + BIAS_AT(k_bias + hk * head_size + (d)))
 #define VALUE_AT(j, e) (SOURCE_AT(v, b, j, hk, e) + BIAS_AT(v_bias + hk * value_head_size + (e)))
@@ -82,7 +94,7 @@
     if ((long)(j) < key_start || (long)(j) >= key_end) s = mask_filter;
 #endif
 
-__kernel void attention(SOURCE_ARGS(q), SOURCE_ARGS(k), SOURCE_ARGS(v) BIAS_ARGS RPB_ARGS PAST_ARGS MASK_ARGS,
+__kernel void attention(SOURCE_ARGS(q), SOURCE_ARGS(k), SOURCE_ARGS(v) BIAS_ARGS RPB_ARGS PAST_ARGS MASK_ARGS LENGTHS_ARGS,
                         __global store_t *y__base, ulong y__offset, ulong4 y_strides, uint batch, uint seq,
                         uint kv_seq, uint past, uint heads, uint kv_heads, uint head_size, uint value_head_size,
                         float scale, float mask_filter, uint count)
@@ -98,7 +110,13 @@ __kernel void attention(SOURCE_ARGS(q), SOURCE_ARGS(k), SOURCE_ARGS(v) BIAS_ARGS
     const uint b = rest / seq;
     const uint hk = h / (heads / kv_heads);
     const uint k_bias = heads * head_size, v_bias = heads * head_size + kv_heads * head_size;
+#ifdef HAS_LENGTHS
+    const uint split = PAST_LENGTH(b, past);
+    const uint total = split + i + 1; /* the keys query i sees */
+#else
+    const uint split = past;
     const uint total = past + kv_seq;
+#endif
 #if defined(MASK_TYPE) && MASK_TYPE != 4
     long key_start = 0, key_end;
 #if MASK_TYPE == 2
@@ -109,6 +127,7 @@ __kernel void attention(SOURCE_ARGS(q), SOURCE_ARGS(k), SOURCE_ARGS(v) BIAS_ARGS
 #endif
 #endif
     (void)batch;
+    (void)split;
     (void)k_bias;
     (void)v_bias;
 
@@ -140,7 +159,7 @@ __kernel void attention(SOURCE_ARGS(q), SOURCE_ARGS(k), SOURCE_ARGS(v) BIAS_ARGS
 #define PRESENT_PAST_ARGS
 #endif
 
-__kernel void present(SOURCE_ARGS(src) PRESENT_BIAS_ARGS PRESENT_PAST_ARGS, __global store_t *y__base,
+__kernel void present(SOURCE_ARGS(src) PRESENT_BIAS_ARGS PRESENT_PAST_ARGS LENGTHS_ARGS, __global store_t *y__base,
                       ulong y__offset, ulong4 y_strides, ulong4 y_sizes, uint past_length, uint count)
 {
     const uint gid = get_global_id(0);
@@ -154,16 +173,28 @@ __kernel void present(SOURCE_ARGS(src) PRESENT_BIAS_ARGS PRESENT_PAST_ARGS, __gl
     const uint h = rest % (uint)y_sizes.y;
     const uint b = rest / (uint)y_sizes.y;
     float value;
+#ifdef HAS_LENGTHS
+    /* the cache: the new rows at [split, split + new), the past's other rows copied, or left as they are */
+    const uint split = PAST_LENGTH(b, past_length);
+    const uint is_new = t >= split && t < split + ((uint)y_sizes.z - past_length);
+#else
+    const uint split = past_length;
+    const uint is_new = t >= past_length;
+#endif
 #ifdef HAS_PAST
-    if (t < past_length)
+    if (!is_new)
         value = (float)LOAD(TENSOR_PTR(past), AT4(past_strides, b, h, t, e));
+    else
+#else
+    if (!is_new)
+        return;
     else
 #endif
     {
 #ifdef HAS_BIAS
-        value = SOURCE_AT(src, b, t - past_length, h, e) + BIAS_AT(bias_start + h * size + e);
+        value = SOURCE_AT(src, b, t - split, h, e) + BIAS_AT(bias_start + h * size + e);
 #else
-        value = SOURCE_AT(src, b, t - past_length, h, e);
+        value = SOURCE_AT(src, b, t - split, h, e);
 #endif
     }
     STORE(value, TENSOR_PTR(y), AT4(y_strides, b, h, t, e));
