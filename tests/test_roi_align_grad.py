@@ -12,6 +12,14 @@ against dmlsim's own ROI_ALIGN1 too.
 
 Tolerance, in ulps of the sum of the terms' magnitudes (|weight * share| summed): a float32 sum of T terms each
 rounded twice: 4 + T ulps FLOAT32 (T <= 64 here); FLOAT16 one half-ulp after the single rounding.
+
+OutputROIGradientTensor (the derivative of ROI_ALIGN1's output by the region corners, contracted with dy) is checked
+against central differences of ROI_ALIGN1 transcribed here in float64 (piecewise linear in each corner: exact away
+from kinks, which two step sizes agreeing proves), hand-derived literals (the page's floor/ceil at integer
+coordinates, corner weights of 0 beside an infinite gradient, regions outside the batch), TensorFlow's
+CropAndResizeGradBoxes transcribed here under tensorflow-directml-plugin's mapping, and +0 for NEAREST_NEIGHBOR.
+Tolerance: T + 4 float32 ulps of a magnitude bound ``4 * |SpatialScale| * sum|dy[r]| * max|x|`` (T the terms a
+region sums), FLOAT16 one half-ulp of the value more.
 """
 
 from __future__ import annotations
@@ -556,3 +564,46 @@ def test_roi_gradient_corner_weights_of_zero(device):
     droi = got["OutputROIGradientTensor"]
     np.testing.assert_array_equal(droi, [[np.inf, np.inf, 18, 0]])
     assert not np.signbit(droi).any()
+
+
+def test_roi_gradient_is_tensorflows_crop_and_resize_grad_boxes(device):
+    """tensorflow-directml-plugin implements TensorFlow's CropAndResizeGradBoxes with this output alone: boxes [y1,
+    x1, y2, x2] normalized to the image reordered to [x1, y1, x2, y2], SpatialScaleX = width - 1, SpatialScaleY =
+    height - 1, pixel offsets 0, one sample per output, AlignRegionsToCorners, AVERAGE, LINEAR. The expected values
+    are TensorFlow's algorithm transcribed here (crop sizes above 1): ``in_y = y1 * (H - 1) + y * (y2 - y1) * (H -
+    1) / (crop_h - 1)``, skipped outside ``[0, H - 1]``, corners floor/ceil, ``grad_y = (1 - x_lerp) * (bl - tl) +
+    x_lerp * (br - tr)`` times dy, added to y1 times ``H - 1 - y * (H - 1) / (crop_h - 1)`` and to y2 times ``y * (H
+    - 1) / (crop_h - 1)``; x alike. A box partly outside the image, one inverted."""
+    rng = np.random.default_rng(11)
+    height, width, crop_h, crop_w = 5, 6, 2, 3
+    image = rng.uniform(-2, 2, (2, 1, height, width)).astype(f32)
+    grads = rng.uniform(-1, 1, (3, 1, crop_h, crop_w)).astype(f32)
+    boxes = np.array([[0.13, 0.21, 0.71, 0.93], [0.9, 0.55, 0.2, 0.05], [-0.3, 0.37, 0.62, 1.4]])  # y1, x1, y2, x2
+    batch = np.array([1, 0, 1], np.uint32)
+    expected = np.zeros((3, 4))  # TensorFlow's order y1, x1, y2, x2
+    for b, (y1, x1, y2, x2) in enumerate(boxes.astype(f32).astype(np.float64)):
+        height_ratio, width_ratio = (height - 1) / (crop_h - 1), (width - 1) / (crop_w - 1)
+        for y in range(crop_h):
+            in_y = y1 * (height - 1) + y * (y2 - y1) * height_ratio
+            if in_y < 0 or in_y > height - 1:
+                continue
+            top, bottom = math.floor(in_y), math.ceil(in_y)
+            y_lerp = in_y - top
+            for x in range(crop_w):
+                in_x = x1 * (width - 1) + x * (x2 - x1) * width_ratio
+                if in_x < 0 or in_x > width - 1:
+                    continue
+                left, right = math.floor(in_x), math.ceil(in_x)
+                x_lerp = in_x - left
+                plane = image[batch[b], 0].astype(np.float64)
+                tl, tr, bl, br = plane[top, left], plane[top, right], plane[bottom, left], plane[bottom, right]
+                grad_y = ((1 - x_lerp) * (bl - tl) + x_lerp * (br - tr)) * grads[b, 0, y, x]
+                grad_x = ((1 - y_lerp) * (tr - tl) + y_lerp * (br - bl)) * grads[b, 0, y, x]
+                expected[b] += [grad_y * (height - 1 - y * height_ratio), grad_x * (width - 1 - x * width_ratio),
+                                grad_y * y * height_ratio, grad_x * x * width_ratio]
+    desc = grad_desc(tensor(F32, grads.shape), tensor(F32, [3, 4]), tensor(U32, [3]), None,
+                     x=tensor(F32, image.shape), droi=tensor(F32, [3, 4]), scale=(width - 1.0, height - 1.0),
+                     offsets=(0.0, 0.0), samples=(1, 1), corners=True)
+    got = run(device, desc, InputTensor=image, InputGradientTensor=grads, ROITensor=boxes[:, [1, 0, 3, 2]].astype(f32),
+              BatchIndicesTensor=batch)["OutputROIGradientTensor"]
+    check_roi_gradient(got[:, [1, 0, 3, 2]], expected, image, grads, batch, (height - 1.0, width - 1.0), 6, F32)
