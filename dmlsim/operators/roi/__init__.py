@@ -61,11 +61,11 @@ from dmlsim.api.directml_schema import (
     DML_ROI_POOLING_OPERATOR_DESC,
 )
 from dmlsim.api.enums import DML_OPERATOR_TYPE
-from dmlsim.api.errors import E_NOTIMPL, DMLError, Problems
-from dmlsim.api.tensor import TensorLayout, data_type_name
+from dmlsim.api.errors import Problems
+from dmlsim.api.tensor import TensorLayout
 from dmlsim.operators.base import Operator, ValidatedDesc, Work, add_operator, elementwise_work, require_same
 from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, TensorArg, Vector
-from dmlsim.operators.roi.reference import roi_align, roi_align_grad, roi_pooling
+from dmlsim.operators.roi.reference import roi_align, roi_align_grad, roi_align_roi_grad, roi_pooling
 from dmlsim.operators.typed import FLOATS, UINT32, UINT64, require_type, typed_defines
 
 X, ROIS, BATCH, OUT = "InputTensor", "ROITensor", "BatchIndicesTensor", "OutputTensor"
@@ -208,20 +208,45 @@ class RoiAlignGrad(Operator):
     regions) is a test.
 
     Data types and ranks (the page's table, 4_1): InputTensor (optional), InputGradientTensor and OutputGradientTensor
-    4-D, ROITensor ``{NumROIs, 4}`` with up to two leading 1s, all FLOAT32 or FLOAT16 and the same DataType;
+    4-D, ROITensor and OutputROIGradientTensor (optional) ``{NumROIs, 4}`` with up to two leading 1s (the same sizes),
+    all FLOAT32 or FLOAT16 and the same DataType;
     BatchIndicesTensor UINT32 ``{NumROIs}`` with up to three leading 1s (the page lists no UINT64). Any DML strides;
-    no in place. FLOAT16 is storage: float32 arithmetic, the output rounded once.
+    no in place. FLOAT16 is storage: float32 arithmetic, each output rounded once. Either output may be null, not both;
+    both given, both are computed (two kernels, each reading only inputs).
 
     Decisions where the page is silent, pinned by tests/test_roi_align_grad.py:
 
-    * OutputROIGradientTensor (the gradient with respect to the region corners) is refused with E_NOTIMPL when
-      given: the page defines it only for one sample per output, with symbols it does not define
-      (``inputCoordinate``, ``inputWidth - inputGradientCoordinate.x`` mixes input and output coordinates), and its
-      formula is not the derivative of ROI_ALIGN1's sampling (which also depends on the sample count's ``ceil`` and
-      the bounds test); dmlsim cannot define it soundly. Sizes and data type of a given OutputROIGradientTensor are
-      still checked (E_INVALIDARG) first. A desc with neither output is E_INVALIDARG (the page: at least one).
-      (tensorflow-directml-plugin, DirectML's own user of this operator for CropAndResizeGradImage, asks for
-      OutputGradientTensor alone, AVERAGE.)
+    * OutputROIGradientTensor ``{NumROIs, 4}`` (ROITensor's sizes) is the exact derivative of ROI_ALIGN1's output
+      (the same fields, OutOfBoundsInputValue irrelevant: a constant) by each region's ``[x1, y1, x2, y2]``,
+      contracted with InputGradientTensor (:func:`.reference.roi_align_roi_grad`). Along x, a sample at ``t = x1s +
+      f * (x2s - x1s) + const`` (``x1s = x1 * SpatialScaleX``; ``f = (s - OutputPixelOffset) / (OutputWidth * nx)``
+      for sample ``s`` of the row, corner-aligned ``s / (OutputWidth * nx - 1)``, 0 for a single sample) moves by
+      ``SpatialScaleX * (1 - f)`` per unit of x1 and ``SpatialScaleX * f`` per unit of x2, and its bilinear value by
+      the page's ``imageGradX = (1 - yLerp) * (topRight - topLeft) + yLerp * (bottomRight - bottomLeft)``; so x1
+      gathers ``share * imageGradX * SpatialScaleX * (1 - f)`` over every channel, output element and selected
+      sample (AVERAGE: all ``nx * ny`` samples, share ``dy / (nx * ny)``; MAX: the one ROI_ALIGN1's MAX selects from
+      InputTensor, share ``dy``), x2 ``... * f``, y1 and y2 alike with ``imageGradY``. The sample counts and MAX's
+      selection are piecewise constant in the coordinates (derivative 0, their jumps ignored).
+      Evidence and how it meets the page: the page gives pseudo-code only for one sample per output, with undefined
+      symbols; its ``imageGradX``/``imageGradY`` (floor/ceil corners, lerps) are the derivative of the bilinear
+      sample, and its weights ``inputWidth - inputGradientCoordinate.x`` (x1) and ``inputGradientCoordinate.x``
+      (x2) are the shape of ``1 - f`` and ``f`` without the division by the output size, the pixel offsets and the
+      spatial scale: transcribed from TensorFlow's CropAndResizeGradBoxes (``image_width - 1 - x * width_ratio`` and
+      ``x * width_ratio``, exactly ``SpatialScale * (1 - f)`` and ``SpatialScale * f`` in TensorFlow's geometry).
+      tensorflow-directml-plugin, DirectML's own user, implements CropAndResizeGradBoxes with this output alone
+      (AVERAGE, LINEAR, SpatialScale ``size - 1``, pixel offsets 0, one sample, AlignRegionsToCorners): under
+      those fields the derivative here is TensorFlow's result, so the exact derivative (scale, offsets, ``f`` and
+      all) is the reading, pinned by central differences of an independent transcription of ROI_ALIGN1 in the test.
+      Where the derivative has kinks the page's floor/ceil decides: along an axis whose coordinate (clamped into
+      ``[0, size - 1]``, ROI_ALIGN1's bilinear clamp) is an integer, ``floor == ceil`` and the image gradient is 0
+      (so also on the clamped stretches ``[-1, 0]`` and ``[size - 1, size]``, where the value is constant); a row
+      or column of lerp weight 0 is not read. A sample out of bounds or of a region outside the batch adds
+      nothing, nor does a term whose coordinate weight is 0 (the sample does not move with that corner).
+      NEAREST_NEIGHBOR: every element +0 (the sampling is piecewise constant in the coordinates; the page's formula
+      is the bilinear one, and tensorflow-directml-plugin asks LINEAR only). The float32 kernel runs one work item
+      per region, summing channels, output rows, columns, then samples in that order (deterministic, no atomics);
+      the reference sums in float64: judged in ulps of the sum of the terms' magnitudes. InputTensor is required
+      (the page), its ChannelCount that of InputGradientTensor.
     * The grad has no OutOfBoundsInputValue: a sample out of bounds (below -1 or past the size on either axis, or a
       NaN coordinate) reads nothing, so it sends no gradient; MAX's selection values such a sample 0 (the value
       onnxruntime's provider gives ROI_ALIGN1), and selecting it sends nothing.
@@ -229,7 +254,8 @@ class RoiAlignGrad(Operator):
       weight 0 carries no gradient (an inf gradient does not become NaN beside it); an element no sample reads
       gets +0. The float32 kernel gathers per output element (regions, then rows, then columns), the reference in
       float64: sums in another order, judged in ulps of the sum of the terms' magnitudes.
-    * InputTensor is accepted (and ignored) with AVERAGE; its sizes must equal OutputGradientTensor's.
+    * InputTensor is accepted (and ignored by OutputGradientTensor) with AVERAGE; its sizes must equal
+      OutputGradientTensor's. A desc with neither output is E_INVALIDARG (the page: at least one).
     """
 
     type = DML_OPERATOR_TYPE.DML_OPERATOR_ROI_ALIGN_GRAD
@@ -289,46 +315,64 @@ class RoiAlignGrad(Operator):
             problems.add(f"{where}.OutputROIGradientTensor.Sizes {list(v.layout(DROIS).sizes)} must equal "
                          f"ROITensor.Sizes {list(rois)}")
         check_sampling(v, problems)
-        if not problems and DROIS in present:
-            raise DMLError(E_NOTIMPL, f"CreateOperator({self.name}): {where}.OutputROIGradientTensor (a "
-                           f"{data_type_name(v.layout(DROIS).data_type)} tensor) is allowed by DirectML but not "
-                           "computed by dmlsim: the page defines the ROI gradient only for one sample per output, "
-                           "with undefined symbols (see the operator's docstring); pass a null "
-                           "OutputROIGradientTensor")
 
     def work(self, v: ValidatedDesc) -> Work:
         """Each OutputGradientTensor element scans every region's samples (MAX: each candidate rescans its output
-        element's samples); at least MinimumSamplesPerOutput^2 samples per output element (the regions may ask for
+        element's samples); each region's OutputROIGradientTensor row scans its own samples once (MAX: rescanned per
+        output element); at least MinimumSamplesPerOutput^2 samples per output element (the regions may ask for
         more); the reference loops over gradient elements and samples in Python."""
         samples = v.attrs["MinimumSamplesPerOutput"] ** 2
         rescan = samples if v.attrs["ReductionFunction"] == DML_REDUCE_FUNCTION_MAX else 1
         dy = v.layout(DY).element_count
-        per_element = dy // max(v.layout(DY).sizes[1], 1) * samples * rescan  # every region's samples, one channel
-        return elementwise_work(v) + Work(12 * per_element * v.layout(DX).element_count, 0,
-                                          SAMPLE_STEPS * samples * rescan * dy)
+        work = elementwise_work(v) + Work(0, 0, SAMPLE_STEPS * samples * rescan * dy)
+        if isinstance(v.tensors.get(DX), TensorLayout):
+            per_element = dy // max(v.layout(DY).sizes[1], 1) * samples * rescan  # every region's samples, a channel
+            work = work + Work(12 * per_element * v.layout(DX).element_count, 0, 0)
+        if isinstance(v.tensors.get(DROIS), TensorLayout):
+            work = work + Work(24 * samples * (rescan + 1) * dy, 0, SAMPLE_STEPS * samples * (rescan + 1) * dy)
+        return work
 
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
-        return {DX: roi_align_grad(inputs[DY], inputs[ROIS], inputs[BATCH], tuple(v.layout(DX).sizes),
-                                   inputs.get(X), **self.attributes(v.attrs))}
+        a = self.attributes(v.attrs)
+        results = {}
+        if isinstance(v.tensors.get(DX), TensorLayout):
+            results[DX] = roi_align_grad(inputs[DY], inputs[ROIS], inputs[BATCH], tuple(v.layout(DX).sizes),
+                                         inputs.get(X), **a)
+        if isinstance(v.tensors.get(DROIS), TensorLayout):
+            results[DROIS] = roi_align_roi_grad(inputs[DY], inputs[ROIS], inputs[BATCH], inputs[X], **a).reshape(
+                v.layout(DROIS).sizes)
+        return results
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
         a = self.attributes(v.attrs)
-        dy, dx = v.layout(DY), v.layout(DX)
+        dy = v.layout(DY)
         defines = {**typed_defines(dy.data_type, dy.data_type), **sampling_defines(a), "INDEX_T": "uint"}
-        args = [TensorArg("x", X, scalar=True), Vector("x_strides", bound[X].layout.strides, fill=0)] if \
-            a["maximum"] else []
-        args += [TensorArg("dy", DY, scalar=True), Vector("dy_strides", bound[DY].layout.strides, fill=0),
-                 Vector("dy_sizes", dy.sizes),
-                 TensorArg("rois", ROIS, scalar=True), Vector("rois_strides", bound[ROIS].layout.strides, fill=0),
-                 TensorArg("batch", BATCH, scalar=True), Vector("batch_strides", bound[BATCH].layout.strides, fill=0),
-                 TensorArg("y", DX, scalar=True), Vector("y_strides", bound[DX].layout.strides, fill=0),
-                 Vector("y_sizes", dx.sizes),
-                 Scalar("scale_x", np.float32(a["scale_x"])), Scalar("scale_y", np.float32(a["scale_y"])),
-                 Scalar("input_offset", np.float32(a["input_offset"])),
-                 Scalar("output_offset", np.float32(a["output_offset"])),
-                 Scalar("min_samples", np.uint32(a["min_samples"])), Scalar("max_samples", np.uint32(a["max_samples"])),
-                 Scalar("count", np.uint32(dx.element_count))]
-        return [KernelLaunch(self.kernel_source, "roi_align_grad", defines, Items(dx.element_count), args)]
+        common = [TensorArg("rois", ROIS, scalar=True), Vector("rois_strides", bound[ROIS].layout.strides, fill=0),
+                  TensorArg("batch", BATCH, scalar=True), Vector("batch_strides", bound[BATCH].layout.strides, fill=0)]
+        sampling = [Scalar("scale_x", np.float32(a["scale_x"])), Scalar("scale_y", np.float32(a["scale_y"])),
+                    Scalar("input_offset", np.float32(a["input_offset"])),
+                    Scalar("output_offset", np.float32(a["output_offset"])),
+                    Scalar("min_samples", np.uint32(a["min_samples"])),
+                    Scalar("max_samples", np.uint32(a["max_samples"]))]
+        gradient = [TensorArg("dy", DY, scalar=True), Vector("dy_strides", bound[DY].layout.strides, fill=0),
+                    Vector("dy_sizes", dy.sizes)]
+        launches = []
+        if isinstance(v.tensors.get(DX), TensorLayout):
+            dx = v.layout(DX)
+            args = [TensorArg("x", X, scalar=True), Vector("x_strides", bound[X].layout.strides, fill=0)] if \
+                a["maximum"] else []
+            args += [*gradient, *common, TensorArg("y", DX, scalar=True),
+                     Vector("y_strides", bound[DX].layout.strides, fill=0), Vector("y_sizes", dx.sizes), *sampling,
+                     Scalar("count", np.uint32(dx.element_count))]
+            launches.append(KernelLaunch(self.kernel_source, "roi_align_grad", defines, Items(dx.element_count), args))
+        if isinstance(v.tensors.get(DROIS), TensorLayout):
+            regions = v.layout(ROIS).sizes[-2]
+            args = [TensorArg("x", X, scalar=True), Vector("x_strides", bound[X].layout.strides, fill=0),
+                    Vector("x_sizes", v.layout(X).sizes), *gradient, *common, TensorArg("droi", DROIS, scalar=True),
+                    Vector("droi_strides", bound[DROIS].layout.strides, fill=0), *sampling,
+                    Scalar("count", np.uint32(regions))]
+            launches.append(KernelLaunch(self.kernel_source, "roi_align_roi_grad", defines, Items(regions), args))
+        return launches
 
 
 add_operator(RoiAlignGrad())

@@ -12,9 +12,13 @@ ROI_POOLING (draw_pooling): FLOAT32/FLOAT16, pooled sizes 1-3, spatial scales, R
 with batch ids inside, fractional and past the batch, corners inside, across and past the input, inverted, halves
 (rounding ties), NaN and inf; the output is an input element or 0: exact.
 ROI_ALIGN_GRAD (draw_grad): the same regions, fields and layouts as ROI_ALIGN1 (UINT32 indices only, InputTensor
-present with MAX and sometimes with AVERAGE, OutputROIGradientTensor null: dmlsim refuses it). Tolerance: an element
-sums at most 64 terms (regions x outputs x samples reaching it, each a float32 product of a weight and a share): 4 +
-64 ulps of the sum of the terms' magnitudes (the bound: the same operator on |InputGradientTensor|), FLOAT16 1 ulp.
+present with MAX or OutputROIGradientTensor and sometimes with AVERAGE; OutputGradientTensor, OutputROIGradientTensor
+or both). Tolerance: an OutputGradientTensor element sums at most 64 terms (regions x outputs x samples reaching it,
+each a float32 product of a weight and a share): 4 + 64 ulps of the sum of the terms' magnitudes (the bound: the same
+operator on |InputGradientTensor|), FLOAT16 1 ulp. An OutputROIGradientTensor element sums at most 192 terms (2
+channels x 6 outputs x 16 samples), each ``share * imageGrad * weight`` with about 7 roundings: 199 ulps of the sum of
+the terms' magnitudes (reference.roi_align_roi_grad's ``absolute`` on |InputGradientTensor| and the finite
+|InputTensor|), written as 68 ulps of 3 times that sum (ROI_BOUND_SCALE), FLOAT16 1 ulp.
 """
 
 from __future__ import annotations
@@ -61,6 +65,11 @@ def draw_pooling(op: Any, rng: np.random.Generator) -> Case:
     return draw_valid(op, rng, attempt)
 
 
+# OutputROIGradientTensor sums up to 2 channels x 6 outputs x 16 samples = 192 terms, each about 7 roundings: 199
+# ulps of the terms' magnitudes; its bound is scaled so that the case's 68 ulps cover that
+ROI_BOUND_SCALE = 3.0
+
+
 def draw_grad(op: Any, rng: np.random.Generator) -> Case:
     def attempt(r: np.random.Generator) -> Case:
         dtype = int(r.choice([FLOAT32, FLOAT16]))
@@ -71,13 +80,17 @@ def draw_grad(op: Any, rng: np.random.Generator) -> Case:
         maximum = int(r.choice([minimum, minimum + 1, 4]))
         reduction = r.choice([DML_REDUCE_FUNCTION_AVERAGE, DML_REDUCE_FUNCTION_MAX])
         shape = [batch, channels, height, width]
-        with_input = reduction == DML_REDUCE_FUNCTION_MAX or r.random() < 0.3
+        outputs = r.choice(["both", "input", "regions"])  # which gradients: both, OutputGradientTensor, the ROIs'
+        with_regions = outputs != "input"
+        with_input = reduction == DML_REDUCE_FUNCTION_MAX or with_regions or r.random() < 0.3
+        roi_sizes = [1] * int(r.integers(0, 3)) + [count, 4]
         values: dict[str, Any] = {
             "InputTensor": draw_tensor(r, dtype, shape) if with_input else None,
             "InputGradientTensor": draw_tensor(r, dtype, [count, channels, out_h, out_w]),
-            "ROITensor": draw_tensor(r, dtype, [1] * int(r.integers(0, 3)) + [count, 4]),
+            "ROITensor": draw_tensor(r, dtype, roi_sizes),
             "BatchIndicesTensor": draw_tensor(r, UINT32, [1] * int(r.integers(0, 4)) + [count]),
-            "OutputGradientTensor": draw_tensor(r, dtype, shape, role="output"), "OutputROIGradientTensor": None,
+            "OutputGradientTensor": draw_tensor(r, dtype, shape, role="output") if outputs != "regions" else None,
+            "OutputROIGradientTensor": draw_tensor(r, dtype, roi_sizes, role="output") if with_regions else None,
             "ReductionFunction": reduction,
             "InterpolationMode": r.choice([DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR, DML_INTERPOLATION_MODE_LINEAR]),
             "SpatialScaleX": float(r.choice([1.0, 0.5, 2.0, 0.75])), "SpatialScaleY": float(r.choice([1.0, 0.5, 1.5])),
@@ -98,13 +111,22 @@ def draw_grad(op: Any, rng: np.random.Generator) -> Case:
             return rr.integers(0, batch + 1 if rr.random() < 0.3 else batch, sizes).astype(np.uint32)
 
         def bound(inputs: dict[str, Any]) -> dict[str, Any]:
-            from dmlsim.operators.roi.reference import roi_align_grad
+            from dmlsim.operators.roi.reference import roi_align_grad, roi_align_roi_grad
 
             magnitude = np.abs(np.asarray(inputs["InputGradientTensor"], np.float64))
             magnitude = np.where(np.isfinite(magnitude), magnitude, 0.0)
-            return {"OutputGradientTensor": roi_align_grad(magnitude, inputs["ROITensor"],
-                                                           inputs["BatchIndicesTensor"], tuple(shape),
-                                                           inputs.get("InputTensor"), **op.attributes(values))}
+            bounds = {}
+            if outputs != "regions":
+                bounds["OutputGradientTensor"] = roi_align_grad(magnitude, inputs["ROITensor"],
+                                                                inputs["BatchIndicesTensor"], tuple(shape),
+                                                                inputs.get("InputTensor"), **op.attributes(values))
+            if with_regions:
+                data = np.abs(np.asarray(inputs["InputTensor"], np.float64))
+                terms = roi_align_roi_grad(magnitude, inputs["ROITensor"], inputs["BatchIndicesTensor"],
+                                           np.where(np.isfinite(data), data, 0.0), **op.attributes(values),
+                                           absolute=True)
+                bounds["OutputROIGradientTensor"] = ROI_BOUND_SCALE * terms.reshape(roi_sizes)
+            return bounds
 
         note = f"{count} regions into {batch}x{channels}x{height}x{width} from {out_h}x{out_w}, samples " \
                f"{minimum}-{maximum}"

@@ -194,6 +194,30 @@ inline int out_of_bounds(float t, ulong n)
     return isnan(t) || t < -1.0f || t > (float)n;
 }
 
+#ifdef MAXIMUM
+/* The sample of output element (oy, ox) roi_align's MAX keeps, as an index iy * nx + ix: the first largest, NaN
+ * ignored unless all are NaN, an out-of-bounds sample valued 0 (ROI_ALIGN_GRAD has no OutOfBoundsInputValue). */
+inline uint max_sample(__global const in_t *plane, ulong row_stride, ulong column_stride, ulong in_h, ulong in_w,
+                       float x1, float y1, float step_x, float step_y, uint nx, uint ny, uint oy, uint ox,
+                       float input_offset, float output_offset)
+{
+    uint chosen = 0, at = 0;
+    float best = 0.0f;
+    for (uint jy = 0; jy < ny; ++jy) {
+        const float ty = sample_coordinate(oy * ny + jy, step_y, y1, input_offset, output_offset);
+        for (uint jx = 0; jx < nx; ++jx, ++at) {
+            const float tx = sample_coordinate(ox * nx + jx, step_x, x1, input_offset, output_offset);
+            const float v = sample_value(plane, row_stride, column_stride, in_h, in_w, ty, tx, 0.0f);
+            if (at == 0 || v > best || (isnan(best) && !isnan(v))) {
+                best = v;
+                chosen = at;
+            }
+        }
+    }
+    return chosen;
+}
+#endif
+
 __kernel void roi_align_grad(
 #ifdef MAXIMUM
     TYPED_IN(x), ulong4 x_strides,
@@ -240,21 +264,8 @@ __kernel void roi_align_grad(
                                                                        + (ulong)oy * dy_strides.s2
                                                                        + (ulong)ox * dy_strides.s3);
 #ifdef MAXIMUM
-                    /* the sample roi_align's MAX keeps: the first largest, NaN ignored unless all are NaN */
-                    uint chosen = 0, at = 0;
-                    float best = 0.0f;
-                    for (uint jy = 0; jy < ny; ++jy) {
-                        const float ty = sample_coordinate(oy * ny + jy, step_y, y1, input_offset, output_offset);
-                        for (uint jx = 0; jx < nx; ++jx, ++at) {
-                            const float tx = sample_coordinate(ox * nx + jx, step_x, x1, input_offset,
-                                                               output_offset);
-                            const float v = sample_value(plane, row_stride, column_stride, in_h, in_w, ty, tx, 0.0f);
-                            if (at == 0 || v > best || (isnan(best) && !isnan(v))) {
-                                best = v;
-                                chosen = at;
-                            }
-                        }
-                    }
+                    const uint chosen = max_sample(plane, row_stride, column_stride, in_h, in_w, x1, y1, step_x,
+                                                   step_y, nx, ny, oy, ox, input_offset, output_offset);
                     const float share = g;
 #else
                     const float share = g / (float)(nx * ny);
@@ -277,6 +288,134 @@ __kernel void roi_align_grad(
     }
     __global out_t *dx = y__base + y__offset;
     STORE_OUT(acc, dx, (ulong)b * y_strides.s0 + (ulong)c * y_strides.s1 + (ulong)h * y_strides.s2 + (ulong)w * y_strides.s3);
+}
+
+/* ROI_ALIGN_GRAD's OutputROIGradientTensor: one work-item per region r, four float32 sums in a fixed order (channels,
+ * output rows, columns, then the samples: deterministic), the derivative of roi_align's output by the region's
+ * [x1, y1, x2, y2] contracted with dy. A sample moves along x by scale_x * (1 - f) per unit of x1 and scale_x * f per
+ * unit of x2, f = axis_fraction; the bilinear value moves along x by the page's imageGradX = (1 - yLerp) *
+ * (topRight - topLeft) + yLerp * (bottomRight - bottomLeft) over the coordinate clamped into the input, lo = floor,
+ * hi = ceil (axis_lerp). Nothing is added for a sample out of bounds, a region outside the batch, an axis whose lo
+ * == hi (clamped or integer coordinate: no image gradient), or a corner of weight 0; a row or column of lerp weight 0
+ * is not read. AVERAGE: every sample with share dy / (nx * ny); -DMAXIMUM: the one max_sample selects, share dy.
+ * Without -DLINEAR (nearest neighbor: piecewise constant in the coordinates) every sum stays +0. */
+inline float axis_fraction(uint s, uint total, float output_offset)
+{
+#ifdef ALIGN_CORNERS
+    return total > 1 ? (float)s / (float)(total - 1) : 0.0f;
+#else
+    return ((float)s - output_offset) / (float)total;
+#endif
+}
+
+typedef struct {
+    ulong lo, hi;
+    float l;
+} lerp_t;
+
+inline lerp_t axis_lerp(float t, ulong n)
+{
+    lerp_t a;
+    t = fmin(fmax(t, 0.0f), (float)(n - 1));
+    a.lo = (ulong)floor(t);
+    a.hi = (ulong)ceil(t);
+    a.l = t - (float)a.lo;
+    return a;
+}
+
+/* d(sample)/d(coordinate along the axis whose elements are `step` apart), `other` the lerp of the other axis
+ * (`other_stride` apart) */
+inline float image_gradient(__global const in_t *plane, lerp_t moving, ulong step, lerp_t other, ulong other_stride)
+{
+    const float top = LOAD_IN(plane, other.lo * other_stride + moving.hi * step)
+                      - LOAD_IN(plane, other.lo * other_stride + moving.lo * step);
+    if (other.lo == other.hi)
+        return top;
+    const float bottom = LOAD_IN(plane, other.hi * other_stride + moving.hi * step)
+                         - LOAD_IN(plane, other.hi * other_stride + moving.lo * step);
+    return (1.0f - other.l) * top + other.l * bottom;
+}
+
+__kernel void roi_align_roi_grad(TYPED_IN(x), ulong4 x_strides, ulong4 x_sizes, TYPED_IN(dy), ulong4 dy_strides,
+                                 ulong4 dy_sizes, TYPED_IN(rois), ulong4 rois_strides,
+                                 __global const INDEX_T *batch__base, ulong batch__offset, ulong4 batch_strides,
+                                 TYPED_OUT(droi), ulong4 droi_strides, float scale_x, float scale_y,
+                                 float input_offset, float output_offset, uint min_samples, uint max_samples,
+                                 uint count)
+{
+    const uint r = get_global_id(0);
+    if (r >= count)
+        return;
+    float sums[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#ifdef LINEAR
+    const ulong b = region_batch(batch__base, batch__offset, batch_strides, r);
+    if (b < x_sizes.s0) {
+        const uint out_h = (uint)dy_sizes.s2, out_w = (uint)dy_sizes.s3;
+        const ulong height = x_sizes.s2, width = x_sizes.s3, row_stride = x_strides.s2, column_stride = x_strides.s3;
+        __global const in_t *dy_region = dy__base + dy__offset + (ulong)r * dy_strides.s0;
+        const region_t grid = region_grid(rois__base, rois__offset, rois_strides, r, scale_x, scale_y, out_h, out_w,
+                                          min_samples, max_samples);
+        const float x1 = grid.x1, y1 = grid.y1, step_x = grid.step_x, step_y = grid.step_y;
+        const uint nx = grid.nx, ny = grid.ny;
+        for (uint c = 0; c < (uint)x_sizes.s1; ++c) {
+            __global const in_t *plane = x__base + x__offset + b * x_strides.s0 + (ulong)c * x_strides.s1;
+            for (uint oy = 0; oy < out_h; ++oy) {
+                for (uint ox = 0; ox < out_w; ++ox) {
+                    const float grad = LOAD_IN(dy_region, (ulong)c * dy_strides.s1 + (ulong)oy * dy_strides.s2
+                                                              + (ulong)ox * dy_strides.s3);
+#ifdef MAXIMUM
+                    const uint chosen = max_sample(plane, row_stride, column_stride, height, width, x1, y1, step_x,
+                                                   step_y, nx, ny, oy, ox, input_offset, output_offset);
+                    const float share = grad;
+#else
+                    const float share = grad / (float)(nx * ny);
+#endif
+                    for (uint iy = 0; iy < ny; ++iy) {
+                        const uint sy_index = oy * ny + iy;
+                        const float sy = sample_coordinate(sy_index, step_y, y1, input_offset, output_offset);
+                        if (out_of_bounds(sy, height))
+                            continue;
+                        const lerp_t along_y = axis_lerp(sy, height);
+                        const float fy = axis_fraction(sy_index, out_h * ny, output_offset);
+                        for (uint ix = 0; ix < nx; ++ix) {
+#ifdef MAXIMUM
+                            if (chosen != iy * nx + ix)
+                                continue;
+#endif
+                            const uint sx_index = ox * nx + ix;
+                            const float sx = sample_coordinate(sx_index, step_x, x1, input_offset, output_offset);
+                            if (out_of_bounds(sx, width))
+                                continue;
+                            const lerp_t along_x = axis_lerp(sx, width);
+                            const float fx = axis_fraction(sx_index, out_w * nx, output_offset);
+                            if (along_x.lo != along_x.hi) {
+                                const float gx = share * image_gradient(plane, along_x, column_stride, along_y,
+                                                                        row_stride);
+                                const float w1 = scale_x * (1.0f - fx), w2 = scale_x * fx;
+                                if (w1 != 0.0f)
+                                    sums[0] += gx * w1;
+                                if (w2 != 0.0f)
+                                    sums[2] += gx * w2;
+                            }
+                            if (along_y.lo != along_y.hi) {
+                                const float gy = share * image_gradient(plane, along_y, row_stride, along_x,
+                                                                        column_stride);
+                                const float w1 = scale_y * (1.0f - fy), w2 = scale_y * fy;
+                                if (w1 != 0.0f)
+                                    sums[1] += gy * w1;
+                                if (w2 != 0.0f)
+                                    sums[3] += gy * w2;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+#endif
+    __global out_t *droi = droi__base + droi__offset + (ulong)r * droi_strides.s2;
+    for (uint k = 0; k < 4; ++k)
+        STORE_OUT(sums[k], droi, (ulong)k * droi_strides.s3);
 }
 
 /* DML_OPERATOR_ROI_POOLING: one work-item per output element {r, c, oy, ox}. ROITensor {1, 1, NumROIs, 5} holds

@@ -130,6 +130,17 @@ def roi_align(x: np.ndarray, rois: np.ndarray, batch_indices: np.ndarray, out_hw
     return result
 
 
+def max_sample(plane: np.ndarray, samples: list[tuple[np.float32, np.float32]], linear: bool) -> int:
+    """The index of the sample ROI_ALIGN1's MAX selects among ``samples`` (float32 ``(y, x)``) of ``plane``: the
+    first largest, NaN ignored unless every sample is NaN (then the first), an out-of-bounds sample valued 0."""
+    values = [_sample(plane, sy, sx, linear, 0.0) for sy, sx in samples]
+    best = 0
+    for i, value in enumerate(values):
+        if value > values[best] or (np.isnan(values[best]) and not np.isnan(value)):
+            best = i
+    return best
+
+
 def roi_align_grad(dy: np.ndarray, rois: np.ndarray, batch_indices: np.ndarray, in_shape: tuple[int, ...],
                    x: np.ndarray | None, maximum: bool, linear: bool, scale_x: float, scale_y: float,
                    input_offset: float, output_offset: float, min_samples: int, max_samples: int,
@@ -159,16 +170,104 @@ def roi_align_grad(dy: np.ndarray, rois: np.ndarray, batch_indices: np.ndarray, 
                     samples = [(ys[oy * ny + iy], xs[ox * nx + ix]) for iy in range(ny) for ix in range(nx)]
                     share = dy[r, c, oy, ox] / (nx * ny)
                     if maximum:
-                        values = [_sample(data[b, c], sy, sx, linear, 0.0) for sy, sx in samples]
-                        best = 0
-                        for i, value in enumerate(values):  # ROI_ALIGN1's MAX: the first largest, NaN ignored
-                            if value > values[best] or (np.isnan(values[best]) and not np.isnan(value)):
-                                best = i
+                        best = max_sample(data[b, c], samples, linear)
                         samples, share = [samples[best]], dy[r, c, oy, ox]
                     for sy, sx in samples:
                         for iy, ix, weight in sample_taps(h, w, sy, sx, linear):
                             if weight > 0.0:  # a tap of weight 0 carries no gradient (no 0 * inf)
                                 out[b, c, iy, ix] += weight * share
+    return out
+
+
+def axis_fraction(s: int, total: int, output_offset: float, align_corners: bool) -> float:
+    """How far along its region sample ``s`` of ``total`` sits: ``f`` in ``t = x1 + f * (x2 - x1) + const`` (the
+    derivative of the sample's coordinate by the scaled x2 is ``f``, by the scaled x1 ``1 - f``):
+    ``(s - OutputPixelOffset) / total``, or ``s / (total - 1)`` corner-aligned (0 for a single sample)."""
+    if align_corners:
+        return s / (total - 1) if total > 1 else 0.0
+    return (s - float(F32(output_offset))) / total
+
+
+def axis_lerp(t: np.float32, n: int) -> tuple[int, int, float]:
+    """``(lo, hi, l)`` of a float32 coordinate along an axis of ``n`` elements, as the ROI_ALIGN_GRAD page's
+    pseudo-code: the coordinate clamped into ``[0, n - 1]`` (ROI_ALIGN1's bilinear clamp), ``lo = floor``,
+    ``hi = ceil`` (equal at an integer coordinate) and the float32 ``l = t - lo``."""
+    t = F32(min(max(F32(t), F32(0)), F32(n - 1)))
+    lo, hi = int(np.floor(t)), int(np.ceil(t))
+    return lo, hi, float(F32(t - F32(lo)))
+
+
+def image_gradient(plane: np.ndarray, ys: tuple[int, int, float], xs: tuple[int, int, float], absolute: bool) -> float:
+    """The derivative of a bilinear sample by its x coordinate (pass ``ys, xs``; by y: ``xs, ys`` of the
+    transposed plane): the page's ``imageGradX = (1 - yLerp) * (topRight - topLeft) + yLerp * (bottomRight -
+    bottomLeft)``, where a row of weight 0 (``yLerp`` 0: top and bottom the same row) is not read. ``absolute``:
+    the magnitude bound, ``|1 - yLerp| * (|topRight| + |topLeft|) + ...``."""
+    (y0, y1, ly), (x0, x1, _) = ys, xs
+
+    def difference(row: int) -> float:
+        high, low = float(plane[row, x1]), float(plane[row, x0])
+        return abs(high) + abs(low) if absolute else high - low
+
+    with np.errstate(invalid="ignore"):
+        if y0 == y1:
+            return difference(y0)
+        hy = float(F32(1) - F32(ly))
+        return hy * difference(y0) + ly * difference(y1)
+
+
+def roi_align_roi_grad(dy: np.ndarray, rois: np.ndarray, batch_indices: np.ndarray, x: np.ndarray, maximum: bool,
+                       linear: bool, scale_x: float, scale_y: float, input_offset: float, output_offset: float,
+                       min_samples: int, max_samples: int, align_corners: bool, absolute: bool = False) -> np.ndarray:
+    """ROI_ALIGN_GRAD's OutputROIGradientTensor in float64, ``{NumROIs, 4}``: the derivative of ROI_ALIGN1's output
+    (the same fields) by each region's ``[x1, y1, x2, y2]``, contracted with ``dy``. Each selected sample (AVERAGE:
+    every sample, share ``dy / (nx * ny)``; MAX: the one :func:`max_sample` selects, share ``dy``) of a region
+    inside the batch and in bounds contributes ``share * imageGradX * SpatialScaleX * (1 - f)`` to x1 and ``... *
+    f`` to x2 (:func:`axis_fraction`), the same along y; a term whose coordinate weight is 0, or along an axis whose
+    ``lo == hi`` (clamped or integer coordinate), is not added. NEAREST_NEIGHBOR: +0 (the sampling is piecewise
+    constant in the coordinates). ``absolute``: the sum of the terms' magnitudes (the harness's bound)."""
+    dy = np.asarray(dy, np.float64)
+    rois = np.asarray(rois, F32).reshape(-1, 4)
+    batch = np.asarray(batch_indices).reshape(-1).astype(np.uint64)
+    data = np.asarray(x, np.float64)
+    out = np.zeros((rois.shape[0], 4))
+    n_batch, channels, h, w = data.shape
+    out_h, out_w = dy.shape[2], dy.shape[3]
+    if not linear:
+        return out
+    sx_, sy_ = float(F32(scale_x)), float(F32(scale_y))
+    for r in range(rois.shape[0]):
+        b = int(batch[r])
+        if b >= n_batch:
+            continue
+        ny, nx, ys, xs = region_samples(rois[r], out_h, out_w, scale_x, scale_y, input_offset, output_offset,
+                                        min_samples, max_samples, align_corners)
+        for c in range(channels):
+            plane = data[b, c]
+            for oy in range(out_h):
+                for ox in range(out_w):
+                    picks = [(oy * ny + iy, ox * nx + ix) for iy in range(ny) for ix in range(nx)]
+                    share = dy[r, c, oy, ox] / (nx * ny)
+                    if maximum:
+                        picks = [picks[max_sample(plane, [(ys[i], xs[j]) for i, j in picks], linear)]]
+                        share = dy[r, c, oy, ox]
+                    if absolute:
+                        share = abs(share)
+                    for i, j in picks:
+                        sy, sx = ys[i], xs[j]
+                        if np.isnan(sx) or np.isnan(sy) or sy < -1 or sy > h or sx < -1 or sx > w:
+                            continue
+                        along_y, along_x = axis_lerp(sy, h), axis_lerp(sx, w)
+                        fy = axis_fraction(i, out_h * ny, output_offset, align_corners)
+                        fx = axis_fraction(j, out_w * nx, output_offset, align_corners)
+                        axes = ((0, along_x, along_y, plane, sx_, fx), (1, along_y, along_x, plane.T, sy_, fy))
+                        for axis, moving, other, oriented, scale, f in axes:
+                            if moving[0] == moving[1]:  # clamped or on an element: no image gradient
+                                continue
+                            with np.errstate(invalid="ignore"):
+                                g = share * image_gradient(oriented, other, moving, absolute)
+                                for corner, weight in ((axis, scale * (1 - f)), (axis + 2, scale * f)):
+                                    if weight != 0:  # a corner this sample does not move with adds nothing
+                                        out[r, corner] += g * (abs(weight) if absolute else weight)
     return out
 
 
