@@ -1,0 +1,106 @@
+"""GridSample's cubic taps, Resize's extrapolation_value, MaxPool's column-major indices: compositions of DirectML
+operators for forms no single DirectML operator has.
+
+- **GridSample, cubic** (``mode='cubic'``, opset 16's ``'bicubic'``): the GridSample composition of
+  :func:`dmlsim.onnx.ops_onnxcov.lower_grid_sample` with 4^D taps per output instead of linear's 2^D corners
+  (:func:`cubic_corners`): the taps ``floor(x) − 1 … floor(x) + 2`` of each axis, weighted by Keys' cubic
+  convolution with ONNX's A = −0.75 evaluated at the fraction ``t = x − floor(x)`` (element-wise MULTIPLY/ADD,
+  Horner's form as ONNX writes it); zeros padding weights a tap outside the input 0, border padding clamps it,
+  reflection padding reflects the tap's index by the near border (ONNX reflects each integer tap, so the tap two
+  before the first pixel reads the second one, where a clamp would read the first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from dmlsim.onnx.lowering import Lowering, View
+
+CUBIC_A = -0.75  # ONNX GridSample's cubic-convolution coefficient (Keys; PyTorch's value)
+
+
+def _cubic_weights(step: Callable[..., View], const: Callable[[float], View], t: View) -> list[View]:
+    """The four cubic-convolution weights of the taps −1, 0, +1, +2 at fraction ``t`` in [0, 1), each an
+    element-wise composition of ONNX's polynomials: w(d) = ((A·d − 5A)·d + 8A)·d − 4A for 1 ≤ d < 2 and
+    ((A + 2)·d − (A + 3))·d·d + 1 for d < 1, at the distances d = t + 1, t, 1 − t, 2 − t."""
+    a = CUBIC_A
+
+    def mul(u: View, v: View) -> View:
+        return step("ELEMENT_WISE_MULTIPLY", u, v)
+
+    def add(u: View, value: float) -> View:
+        return step("ELEMENT_WISE_ADD", u, const(value))
+
+    def scaled(u: View, factor: float) -> View:
+        return mul(u, const(factor))
+
+    def far(d: View) -> View:  # 1 ≤ d < 2
+        return add(mul(add(mul(add(scaled(d, a), -5 * a), d), 8 * a), d), -4 * a)
+
+    def near(d: View) -> View:  # d < 1
+        return add(mul(mul(add(scaled(d, a + 2), -(a + 3)), d), d), 1.0)
+
+    one_minus = step("ELEMENT_WISE_SUBTRACT", const(1.0), t)
+    two_minus = step("ELEMENT_WISE_SUBTRACT", const(2.0), t)
+    return [far(add(t, 1.0)), near(t), near(one_minus), far(two_minus)]
+
+
+def cubic_corners(step: Callable[..., View], const: Callable[[float], View], coordinates: Sequence[View],
+                  spatial: Sequence[int], padding: str, align: bool) -> list[tuple[list[View], View | None]]:
+    """GridSample's cubic taps: for each of the 4^D combinations, the per-axis tap positions (float, before the
+    gather's zeros mask or clamp) and the product of their weights. ``step``/``const`` are the GridSample
+    lowering's node and constant makers, ``coordinates`` its unnormalized (padded) positions per input axis."""
+    from dmlsim.onnx.ops_onnxcov import grid_reflect
+
+    taps: list[list[View]] = []
+    weights: list[list[View]] = []
+    for position, size in zip(coordinates, spatial, strict=True):
+        floor = step("ELEMENT_WISE_FLOOR", position)
+        t = step("ELEMENT_WISE_SUBTRACT", position, floor)
+        weights.append(_cubic_weights(step, const, t))
+        axis_taps = []
+        for offset in (-1.0, 0.0, 1.0, 2.0):
+            tap = step("ELEMENT_WISE_ADD", floor, const(offset)) if offset else floor
+            if padding == "reflection":  # ONNX reflects each tap's index into the border range
+                lo, hi = (0.0, size - 1.0) if align else (-0.5, size - 0.5)
+                tap = grid_reflect(step, const, tap, lo, hi)
+            axis_taps.append(tap)
+        taps.append(axis_taps)
+    corners: list[tuple[list[View], View | None]] = []
+    dims = len(coordinates)
+    for combination in range(4 ** dims):
+        picks, weight = [], None
+        for j in range(dims):
+            k = combination // 4 ** j % 4
+            picks.append(taps[j][k])
+            weight = weights[j][k] if weight is None else step("ELEMENT_WISE_MULTIPLY", weight, weights[j][k])
+        corners.append((picks, weight))
+    return corners
+
+
+def grid_border(low: Lowering, step: Callable[..., View], position: View, size: int, align: bool) -> View:
+    """GridSample's border padding as ONNX defines it: a position outside the border range ([0, size − 1] with
+    align_corners, [−0.5, size − 0.5] without) is clamped to [0, size − 1], one inside it is kept (so −0.3 stays
+    −0.3 without align_corners, which cubic's taps see: CLIP, two comparisons, LOGICAL_AND, ELEMENT_WISE_IF)."""
+    import dmlsim as dml
+
+    clamped = step("ELEMENT_WISE_CLIP", position, Min=0.0, Max=float(size - 1))
+    if align:
+        return clamped  # the border range is the clamp's range
+    below = step("ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL", position, _like(low, position, -0.5), np.uint8)
+    above = step("ELEMENT_WISE_LOGICAL_LESS_THAN_OR_EQUAL", position, _like(low, position, size - 0.5), np.uint8)
+    inside = step("ELEMENT_WISE_LOGICAL_AND", below, above, np.uint8)
+    out = low.fresh("border")
+    low.emit(dml.DML_OPERATOR_ELEMENT_WISE_IF, dml.DML_ELEMENT_WISE_IF_OPERATOR_DESC,
+             {"ConditionTensor": inside, "ATensor": position, "BTensor": clamped},
+             {"OutputTensor": low.output(out, position.shape, position.dtype)})
+    return low.views[out]
+
+
+def _like(low: Lowering, like: View, value: float) -> View:
+    """A constant of ``like``'s type broadcast to its shape (a constant node of a few bytes)."""
+    from dmlsim.onnx.ops_onnxcov import _scalar
+
+    return _scalar(low, value, like)
