@@ -19,13 +19,13 @@ from dmlsim import backend
 
 def _model(op: str, inputs: dict[str, np.ndarray], outputs: dict[str, tuple[int, int]], opset: int = 22,
            **attributes: object):
-    """A one-node model whose graph inputs are ``inputs`` (name → example array) and outputs ``outputs`` (name →
-    (element type, rank))."""
+    """A one-node model whose graph inputs are ``inputs`` (name → example array; the name "" is an absent
+    optional input) and outputs ``outputs`` (name → (element type, rank))."""
     node = helper.make_node(op, list(inputs), list(outputs), **attributes)
     graph = helper.make_graph(
         [node], "g",
         [helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype), list(v.shape))
-         for k, v in inputs.items()],
+         for k, v in inputs.items() if k],
         [helper.make_tensor_value_info(o, t, [f"{o}{i}" for i in range(rank)])
          for o, (t, rank) in outputs.items()])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
@@ -57,3 +57,28 @@ def test_grid_sample_cubic_against_onnx_reference(device, padding, align):
     (got,), (expected,) = _both(model, inputs, device)
     assert got.shape == (1, 2, 3, 4)
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * np.abs(x).max())
+
+
+# --- Resize, tf_crop_and_resize with an extrapolation_value ---------------------------------------------------
+@pytest.mark.parametrize("mode", ["nearest", "linear", "cubic"])
+def test_resize_crop_extrapolation_value_against_onnx_reference(device, mode):
+    """Outputs whose source coordinate leaves [0, in − 1] on any axis are the extrapolation value; the crop's
+    edges at exactly 0 and in − 1 are not extrapolated (the roi starts at 0 on H and ends at 1 on W). With
+    nearest, a huge input read inside the crop is kept and a NaN read only by extrapolated outputs stays out
+    (onnx's evaluator multiplies nearest taps by 0/1 weights, so an inf would read NaN there)."""
+    x = np.arange(1, 31, dtype=np.float32).reshape(1, 1, 5, 6)
+    if mode == "nearest":
+        x[0, 0, 0, 5], x[0, 0, 4, 0] = 3e38, np.nan
+    roi = np.array([0.0, -0.4, 1.3, 1.0], np.float32)  # axes 2, 3: H from 0 to 1.3, W from −0.4 to 1
+    sizes = np.array([4, 5], np.int64)
+    inputs = {"X": x, "roi": roi, "sizes": sizes}
+    model = _model("Resize", {"X": x, "roi": roi, "": np.zeros(0, np.float32), "sizes": sizes},
+                   {"Y": (TensorProto.FLOAT, 4)}, axes=[2, 3], mode=mode,
+                   coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=-7.5)
+    got = np.asarray(backend.prepare(model, device).run(list(inputs.values()))[0])
+    (expected,) = ReferenceEvaluator(model).run(None, inputs)
+    assert got.shape == (1, 1, 4, 5)
+    assert (got[0, 0, 3] == -7.5).all() and (got[0, 0, :, :2] == -7.5).all()  # H past 1, W before 0
+    assert (got[0, 0, :3, 2:] != -7.5).all()
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-4)
+    assert not np.isnan(got).any()

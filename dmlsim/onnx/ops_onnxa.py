@@ -1,5 +1,5 @@
-"""GridSample's cubic taps, Resize's extrapolation_value, MaxPool's column-major indices: compositions of DirectML
-operators for forms no single DirectML operator has.
+"""GridSample's cubic taps and border rule, Resize's extrapolation_value: compositions of DirectML operators for
+forms no single DirectML operator has.
 
 - **GridSample, cubic** (``mode='cubic'``, opset 16's ``'bicubic'``): the GridSample composition of
   :func:`dmlsim.onnx.ops_onnxcov.lower_grid_sample` with 4^D taps per output instead of linear's 2^D corners
@@ -8,15 +8,27 @@ operators for forms no single DirectML operator has.
   Horner's form as ONNX writes it); zeros padding weights a tap outside the input 0, border padding clamps it,
   reflection padding reflects the tap's index by the near border (ONNX reflects each integer tap, so the tap two
   before the first pixel reads the second one, where a clamp would read the first).
+- **GridSample, border padding** (every mode): ONNX clamps a position to [0, size − 1] only when it lies outside
+  the border range ([−0.5, size − 0.5] without align_corners), so −0.3 stays −0.3 (:func:`grid_border`: CLIP,
+  comparisons, ELEMENT_WISE_IF); linear and nearest read the same pixels either way, cubic's taps do not.
+- **Resize, tf_crop_and_resize with a non-zero extrapolation_value** (onnxruntime's provider declines it: DirectML
+  clamps to the edges): the Resize lowering without the value (RESAMPLE2, or the cubic GEMMs), then
+  ELEMENT_WISE_IF between the value and the resampled element, the condition a host-made UINT8 constant of where
+  ONNX's source coordinate leaves [0, in − 1] on some axis (it depends on the shapes and the roi only, so it is
+  constant folding, not host compute on tensor data; a roi computed on the device is read back, as the provider
+  reads it on the CPU). Inside the crop RESAMPLE2 never clamps, so both agree there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
-from dmlsim.onnx.lowering import Lowering, View
+from dmlsim.onnx import ops_onnxcov  # noqa: F401  (wraps Resize first: _install_resize wraps its lowering)
+from dmlsim.onnx.lowering import Lowering, View, broadcast_view
+from dmlsim.onnx.ops_onnxcov import _scalar, grid_reflect
 
 CUBIC_A = -0.75  # ONNX GridSample's cubic-convolution coefficient (Keys; PyTorch's value)
 
@@ -52,8 +64,6 @@ def cubic_corners(step: Callable[..., View], const: Callable[[float], View], coo
     """GridSample's cubic taps: for each of the 4^D combinations, the per-axis tap positions (float, before the
     gather's zeros mask or clamp) and the product of their weights. ``step``/``const`` are the GridSample
     lowering's node and constant makers, ``coordinates`` its unnormalized (padded) positions per input axis."""
-    from dmlsim.onnx.ops_onnxcov import grid_reflect
-
     taps: list[list[View]] = []
     weights: list[list[View]] = []
     for position, size in zip(coordinates, spatial, strict=True):
@@ -101,6 +111,84 @@ def grid_border(low: Lowering, step: Callable[..., View], position: View, size: 
 
 def _like(low: Lowering, like: View, value: float) -> View:
     """A constant of ``like``'s type broadcast to its shape (a constant node of a few bytes)."""
-    from dmlsim.onnx.ops_onnxcov import _scalar
-
     return _scalar(low, value, like)
+
+
+# --- Resize: tf_crop_and_resize's extrapolation_value -----------------------------------------------------------
+def extrapolated_mask(in_shape: Sequence[int], out_shape: Sequence[int], roi: np.ndarray) -> np.ndarray:
+    """Which outputs of a tf_crop_and_resize Resize ONNX extrapolates: those whose source coordinate on some axis,
+    ``start·(in − 1) + x·(end − start)·(in − 1)/(out − 1)`` (``(start + end)/2·(in − 1)`` for one output), falls
+    outside [0, in − 1]. A bool array broadcastable to ``out_shape`` (size 1 on axes where nothing falls outside):
+    a function of the shapes and the roi only."""
+    rank = len(in_shape)
+    mask = np.zeros([1] * rank, bool)
+    for axis, (n_in, n_out) in enumerate(zip(in_shape, out_shape, strict=True)):
+        start, end = float(roi[axis]), float(roi[axis + rank])
+        positions = np.arange(n_out, dtype=np.float64)
+        if n_out == 1:
+            source = np.full(1, (end - start) * (n_in - 1) / 2)
+        else:
+            source = positions * (end - start) * (n_in - 1) / (n_out - 1)
+        source = source + start * (n_in - 1)
+        outside = (source < 0) | (source > n_in - 1)
+        if outside.any():
+            shape = [1] * rank
+            shape[axis] = n_out
+            mask = mask | outside.reshape(shape)
+    return mask
+
+
+def lower_resize_extrapolated(low: Lowering, node: Any, attrs: dict[str, Any],
+                              resize: Callable[[Lowering, Any, dict[str, Any]], None]) -> None:
+    """tf_crop_and_resize with a non-zero extrapolation_value: ``resize`` (RESAMPLE2, or the cubic GEMMs) without
+    the value, then ELEMENT_WISE_IF choosing the value where ONNX extrapolates (:func:`extrapolated_mask`, a
+    host-made UINT8 constant of the shapes and the roi, broadcast with stride 0) and the resampled element
+    elsewhere. Inside the crop RESAMPLE2 never clamps, so the two agree there; ONNX's separable passes give the
+    value wherever any axis extrapolates, as the mask does."""
+    import dmlsim as dml
+
+    x = low.view(node.input[0])
+    rank = len(x.shape)
+    roi = np.asarray(low.host_value(node.input[1], "roi"), np.float64).reshape(-1)
+    axes = [a + rank if a < 0 else a for a in attrs.get("axes", range(rank))]
+    if len(roi) == 2 * len(axes) and len(axes) != rank:
+        full = np.asarray([0.0] * rank + [1.0] * rank)
+        for i, axis in enumerate(axes):
+            full[axis], full[axis + rank] = roi[i], roi[i + len(axes)]
+        roi = full
+    inner = type(node)()
+    inner.CopyFrom(node)
+    inner.output[0] = low.fresh(f"{node.output[0]}/resampled")
+    resize(low, inner, {k: v for k, v in attrs.items() if k != "extrapolation_value"})
+    resampled = low.views[inner.output[0]]
+    mask = extrapolated_mask(x.shape, resampled.shape, roi)
+    if not mask.any():
+        low.views[node.output[0]] = resampled
+        return
+    name = low.fresh(f"{node.output[0]}/extrapolated")
+    low.host[name] = mask.astype(np.uint8)
+    condition = broadcast_view(low, low.view(name), resampled.shape)
+    low.emit(dml.DML_OPERATOR_ELEMENT_WISE_IF, dml.DML_ELEMENT_WISE_IF_OPERATOR_DESC,
+             {"ConditionTensor": condition, "ATensor": _like(low, resampled, float(attrs["extrapolation_value"])),
+              "BTensor": resampled},
+             {"OutputTensor": low.output(node.output[0], resampled.shape, resampled.dtype)})
+
+
+def _install_resize() -> None:
+    """Resize keeps its lowerings (RESAMPLE2/3 in ops_resize, cubic in ops_onnxcov); tf_crop_and_resize with a
+    non-zero extrapolation_value is routed through :func:`lower_resize_extrapolated` around them."""
+    from dmlsim.onnx import lowering as registry
+
+    resize = registry.LOWERINGS["Resize"]
+
+    def lower_resize(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+        if attrs.get("coordinate_transformation_mode") == "tf_crop_and_resize" and \
+                float(attrs.get("extrapolation_value", 0.0)) != 0.0:
+            lower_resize_extrapolated(low, node, attrs, resize)
+        else:
+            resize(low, node, attrs)
+
+    registry.LOWERINGS["Resize"] = lower_resize
+
+
+_install_resize()
