@@ -82,3 +82,26 @@ def test_resize_crop_extrapolation_value_against_onnx_reference(device, mode):
     assert (got[0, 0, :3, 2:] != -7.5).all()
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-4)
     assert not np.isnan(got).any()
+
+
+# --- MaxPool, storage_order=1 -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("spatial", [(5, 4), (3, 4, 5)], ids=["2d", "3d"])
+def test_max_pool_column_major_indices_against_onnx_reference(device, spatial):
+    """Indices over the whole input, column-major inside each (n, c) plane: h + w·H (+ d·H·W); two batches and
+    three channels (the plane's base offset), H ≠ W, ties inside a window (the first in row-major scan wins, in
+    both orders) and −inf elements. Also checked by hand for one window of the 2-D case."""
+    rng = np.random.default_rng(3)
+    x = rng.integers(-3, 4, (2, 3, *spatial)).astype(np.float32)  # small integers: many ties
+    x[0, 0, ..., 0] = -np.inf
+    kernel = [2] * len(spatial)
+    inputs = {"x": x}
+    model = _model("MaxPool", inputs, {"y": (TensorProto.FLOAT, x.ndim), "i": (TensorProto.INT64, x.ndim)},
+                   kernel_shape=kernel, strides=[2] * len(spatial), pads=[0, 1] * len(spatial), storage_order=1)
+    (y, i), (y_expected, i_expected) = _both(model, inputs, device)
+    np.testing.assert_array_equal(y, y_expected)
+    np.testing.assert_array_equal(i, i_expected)
+    assert i.dtype == np.int64
+    if len(spatial) == 2:  # batch 1, channel 2, output (1, 1): rows 2..3, columns 1..2 (the padding column 0 is −1)
+        window = x[1, 2, 2:4, 1:3]
+        h, w = np.unravel_index(np.argmax(window), window.shape)
+        assert i[1, 2, 1, 1] == (1 * 3 + 2) * 20 + (2 + h) + (1 + w) * 5

@@ -1,5 +1,5 @@
-"""GridSample's cubic taps and border rule, Resize's extrapolation_value: compositions of DirectML operators for
-forms no single DirectML operator has.
+"""GridSample's cubic taps and border rule, Resize's extrapolation_value, MaxPool's column-major indices:
+compositions of DirectML operators for forms no single DirectML operator has.
 
 - **GridSample, cubic** (``mode='cubic'``, opset 16's ``'bicubic'``): the GridSample composition of
   :func:`dmlsim.onnx.ops_onnxcov.lower_grid_sample` with 4^D taps per output instead of linear's 2^D corners
@@ -17,6 +17,10 @@ forms no single DirectML operator has.
   ONNX's source coordinate leaves [0, in − 1] on some axis (it depends on the shapes and the roi only, so it is
   constant folding, not host compute on tensor data; a roi computed on the device is read back, as the provider
   reads it on the CPU). Inside the crop RESAMPLE2 never clamps, so both agree there.
+- **MaxPool, storage_order=1**: ONNX's column-major Indices (``h + w·H`` inside each (n, c) plane, ``+ d·H·W`` in
+  3-D) from MAX_POOLING2's row-major UINT64 ones by integer element-wise operators (:func:`column_major_indices`,
+  called from dmlsim/onnx/ops_pool.py); ties keep DirectML's choice, the first in row-major scan order, which is
+  also ONNX's (its loops scan row-major and only store the index column-major). A 1-D pooling needs nothing.
 """
 
 from __future__ import annotations
@@ -192,3 +196,30 @@ def _install_resize() -> None:
 
 
 _install_resize()
+
+
+# --- MaxPool: column-major indices (storage_order=1) ------------------------------------------------------------
+def column_major_indices(low: Lowering, indices: View, spatial: Sequence[int]) -> View:
+    """MAX_POOLING2's row-major flat indices r (UINT64, over the whole input) turned into ONNX's column-major
+    ones (storage_order=1): with s = r mod (D1·…·Dk) the offset inside the (n, c) plane, each spatial coordinate
+    is (s div (D(i+1)·…·Dk)) mod Di, and the column-major index is (r − s) + Σ coordinate_i · (D1·…·D(i−1)).
+    Integer element-wise operators only (MODULUS_TRUNCATE, DIVIDE, MULTIPLY, SUBTRACT, ADD on UINT64)."""
+    from dmlsim.onnx.ops_elementwise import binary
+
+    def step(kind: str, a: View, value: int | None = None, b: View | None = None) -> View:
+        out = low.fresh("indices/column_major")
+        binary(low, f"ELEMENT_WISE_{kind}", a, b if b is not None else _like(low, a, value), out)
+        return low.views[out]
+
+    sizes = [int(n) for n in spatial]
+    plane = int(np.prod(sizes))
+    offset = step("MODULUS_TRUNCATE", indices, plane)
+    result = step("SUBTRACT", indices, b=offset)
+    for axis, size in enumerate(sizes):
+        row_stride, column_stride = int(np.prod(sizes[axis + 1:])), int(np.prod(sizes[:axis]))
+        coordinate = step("DIVIDE", offset, row_stride) if row_stride != 1 else offset
+        if axis:  # the first coordinate is already below its size (offset < plane)
+            coordinate = step("MODULUS_TRUNCATE", coordinate, size)
+        term = step("MULTIPLY", coordinate, column_stride) if column_stride != 1 else coordinate
+        result = step("ADD", result, b=term)
+    return result

@@ -5,8 +5,9 @@ SPACE_TO_DEPTH1 and DEPTH_TO_SPACE1.
 As onnxruntime's DirectML provider maps them: a 1-D pooling is a 2-D one of height 1 (DirectML pools 4-D and 5-D
 tensors); auto_pad and ceil_mode become explicit padding (ceil_mode adds end padding until the formula gives ONNX's
 size: padding never wins a max, and for AveragePool with count_include_pad it is counted, as DirectML counts it);
-MaxPool's Indices are DirectML's UINT64 read as int64 (storage_order=1, column-major, has no DirectML form). Pad's
-pads are UINT start/end paddings (a negative pad, a crop, is refused), its modes constant/edge/reflect/wrap.
+MaxPool's Indices are DirectML's UINT64 read as int64 (storage_order=1's column-major indices are composed from
+them with integer element-wise operators: dmlsim/onnx/ops_onnxa.py). Pad's pads are UINT start/end paddings (a
+negative pad, a crop, is refused), its modes constant/edge/reflect/wrap.
 """
 
 from __future__ import annotations
@@ -73,14 +74,16 @@ def lower_pool(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     if kind == "MaxPool":
         indices = None
         if len(node.output) > 1 and node.output[1]:
-            if attrs.get("storage_order", 0):
-                raise low.refuse("storage_order=1 asks for column-major indices; DirectML's are row-major")
             indices = low.fresh(node.output[1])
             outputs["OutputIndicesTensor"] = low.output(indices, shape, np.dtype(np.uint64))
         low.emit(dml.DML_OPERATOR_MAX_POOLING2, dml.DML_MAX_POOLING2_OPERATOR_DESC, {"InputTensor": x}, outputs,
                  **common)
         if indices is not None:
             made = low.views[indices]
+            if attrs.get("storage_order", 0) and not lifted:  # column-major indices, composed (ops_onnxa)
+                from dmlsim.onnx.ops_onnxa import column_major_indices
+
+                made = column_major_indices(low, made, spatial)
             low.views[node.output[1]] = View(made.name, onnx_shape, packed_strides(onnx_shape), np.dtype(np.int64))
     elif kind == "AveragePool":
         low.emit(dml.DML_OPERATOR_AVERAGE_POOLING1, dml.DML_AVERAGE_POOLING1_OPERATOR_DESC, {"InputTensor": x},
