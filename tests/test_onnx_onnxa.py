@@ -105,3 +105,33 @@ def test_max_pool_column_major_indices_against_onnx_reference(device, spatial):
         window = x[1, 2, 2:4, 1:3]
         h, w = np.unravel_index(np.argmax(window), window.shape)
         assert i[1, 2, 1, 1] == (1 * 3 + 2) * 20 + (2 + h) + (1 + w) * 5
+
+
+# --- AveragePool, count_include_pad with ceil_mode --------------------------------------------------------------
+@pytest.mark.parametrize("spatial", [(7,), (4, 7)], ids=["1d", "2d"])
+def test_average_pool_counts_pads_but_not_the_ceil_overhang(device, spatial):
+    """count_include_pad=1 with ceil_mode=1: the last window runs past the padded input; ONNX divides by the
+    window's elements inside the padded input (pads counted, the overhang not). Expected: onnx.reference and numpy
+    written here (zero-pad, sum the window's elements inside the padded input, divide by their count); an +inf
+    element makes its windows +inf. The overhang is one element per axis: onnx's evaluator puts half of a larger
+    overhang at the start (op_pool_common's extra_pad // 2), a shift of every window that neither ONNX's shape
+    formula nor PyTorch's ceil_mode makes."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((1, 2, *spatial)).astype(np.float32)
+    x[0, 1, ..., 2] = np.inf
+    k = len(spatial)
+    inputs = {"x": x}
+    model = _model("AveragePool", inputs, {"y": (TensorProto.FLOAT, x.ndim)}, kernel_shape=[3] * k,
+                   strides=[3] * k, pads=[1] * k + [0] * k, ceil_mode=1, count_include_pad=1)
+    (got,), (expected,) = _both(model, inputs, device)
+    padded = np.pad(x.astype(np.float64), [(0, 0), (0, 0)] + [(1, 0)] * k)  # 1 + n: windows at 0, 3 (, 6)
+    out = [-(-(1 + n - 3) // 3) + 1 for n in spatial]
+    numpy_expected = np.empty((1, 2, *out))
+    for index in np.ndindex(*out):
+        window = padded[(slice(None), slice(None), *[slice(3 * i, 3 * i + 3) for i in index])]
+        numpy_expected[(slice(None), slice(None), *index)] = window.sum(axis=tuple(range(2, 2 + k))) / \
+            np.prod(window.shape[2:])
+    assert got.shape == numpy_expected.shape == expected.shape
+    np.testing.assert_allclose(got, numpy_expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    assert np.isinf(got[0, 1, ..., 1]).all()

@@ -1,5 +1,6 @@
-"""GridSample's cubic taps and border rule, Resize's extrapolation_value, MaxPool's column-major indices:
-compositions of DirectML operators for forms no single DirectML operator has.
+"""GridSample's cubic taps and border rule, Resize's extrapolation_value, MaxPool's column-major indices,
+AveragePool's counted pads under ceil_mode: compositions of DirectML operators for forms no single DirectML
+operator has.
 
 - **GridSample, cubic** (``mode='cubic'``, opset 16's ``'bicubic'``): the GridSample composition of
   :func:`dmlsim.onnx.ops_onnxcov.lower_grid_sample` with 4^D taps per output instead of linear's 2^D corners
@@ -21,6 +22,12 @@ compositions of DirectML operators for forms no single DirectML operator has.
   3-D) from MAX_POOLING2's row-major UINT64 ones by integer element-wise operators (:func:`column_major_indices`,
   called from dmlsim/onnx/ops_pool.py); ties keep DirectML's choice, the first in row-major scan order, which is
   also ONNX's (its loops scan row-major and only store the index column-major). A 1-D pooling needs nothing.
+- **AveragePool, count_include_pad=1 with ceil_mode's overhang**: ONNX divides by the window's elements inside the
+  padded input (its pads counted, the ceil overhang not, as PyTorch does); AVERAGE_POOLING1's IncludePadding counts
+  all of a window's padding, and ops_pool passes the overhang as EndPadding. So the pads become real zeros
+  (PADDING1) and AVERAGE_POOLING1 reads them with the overhang alone as EndPadding and IncludePadding FALSE
+  (:func:`pad_for_counted_pads`, called from dmlsim/onnx/ops_pool.py). dmlsim was not wrong against DirectML's
+  page (IncludePadding counts the padding it is given); the mapping of ceil_mode onto padding was.
 """
 
 from __future__ import annotations
@@ -223,3 +230,27 @@ def column_major_indices(low: Lowering, indices: View, spatial: Sequence[int]) -
         term = step("MULTIPLY", coordinate, column_stride) if column_stride != 1 else coordinate
         result = step("ADD", result, b=term)
     return result
+
+
+# --- AveragePool: count_include_pad with ceil_mode's overhang ---------------------------------------------------
+def pad_for_counted_pads(low: Lowering, x: View, common: dict[str, Any],
+                         overhang: Sequence[int]) -> tuple[View, dict[str, Any], int]:
+    """AveragePool with count_include_pad whose ceil_mode windows run past the padded input: ONNX divides by the
+    window's elements inside the padded input (the pads count, the overhang does not), while AVERAGE_POOLING1's
+    IncludePadding counts every padding element of the window, the overhang dmlsim adds as EndPadding included.
+    So the pads become real zeros (PADDING1, constant 0) and the pooling reads that padded tensor with the
+    overhang alone as EndPadding and IncludePadding FALSE. Returns the input, the pooling's fields and
+    IncludePadding."""
+    import dmlsim as dml
+    from dmlsim.onnx.lowering import dml_type
+
+    begin, end = list(common["StartPadding"]), list(common["EndPadding"])
+    pads_end = [e - o for e, o in zip(end, overhang, strict=True)]
+    shape = (*x.shape[:2], *[n + b + e for n, b, e in zip(x.shape[2:], begin, pads_end, strict=True)])
+    name = low.fresh("pool/padded")
+    low.emit(dml.DML_OPERATOR_PADDING1, dml.DML_PADDING1_OPERATOR_DESC, {"InputTensor": x},
+             {"OutputTensor": low.output(name, shape, x.dtype)}, PaddingMode=dml.DML_PADDING_MODE_CONSTANT,
+             PaddingValueDataType=dml_type(x.dtype, low.where()), PaddingValue=0.0, DimensionCount=len(shape),
+             StartPadding=[0, 0, *begin], EndPadding=[0, 0, *pads_end])
+    fields = {**common, "StartPadding": [0] * len(begin), "EndPadding": list(overhang)}
+    return low.views[name], fields, 0
