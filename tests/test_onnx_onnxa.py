@@ -135,3 +135,25 @@ def test_average_pool_counts_pads_but_not_the_ceil_overhang(device, spatial):
     np.testing.assert_allclose(got, numpy_expected, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
     assert np.isinf(got[0, 1, ..., 1]).all()
+
+
+# --- Resize, align_corners with a fractional resized length: refused, located ------------------------------------
+def test_resize_align_corners_with_a_fractional_length_is_refused_and_an_integral_one_runs(device):
+    """in·scale = 5·0.5 = 2.5: ONNX divides by 2.5 − 1, DirectML's provider by 2 − 1, so the node is refused with
+    both divisors named; in·scale = 3·2 = 6 (an integer) runs, against onnx.reference (x_out · 2/5)."""
+    from dmlsim.api.errors import DMLError
+
+    x = np.arange(15, dtype=np.float32).reshape(1, 1, 3, 5)
+    inputs = {"X": x, "": np.zeros(0, np.float32), "scales": np.array([1, 1, 2, 0.5], np.float32)}
+    model = _model("Resize", inputs, {"Y": (TensorProto.FLOAT, 4)}, opset=19, name="r1", mode="linear",
+                   coordinate_transformation_mode="align_corners")
+    with pytest.raises(DMLError, match=r"Resize node 'r1' \(opset 19\): align_corners with the fractional resized "
+                                       r"length 5·0.5 = 2.5: ONNX divides by it − 1, DirectML's provider by the "
+                                       r"output length 2 − 1"):
+        backend.prepare(model, device).run([x, inputs["scales"]])
+    inputs["scales"] = np.array([1, 1, 2, 1], np.float32)
+    feeds = {"X": x, "scales": inputs["scales"]}
+    got = np.asarray(backend.prepare(model, device).run(list(feeds.values()))[0])
+    (expected,) = ReferenceEvaluator(model).run(None, feeds)
+    assert got.shape == (1, 1, 6, 5)
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-5)

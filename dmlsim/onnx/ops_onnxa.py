@@ -18,6 +18,9 @@ operator has.
   ONNX's source coordinate leaves [0, in − 1] on some axis (it depends on the shapes and the roi only, so it is
   constant folding, not host compute on tensor data; a roi computed on the device is read back, as the provider
   reads it on the CPU). Inside the crop RESAMPLE2 never clamps, so both agree there.
+- **Resize, align_corners with a fractional resized length** (``in · scale`` not an integer, scales given) is
+  refused, located: ONNX's expected outputs divide by ``in · scale − 1``, DirectML's provider by ``out − 1``
+  (:func:`refuse_fractional_align_corners`); a mismatch would hide a known difference.
 - **MaxPool, storage_order=1**: ONNX's column-major Indices (``h + w·H`` inside each (n, c) plane, ``+ d·H·W`` in
   3-D) from MAX_POOLING2's row-major UINT64 ones by integer element-wise operators (:func:`column_major_indices`,
   called from dmlsim/onnx/ops_pool.py); ties keep DirectML's choice, the first in row-major scan order, which is
@@ -185,6 +188,30 @@ def lower_resize_extrapolated(low: Lowering, node: Any, attrs: dict[str, Any],
              {"OutputTensor": low.output(node.output[0], resampled.shape, resampled.dtype)})
 
 
+def refuse_fractional_align_corners(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    """Refuse align_corners Resize given by ``scales`` where some axis's ``in · scale`` is not the integer output
+    length: ONNX (its reference, whence its expected outputs) maps x_out to ``x_out · (in − 1) / (in · scale − 1)``
+    with the unrounded length, DirectML's provider sets RESAMPLE's Scale to ``(out − 1) / (in − 1)`` from the
+    integer output length (DmlOperatorResize.cpp), and both are what their documents define. Axes of one input or
+    one output element read element 0 either way. (Cubic resizing is ONNX's own matrices: not refused.)"""
+    if attrs.get("coordinate_transformation_mode", "half_pixel") != "align_corners" or len(node.input) < 3 or \
+            not node.input[2] or (len(node.input) > 3 and node.input[3]):
+        return
+    scales = np.asarray(low.host_value(node.input[2], "scales"), np.float32).reshape(-1)
+    if not scales.size:
+        return
+    shape = low.value_shape(node.input[0])
+    rank = len(shape)
+    axes = [a + rank if a < 0 else a for a in attrs.get("axes", range(rank))]
+    for axis, scale in zip(axes, scales, strict=False):
+        n_in = shape[axis]
+        length = n_in * float(scale)
+        out = int(np.floor(length))
+        if n_in > 1 and out > 1 and length != out:
+            raise low.refuse(f"align_corners with the fractional resized length {n_in}·{float(scale):g} = "
+                             f"{length:g}: ONNX divides by it − 1, DirectML's provider by the output length {out} − 1")
+
+
 def _install_resize() -> None:
     """Resize keeps its lowerings (RESAMPLE2/3 in ops_resize, cubic in ops_onnxcov); tf_crop_and_resize with a
     non-zero extrapolation_value is routed through :func:`lower_resize_extrapolated` around them."""
@@ -193,6 +220,8 @@ def _install_resize() -> None:
     resize = registry.LOWERINGS["Resize"]
 
     def lower_resize(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+        if node.op_type == "Resize" and str(attrs.get("mode", "nearest")).lower() != "cubic":
+            refuse_fractional_align_corners(low, node, attrs)
         if attrs.get("coordinate_transformation_mode") == "tf_crop_and_resize" and \
                 float(attrs.get("extrapolation_value", 0.0)) != 0.0:
             lower_resize_extrapolated(low, node, attrs, resize)
