@@ -157,3 +157,14 @@ def test_resize_align_corners_with_a_fractional_length_is_refused_and_an_integra
     (expected,) = ReferenceEvaluator(model).run(None, feeds)
     assert got.shape == (1, 1, 6, 5)
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-5)
+
+
+def test_grid_sample_mode_without_a_composition_is_refused_with_its_location(ref_device):
+    """A mode none of the compositions claims is refused, naming node, op, opset and mode (not sampled linearly)."""
+    from dmlsim.api.errors import DMLError
+
+    inputs = {"X": np.zeros((1, 1, 2, 2), np.float32), "grid": np.zeros((1, 1, 1, 2), np.float32)}
+    model = _model("GridSample", inputs, {"Y": (TensorProto.FLOAT, 4)}, opset=16, name="g1", mode="bicubic")
+    model.graph.node[0].attribute[0].s = b"quintic"
+    with pytest.raises(DMLError, match=r"GridSample node 'g1' \(opset 16\): mode 'quintic': not composed"):
+        backend.prepare(model, ref_device).run(list(inputs.values()))

@@ -10,8 +10,9 @@ operator has.
   reflection padding reflects the tap's index by the near border (ONNX reflects each integer tap, so the tap two
   before the first pixel reads the second one, where a clamp would read the first).
 - **GridSample, border padding** (every mode): ONNX clamps a position to [0, size − 1] only when it lies outside
-  the border range ([−0.5, size − 0.5] without align_corners), so −0.3 stays −0.3 (:func:`grid_border`: CLIP,
-  comparisons, ELEMENT_WISE_IF); linear and nearest read the same pixels either way, cubic's taps do not.
+  the border range ([−0.5, size − 0.5] without align_corners), so −0.3 stays −0.3 (``grid_border``: CLIP,
+  comparisons, ELEMENT_WISE_IF, in dmlsim/onnx/ops_onnxcov.py); linear and nearest read the same pixels either
+  way, cubic's taps do not.
 - **Resize, tf_crop_and_resize with a non-zero extrapolation_value** (onnxruntime's provider declines it: DirectML
   clamps to the edges): the Resize lowering without the value (RESAMPLE2, or the cubic GEMMs), then
   ELEMENT_WISE_IF between the value and the resampled element, the condition a host-made UINT8 constant of where
@@ -42,7 +43,7 @@ import numpy as np
 
 from dmlsim.onnx import ops_onnxcov  # noqa: F401  (wraps Resize first: _install_resize wraps its lowering)
 from dmlsim.onnx.lowering import Lowering, View, broadcast_view
-from dmlsim.onnx.ops_onnxcov import _scalar, grid_reflect
+from dmlsim.onnx.ops_onnxcov import GRID_CORNERS, _scalar, grid_reflect
 
 CUBIC_A = -0.75  # ONNX GridSample's cubic-convolution coefficient (Keys; PyTorch's value)
 
@@ -104,23 +105,7 @@ def cubic_corners(step: Callable[..., View], const: Callable[[float], View], coo
     return corners
 
 
-def grid_border(low: Lowering, step: Callable[..., View], position: View, size: int, align: bool) -> View:
-    """GridSample's border padding as ONNX defines it: a position outside the border range ([0, size − 1] with
-    align_corners, [−0.5, size − 0.5] without) is clamped to [0, size − 1], one inside it is kept (so −0.3 stays
-    −0.3 without align_corners, which cubic's taps see: CLIP, two comparisons, LOGICAL_AND, ELEMENT_WISE_IF)."""
-    import dmlsim as dml
-
-    clamped = step("ELEMENT_WISE_CLIP", position, Min=0.0, Max=float(size - 1))
-    if align:
-        return clamped  # the border range is the clamp's range
-    below = step("ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL", position, _like(low, position, -0.5), np.uint8)
-    above = step("ELEMENT_WISE_LOGICAL_LESS_THAN_OR_EQUAL", position, _like(low, position, size - 0.5), np.uint8)
-    inside = step("ELEMENT_WISE_LOGICAL_AND", below, above, np.uint8)
-    out = low.fresh("border")
-    low.emit(dml.DML_OPERATOR_ELEMENT_WISE_IF, dml.DML_ELEMENT_WISE_IF_OPERATOR_DESC,
-             {"ConditionTensor": inside, "ATensor": position, "BTensor": clamped},
-             {"OutputTensor": low.output(out, position.shape, position.dtype)})
-    return low.views[out]
+GRID_CORNERS["cubic"] = GRID_CORNERS["bicubic"] = cubic_corners  # GridSample's lowering takes its taps from here
 
 
 def _like(low: Lowering, like: View, value: float) -> View:
