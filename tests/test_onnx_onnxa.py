@@ -168,3 +168,34 @@ def test_grid_sample_mode_without_a_composition_is_refused_with_its_location(ref
     model.graph.node[0].attribute[0].s = b"quintic"
     with pytest.raises(DMLError, match=r"GridSample node 'g1' \(opset 16\): mode 'quintic': not composed"):
         backend.prepare(model, ref_device).run(list(inputs.values()))
+
+
+def test_float16_compositions_round_each_step_in_float16(device):
+    """FLOAT16 models through the cubic GridSample and the extrapolating Resize (their element-wise steps store
+    FLOAT16, computing in float32): against onnx.reference on the same values in float32. GridSample: within 2⁻⁶
+    of the largest |input| (the unnormalized coordinate itself rounds to FLOAT16, up to 2⁻⁹ at 4.x, and the
+    cubic interpolant's slope reaches about 3·max|input| per pixel, plus the weights' roundings); Resize: 2⁻⁸
+    relative and of the largest |input| (a few FLOAT16 roundings of terms bounded by it)."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((1, 1, 4, 5)).astype(np.float16)
+    grid = rng.uniform(-1.2, 1.2, (1, 2, 3, 2)).astype(np.float16)
+    model = _model("GridSample", {"X": x, "grid": grid}, {"Y": (TensorProto.FLOAT16, 4)}, mode="cubic",
+                   padding_mode="reflection")
+    reference = _model("GridSample", {"X": x.astype(np.float32), "grid": grid.astype(np.float32)},
+                       {"Y": (TensorProto.FLOAT, 4)}, mode="cubic", padding_mode="reflection")
+    (got,) = backend.prepare(model, device).run([x, grid])
+    (expected,) = ReferenceEvaluator(reference).run(None, {"X": x.astype(np.float32), "grid": grid.astype(np.float32)})
+    assert np.asarray(got).dtype == np.float16
+    np.testing.assert_allclose(np.asarray(got, np.float32), expected, rtol=0, atol=2**-6 * np.abs(x).max())
+    roi = np.array([-0.2, 0.0, 1.0, 1.4], np.float32)
+    sizes = np.array([3, 4], np.int64)
+    attrs = {"axes": [2, 3], "mode": "linear", "coordinate_transformation_mode": "tf_crop_and_resize",
+             "extrapolation_value": 0.5}
+    model = _model("Resize", {"X": x, "roi": roi, "": np.zeros(0, np.float32), "sizes": sizes},
+                   {"Y": (TensorProto.FLOAT16, 4)}, **attrs)
+    reference = _model("Resize", {"X": x.astype(np.float32), "roi": roi, "": np.zeros(0, np.float32),
+                                  "sizes": sizes}, {"Y": (TensorProto.FLOAT, 4)}, **attrs)
+    (got,) = backend.prepare(model, device).run([x, roi, sizes])
+    (expected,) = ReferenceEvaluator(reference).run(None, {"X": x.astype(np.float32), "roi": roi, "sizes": sizes})
+    assert np.asarray(got).dtype == np.float16 and (np.asarray(got)[0, 0, 0] == 0.5).all()
+    np.testing.assert_allclose(np.asarray(got, np.float32), expected, rtol=2**-8, atol=2**-8 * np.abs(x).max())

@@ -32,6 +32,10 @@ operator has.
   (PADDING1) and AVERAGE_POOLING1 reads them with the overhang alone as EndPadding and IncludePadding FALSE
   (:func:`pad_for_counted_pads`, called from dmlsim/onnx/ops_pool.py). dmlsim was not wrong against DirectML's
   page (IncludePadding counts the padding it is given); the mapping of ceil_mode onto padding was.
+
+Left refused: MaxUnpool with an ``output_shape`` larger than the default (see
+:func:`dmlsim.onnx.ops_onnxcov.lower_max_unpool`: onnx's case pads the default-shaped result, onnxruntime and its
+DirectML provider unpool into the given shape).
 """
 
 from __future__ import annotations
@@ -118,17 +122,21 @@ def extrapolated_mask(in_shape: Sequence[int], out_shape: Sequence[int], roi: np
     """Which outputs of a tf_crop_and_resize Resize ONNX extrapolates: those whose source coordinate on some axis,
     ``start·(in − 1) + x·(end − start)·(in − 1)/(out − 1)`` (``(start + end)/2·(in − 1)`` for one output), falls
     outside [0, in − 1]. A bool array broadcastable to ``out_shape`` (size 1 on axes where nothing falls outside):
-    a function of the shapes and the roi only."""
+    a function of the shapes and the roi only. Rounded as ONNX's evaluator (whence its expected outputs) rounds:
+    ``end − start`` and ``start · (in − 1)`` in the roi's type (float32 in onnx's cases), the rest in float64,
+    which decides coordinates that land exactly on 0 or in − 1 in exact arithmetic (a roi of −0.2 … 1 over 4 → 3
+    pixels puts the last at 3.0000001: extrapolated)."""
     rank = len(in_shape)
     mask = np.zeros([1] * rank, bool)
+    roi = np.asarray(roi) if np.asarray(roi).dtype.kind == "f" else np.asarray(roi, np.float32)
+    kind = roi.dtype.type
     for axis, (n_in, n_out) in enumerate(zip(in_shape, out_shape, strict=True)):
-        start, end = float(roi[axis]), float(roi[axis + rank])
+        start, end = roi[axis], roi[axis + rank]
+        span = float(kind(end - start))
+        origin = float(kind(start * kind(n_in - 1)))
         positions = np.arange(n_out, dtype=np.float64)
-        if n_out == 1:
-            source = np.full(1, (end - start) * (n_in - 1) / 2)
-        else:
-            source = positions * (end - start) * (n_in - 1) / (n_out - 1)
-        source = source + start * (n_in - 1)
+        source = (positions * span * (n_in - 1) / max(n_out - 1, 1) if n_out > 1  # ONNX's order of operations
+                  else np.full(1, span * (n_in - 1) / 2)) + origin
         outside = (source < 0) | (source > n_in - 1)
         if outside.any():
             shape = [1] * rank
@@ -148,10 +156,10 @@ def lower_resize_extrapolated(low: Lowering, node: Any, attrs: dict[str, Any],
 
     x = low.view(node.input[0])
     rank = len(x.shape)
-    roi = np.asarray(low.host_value(node.input[1], "roi"), np.float64).reshape(-1)
+    roi = np.asarray(low.host_value(node.input[1], "roi")).reshape(-1)
     axes = [a + rank if a < 0 else a for a in attrs.get("axes", range(rank))]
     if len(roi) == 2 * len(axes) and len(axes) != rank:
-        full = np.asarray([0.0] * rank + [1.0] * rank)
+        full = np.asarray([0.0] * rank + [1.0] * rank, roi.dtype)
         for i, axis in enumerate(axes):
             full[axis], full[axis + rank] = roi[i], roi[i + len(axes)]
         roi = full

@@ -499,7 +499,11 @@ def lower_max_unpool(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     """MaxUnpool as MAX_UNPOOLING (4-D tensors): ONNX's int64 indices, flat over the whole output as MaxPool makes
     them, read as UINT64 (the same bytes for the non-negative indices ONNX allows); the output's shape is ONNX's
     default ``(in − 1) · stride + kernel − pads``; an ``output_shape`` input (read on the host) that differs is
-    refused (ONNX re-places the default shape's indices into it; MAX_UNPOOLING indexes the output as given)."""
+    refused (ONNX re-places the default shape's indices into it; MAX_UNPOOLING indexes the output as given).
+    Not composed as MAX_UNPOOLING into the default shape plus zero PADDING1, though that reproduces onnx's case:
+    onnxruntime's provider binds output_shape as MAX_UNPOOLING's output, and onnxruntime's CPU kernel unpools into
+    the given shape too (onnxruntime PR #2193, onnx issue #2398), which is what a MaxPool of the larger input
+    needs (its indices count over that input); the padded form would misplace them."""
     x, indices = low.view(node.input[0]), low.view(node.input[1])
     if len(x.shape) != 4:
         raise low.refuse(f"a {len(x.shape)}-D input: DirectML's MAX_UNPOOLING takes 4-D tensors")
