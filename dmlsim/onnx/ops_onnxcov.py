@@ -499,7 +499,11 @@ def lower_max_unpool(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     """MaxUnpool as MAX_UNPOOLING (4-D tensors): ONNX's int64 indices, flat over the whole output as MaxPool makes
     them, read as UINT64 (the same bytes for the non-negative indices ONNX allows); the output's shape is ONNX's
     default ``(in − 1) · stride + kernel − pads``; an ``output_shape`` input (read on the host) that differs is
-    refused (ONNX re-places the default shape's indices into it; MAX_UNPOOLING indexes the output as given)."""
+    refused (ONNX re-places the default shape's indices into it; MAX_UNPOOLING indexes the output as given).
+    Not composed as MAX_UNPOOLING into the default shape plus zero PADDING1, though that reproduces onnx's case:
+    onnxruntime's provider binds output_shape as MAX_UNPOOLING's output, and onnxruntime's CPU kernel unpools into
+    the given shape too (onnxruntime PR #2193, onnx issue #2398), which is what a MaxPool of the larger input
+    needs (its indices count over that input); the padded form would misplace them."""
     x, indices = low.view(node.input[0]), low.view(node.input[1])
     if len(x.shape) != 4:
         raise low.refuse(f"a {len(x.shape)}-D input: DirectML's MAX_UNPOOLING takes 4-D tensors")
@@ -658,25 +662,60 @@ _install_bit_shift()
 
 
 # --- GridSample -------------------------------------------------------------------------------------------------
+def grid_reflect(step: Any, const: Any, position: View, lo: float, hi: float) -> View:
+    """ONNX's GridSample reflection of ``position`` into [lo, hi] by the near border, as one fold:
+    lo + min(m, 2·range − m) with m = |position − lo| mod 2·range (the identity inside the range)."""
+    if hi == lo:
+        return const(lo)
+    m = step("ELEMENT_WISE_MODULUS_TRUNCATE", step("ELEMENT_WISE_ABS", step("ELEMENT_WISE_ADD", position, const(-lo))),
+             const(2 * (hi - lo)))
+    folded = step("ELEMENT_WISE_MIN", m, step("ELEMENT_WISE_SUBTRACT", const(2 * (hi - lo)), m))
+    return step("ELEMENT_WISE_ADD", folded, const(lo))
+
+
+def grid_border(low: Lowering, step: Any, position: View, size: int, align: bool) -> View:
+    """GridSample's border padding as ONNX defines it: a position outside the border range ([0, size − 1] with
+    align_corners, [−0.5, size − 0.5] without) is clamped to [0, size − 1], one inside it is kept (so −0.3 stays
+    −0.3 without align_corners, which cubic's taps see: CLIP, two comparisons, LOGICAL_AND, ELEMENT_WISE_IF)."""
+    clamped = step("ELEMENT_WISE_CLIP", position, Min=0.0, Max=float(size - 1))
+    if align:
+        return clamped  # the border range is the clamp's range
+    below = step("ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL", position, _scalar(low, -0.5, position), np.uint8)
+    above = step("ELEMENT_WISE_LOGICAL_LESS_THAN_OR_EQUAL", position, _scalar(low, size - 0.5, position), np.uint8)
+    inside = step("ELEMENT_WISE_LOGICAL_AND", below, above, np.uint8)
+    out = low.fresh("border")
+    low.emit(dml.DML_OPERATOR_ELEMENT_WISE_IF, dml.DML_ELEMENT_WISE_IF_OPERATOR_DESC,
+             {"ConditionTensor": inside, "ATensor": position, "BTensor": clamped},
+             {"OutputTensor": low.output(out, position.shape, position.dtype)})
+    return low.views[out]
+
+
+# GridSample's corner makers composed elsewhere, by mode (dmlsim/onnx/ops_onnxa.py registers cubic):
+# (step, const, coordinates, spatial, padding, align_corners) -> [(per-axis tap positions, weight or None)]
+GRID_CORNERS: dict[str, Any] = {}
+
+
 @lowers("GridSample")
 def lower_grid_sample(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
-    """GridSample (2-D and volumetric; nearest and linear; zeros, border and reflection padding) composed of
-    DirectML operators: each grid component (a GATHER of the last axis) unnormalized by ONNX's align_corners rule
-    (multiply, add), clamped for border padding (CLIP), reflected for reflection padding (ABS, MODULUS_TRUNCATE,
-    MIN: ONNX's reflection by the near border, as one fold); nearest rounds half to even (ROUND), linear takes the
-    2^D corners (FLOOR) with their weights; each corner's flat index (float, exact below 2^24 elements) is CAST to
-    INT64 and GATHER_ELEMENTS reads the input viewed {N, C, elements}; with zeros padding a corner outside the
-    input is weighted 0 (comparisons multiplied in), else its index is clamped; the weighted corners are added.
-    Refused: cubic (onnxruntime's provider runs GridSample as its own shader, not a DirectML operator; this
-    composition is dmlsim's)."""
+    """GridSample (2-D and volumetric; nearest, linear and cubic; zeros, border and reflection padding) composed
+    of DirectML operators: each grid component (a GATHER of the last axis) unnormalized by ONNX's align_corners
+    rule (multiply, add), clamped for border padding (CLIP where outside ONNX's border range, ELEMENT_WISE_IF),
+    reflected for reflection padding (ABS, MODULUS_TRUNCATE, MIN: ONNX's reflection by the near border, as one
+    fold); nearest rounds half to even (ROUND), linear takes the 2^D corners (FLOOR) with their weights; each
+    corner's flat index (float, exact below 2^24 elements) is CAST to INT64 and GATHER_ELEMENTS reads the input
+    viewed {N, C, elements}; with zeros padding a corner outside the input is weighted 0 (comparisons multiplied
+    in), else its index is clamped; the weighted corners are added. Cubic takes the 4^D taps around FLOOR with
+    Keys' cubic-convolution weights (registered in :data:`GRID_CORNERS` by dmlsim/onnx/ops_onnxa.py; reflection
+    padding reflects each tap). onnxruntime's provider runs GridSample as its own shader, not a DirectML
+    operator; this composition is dmlsim's."""
     x, grid = low.view(node.input[0]), low.view(node.input[1])
     mode = str(attrs.get("mode", "linear"))
     padding = str(attrs.get("padding_mode", "zeros"))
     align = bool(attrs.get("align_corners", 0))
-    if mode in ("cubic", "bicubic"):
-        raise low.refuse("cubic interpolation: not composed (DirectML has no cubic sampling)")
     if x.dtype not in EINSUM_TYPES:
         raise low.refuse(f"{x.dtype} input: composed for FLOAT32 and FLOAT16 only")
+    if mode not in ("nearest", "linear", "bilinear") and mode not in GRID_CORNERS:
+        raise low.refuse(f"mode {mode!r}: not composed")
     spatial = x.shape[2:]
     dims = len(spatial)
     n, c = x.shape[:2]
@@ -708,17 +747,10 @@ def lower_grid_sample(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
         scale, bias = ((size - 1) / 2, (size - 1) / 2) if align else (size / 2, (size - 1) / 2)
         position = step("ELEMENT_WISE_ADD", step("ELEMENT_WISE_MULTIPLY", component, const(scale)), const(bias))
         if padding == "border":
-            position = step("ELEMENT_WISE_CLIP", position, Min=0.0, Max=float(size - 1))
+            position = grid_border(low, step, position, size, align)
         elif padding == "reflection":  # ONNX's reflection into [lo, hi]: lo + min(m, 2·range − m), m = |x − lo| mod
             lo, hi = (0.0, size - 1.0) if align else (-0.5, size - 0.5)  # 2·range (identity inside the range)
-            if hi == lo:
-                position = const(lo)
-            else:
-                m = step("ELEMENT_WISE_MODULUS_TRUNCATE",
-                         step("ELEMENT_WISE_ABS", step("ELEMENT_WISE_ADD", position, const(-lo))),
-                         const(2 * (hi - lo)))
-                folded = step("ELEMENT_WISE_MIN", m, step("ELEMENT_WISE_SUBTRACT", const(2 * (hi - lo)), m))
-                position = step("ELEMENT_WISE_ADD", folded, const(lo))
+            position = grid_reflect(step, const, position, lo, hi)
         coordinates.append(position)
     strides = [int(np.prod(spatial[j + 1:])) for j in range(dims)]
     corners: list[tuple[list[View], View | None]] = []
@@ -726,6 +758,8 @@ def lower_grid_sample(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
         rounded = [step("ELEMENT_WISE_ROUND", pos, RoundingMode=dml.DML_ROUNDING_MODE_HALVES_TO_NEAREST_EVEN)
                    for pos in coordinates]
         corners.append((rounded, None))
+    elif mode in GRID_CORNERS:
+        corners = GRID_CORNERS[mode](step, const, coordinates, spatial, padding, align)
     else:
         floors = [step("ELEMENT_WISE_FLOOR", pos) for pos in coordinates]
         upper = [step("ELEMENT_WISE_SUBTRACT", pos, f) for pos, f in zip(coordinates, floors, strict=True)]

@@ -4,9 +4,11 @@ SPACE_TO_DEPTH1 and DEPTH_TO_SPACE1.
 
 As onnxruntime's DirectML provider maps them: a 1-D pooling is a 2-D one of height 1 (DirectML pools 4-D and 5-D
 tensors); auto_pad and ceil_mode become explicit padding (ceil_mode adds end padding until the formula gives ONNX's
-size: padding never wins a max, and for AveragePool with count_include_pad it is counted, as DirectML counts it);
-MaxPool's Indices are DirectML's UINT64 read as int64 (storage_order=1, column-major, has no DirectML form). Pad's
-pads are UINT start/end paddings (a negative pad, a crop, is refused), its modes constant/edge/reflect/wrap.
+size: padding never wins a max; AveragePool with count_include_pad counts the pads but not that overhang, so
+the pads are then made real zeros by PADDING1 and the pooling counts no padding: dmlsim/onnx/ops_onnxa.py);
+MaxPool's Indices are DirectML's UINT64 read as int64 (storage_order=1's column-major indices are composed from
+them with integer element-wise operators: dmlsim/onnx/ops_onnxa.py). Pad's pads are UINT start/end paddings (a
+negative pad, a crop, is refused), its modes constant/edge/reflect/wrap.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def lower_pool(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     end = ([0] if lifted else []) + pads[half:]
     auto = attrs.get("auto_pad", "NOTSET")
     ceil = bool(attrs.get("ceil_mode", 0))
-    out = []
+    out, overhang = [], []
     for i, (n, k, s, d) in enumerate(zip(spatial, kernel, strides, dilations, strict=True)):
         window = (k - 1) * d + 1
         if auto in ("SAME_UPPER", "SAME_LOWER"):
@@ -61,7 +63,8 @@ def lower_pool(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
         size = (math.ceil if ceil else math.floor)((padded - window) / s) + 1
         if ceil and (size - 1) * s >= n + begin[i]:  # a last window starting in the end padding is dropped
             size -= 1
-        end[i] += max(0, (size - 1) * s + window - padded)  # what the formula needs to give that size
+        overhang.append(max(0, (size - 1) * s + window - padded))  # what the formula needs to give that size
+        end[i] += overhang[-1]
         out.append(size)
     shape = (*x.shape[:2], *out)
     onnx_shape = (*x.shape[:2], *out[1:]) if lifted else shape
@@ -73,18 +76,25 @@ def lower_pool(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     if kind == "MaxPool":
         indices = None
         if len(node.output) > 1 and node.output[1]:
-            if attrs.get("storage_order", 0):
-                raise low.refuse("storage_order=1 asks for column-major indices; DirectML's are row-major")
             indices = low.fresh(node.output[1])
             outputs["OutputIndicesTensor"] = low.output(indices, shape, np.dtype(np.uint64))
         low.emit(dml.DML_OPERATOR_MAX_POOLING2, dml.DML_MAX_POOLING2_OPERATOR_DESC, {"InputTensor": x}, outputs,
                  **common)
         if indices is not None:
             made = low.views[indices]
+            if attrs.get("storage_order", 0) and not lifted:  # column-major indices, composed (ops_onnxa)
+                from dmlsim.onnx.ops_onnxa import column_major_indices
+
+                made = column_major_indices(low, made, spatial)
             low.views[node.output[1]] = View(made.name, onnx_shape, packed_strides(onnx_shape), np.dtype(np.int64))
     elif kind == "AveragePool":
+        include = int(attrs.get("count_include_pad", 0))
+        if include and any(overhang):  # ONNX counts the pads, not ceil_mode's overhang: pads made real (ops_onnxa)
+            from dmlsim.onnx.ops_onnxa import pad_for_counted_pads
+
+            x, common, include = pad_for_counted_pads(low, x, common, overhang)
         low.emit(dml.DML_OPERATOR_AVERAGE_POOLING1, dml.DML_AVERAGE_POOLING1_OPERATOR_DESC, {"InputTensor": x},
-                 outputs, IncludePadding=int(attrs.get("count_include_pad", 0)), **common)
+                 outputs, IncludePadding=include, **common)
     else:
         low.emit(dml.DML_OPERATOR_LP_POOLING1, dml.DML_LP_POOLING1_OPERATOR_DESC, {"InputTensor": x}, outputs,
                  P=int(attrs.get("p", 2)), **common)

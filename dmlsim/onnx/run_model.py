@@ -24,6 +24,7 @@ from dmlsim.onnx import (  # noqa: F401  (each registers its lowerings)
     ops_nn,
     ops_norm,
     ops_norm2,
+    ops_onnxa,
     ops_onnxb,
     ops_onnxc,
     ops_onnxcov,
