@@ -320,3 +320,42 @@ def test_a_model_files_resource_of_4_bit_values_is_refused(tmp_path):
     with pytest.raises(ModelError, match=r"m.yaml:2:\d+: resources.q.initialValuesDataType: INT4: 4-bit values are "
                                          "two per byte"):
         load_model(path)
+
+
+# --- the ONNX lowering -------------------------------------------------------------------------------------------
+def test_onnx_lowering_of_the_4_bit_node_cases(ref_device):
+    """onnx's four 4-bit cases through dmlsim's ONNX backend (dmlsim/onnx/ops_quant.py: per tensor and per axis onto
+    QUANTIZE/DEQUANTIZE), judged by onnx's own runner against onnx's expected outputs (dtype int4/uint4 included)."""
+    from dmlsim.onnx.node_suite import run_case
+
+    cases = [c for op in ("QuantizeLinear", "DequantizeLinear") for c in node_cases(op)
+             if c.name.endswith(("_int4", "_uint4"))]
+    outcomes = [run_case(c, ref_device) for c in cases]
+    assert len(outcomes) == 4 and all(o.status == "pass" for o in outcomes), outcomes
+
+
+def test_onnx_int4_initializer_through_quantize_and_dequantize(device):
+    """A model whose int4 zero point is an initializer (a weight, packed two per byte) and whose QuantizeLinear feeds
+    DequantizeLinear (a 4-bit intermediate tensor of the graph), per axis 1 of x [2, 3] with scales [1, 2, 4] and
+    zero points [1, -2, 7]: q = clamp(round(x / s) + z, -8, 7) and y = (q - z) * s, both compared with onnx.reference
+    and q with literals: x = [[2.5, 7, -40], [-100, 3, 12]] -> x / s = [[2.5 -> 2, 3.5 -> 4, -10],
+    [-100, 1.5 -> 2, 3]] + z = [[3, 2, -3], [-99 -> -8, 0, 10 -> 7]]."""
+    from onnx import TensorProto, helper
+    from onnx.reference import ReferenceEvaluator
+
+    import dmlsim.backend as backend
+
+    zero = helper.make_tensor("z", TensorProto.INT4, [3], [1, -2, 7])
+    scale = helper.make_tensor("s", TensorProto.FLOAT, [3], [1, 2, 4])
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], axis=1),
+             helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], axis=1)]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("q", TensorProto.INT4, [2, 3]),
+                               helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])], [zero, scale])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    x = np.array([[2.5, 7, -40], [-100, 3, 12]], np.float32)
+    q, y = backend.prepare(model, device).run([x])
+    q_expected, y_expected = ReferenceEvaluator(model).run(None, {"x": x})
+    assert q.dtype == q_expected.dtype and q.astype(np.int8).tolist() == [[3, 2, -3], [-8, 0, 7]]
+    np.testing.assert_array_equal(q.astype(np.int8), q_expected.astype(np.int8))
+    np.testing.assert_array_equal(y, y_expected)
