@@ -359,3 +359,24 @@ def test_onnx_int4_initializer_through_quantize_and_dequantize(device):
     assert q.dtype == q_expected.dtype and q.astype(np.int8).tolist() == [[3, 2, -3], [-8, 0, 7]]
     np.testing.assert_array_equal(q.astype(np.int8), q_expected.astype(np.int8))
     np.testing.assert_array_equal(y, y_expected)
+
+
+def test_exporting_an_onnx_graph_with_4_bit_tensors_is_refused(ref_device):
+    """dmlsim's DxDispatch export of a lowered ONNX graph writes whole-byte resources: a graph holding an int4 tensor
+    is refused with E_NOTIMPL naming the tensor, not written wrong."""
+    import ml_dtypes
+    from onnx import TensorProto, helper
+
+    from dmlsim.onnx.export import export_document
+    from dmlsim.onnx.run_model import lower
+
+    node = helper.make_node("DequantizeLinear", ["x", "s"], ["y"])
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.INT4, [4]),
+                                            helper.make_tensor_value_info("s", TensorProto.FLOAT, [])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    feeds = {"x": np.array([1, -2, 3, -8], ml_dtypes.int4), "s": np.float32(0.5)}
+    lowered = lower(model, feeds, ref_device)
+    with pytest.raises(dml.DMLError, match="exporting 'x': a DML_TENSOR_DATA_TYPE_INT4 tensor") as info:
+        export_document(lowered, feeds, "m")
+    assert info.value.hresult == dml.E_NOTIMPL
