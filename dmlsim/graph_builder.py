@@ -49,7 +49,14 @@ from dmlsim.api.structs import (
     DML_OUTPUT_GRAPH_EDGE_DESC,
     DML_TENSOR_DESC,
 )
-from dmlsim.api.tensor import NUMPY_DTYPE, TensorLayout
+from dmlsim.api.tensor import (
+    SUB_BYTE_TYPES,
+    DMLCalcBufferTensorSize,
+    TensorLayout,
+    packed_strides,
+    store_elements,
+    value_dtype,
+)
 from dmlsim.quick import read_tensor
 from dmlsim.runtime.device import Device
 
@@ -116,7 +123,7 @@ class GraphBuilder:
     def weight(self, name: str, array: Any) -> str:
         """Bytes fixed for the graph's life: a constant node if at most :data:`CONSTANT_NODE_BYTES` bytes, else an
         OWNED_BY_DML graph input bound to the operator initializer (the nodes reading it get the flag)."""
-        data = np.ascontiguousarray(array).tobytes()
+        data = _bytes_of(array)
         if len(data) <= CONSTANT_NODE_BYTES:
             self.values[self._name(name)] = _Value("constant", len(self.constants), data=data)
             self.constants.append(data)
@@ -193,13 +200,21 @@ class GraphBuilder:
         for name, v in self.values.items():
             if v.kind == "input" and v.index in input_layouts:
                 declared = v.tensor.Desc
-                dtype = NUMPY_DTYPE[int(declared.DataType)]
-                packed = -(-int(np.prod(declared.Sizes)) * dtype.itemsize // 4) * 4
+                dtype = value_dtype(int(declared.DataType))
+                packed = DMLCalcBufferTensorSize(int(declared.DataType), len(declared.Sizes), list(declared.Sizes))
                 inputs[name] = (v.index, tuple(int(n) for n in declared.Sizes), dtype,
                                 max(packed, input_layouts[v.index].total_bytes))
         weights = {v.index: (v.data, input_layouts[v.index]) for v in self.values.values() if v.kind == "weight"
                    and v.index in input_layouts}
-        return CompiledNetwork(self.device, compiled, inputs, weights, dict(zip(outputs, output_layouts, strict=True)))
+        network = CompiledNetwork(self.device, compiled, inputs, weights,
+                                  dict(zip(outputs, output_layouts, strict=True)))
+        for name, v in self.values.items():  # 4-bit graph inputs: run() packs them two values per byte
+            declared = v.tensor.Desc if v.kind == "input" and name in inputs else None
+            if declared is not None and int(declared.DataType) in SUB_BYTE_TYPES:
+                sizes = tuple(int(n) for n in declared.Sizes)
+                network.input_layouts[name] = TensorLayout(int(declared.DataType), sizes, packed_strides(sizes), None,
+                                                           inputs[name][3], 0, 0)
+        return network
 
 
 def _port(op: Any, role: str, field: str, element: int | None) -> int:
@@ -218,6 +233,16 @@ def _edge(kind: DML_GRAPH_EDGE_TYPE, desc: Any) -> DML_GRAPH_EDGE_DESC:
     return DML_GRAPH_EDGE_DESC(kind, desc)
 
 
+def _bytes_of(array: Any) -> bytes:
+    """An array's bytes as a tensor of its type holds them: ONNX's int4/uint4 (ml_dtypes, a value per byte) packed
+    two per byte, low nibble first (DML_TENSOR_DATA_TYPE_INT4/UINT4); any other type as numpy stores it."""
+    array = np.ascontiguousarray(array)
+    if array.dtype.name not in ("int4", "uint4"):
+        return array.tobytes()
+    nibbles = (array.astype(np.int8).ravel().astype(np.uint8) & 15).tolist() + [0] * (array.size % 2)
+    return bytes(nibbles[i] | nibbles[i + 1] << 4 for i in range(0, len(nibbles), 2))
+
+
 def _buffer_with(device: Device, data: bytes, size: int) -> Any:
     buffer = device.CreateBuffer(size)
     if data:
@@ -232,6 +257,7 @@ class CompiledNetwork:
                  weights: dict[int, tuple[bytes, TensorLayout]], outputs: dict[str, TensorLayout]) -> None:
         self.device, self.compiled = device, compiled
         self.inputs, self.outputs = inputs, outputs
+        self.input_layouts: dict[str, TensorLayout] = {}  # the 4-bit inputs' packed layouts (GraphBuilder.compile)
         props = compiled.GetBindingProperties()
         self.persistent = None
         if props.PersistentResourceSize:
@@ -306,7 +332,13 @@ class CompiledNetwork:
             if array.size != int(np.prod(sizes)):
                 raise invalid(f"CompiledNetwork.run: input {name!r} has {array.size} elements, its tensor "
                               f"{list(sizes)} {int(np.prod(sizes))}")
-            self.input_buffers[name].Write(np.ascontiguousarray(array).tobytes())
+            layout = self.input_layouts.get(name)
+            if layout is not None and layout.sub_byte:  # two values per byte, low nibble first
+                image = np.zeros(layout.total_bytes, np.uint8)
+                store_elements(image, layout, 0, array.reshape(layout.sizes))
+                self.input_buffers[name].Write(image.tobytes())
+            else:
+                self.input_buffers[name].Write(np.ascontiguousarray(array).tobytes())
         self.queue.ExecuteCommandLists([self.command_list])
         self.queue.WaitForIdle()
         return {name: read_tensor(self.output_buffers[name], layout) for name, layout in self.outputs.items()}

@@ -23,7 +23,7 @@ from dmlsim.api.errors import E_INVALIDARG, DMLError
 from dmlsim.api.schema import OUTPUT
 from dmlsim.api.structs import DML_BINDING_DESC, DML_BINDING_TABLE_DESC, DML_OPERATOR_DESC, buffer_array_binding
 from dmlsim.api.structs import buffer_binding as _buffer_binding
-from dmlsim.api.tensor import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, TensorLayout, compact
+from dmlsim.api.tensor import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, TensorLayout, compact, store_elements
 from dmlsim.runtime.binding import BindingTable
 from dmlsim.runtime.device import CommandList, Device
 from dmlsim.runtime.dispatchable import CompiledOperator
@@ -42,7 +42,17 @@ Regions = dict[str, Region | list[Region]]
 
 
 def _tensor_image(layout: TensorLayout, data: Any | None, name: str) -> np.ndarray:
-    """A tensor's buffer range as bytes (``TotalTensorSizeInBytes`` of them; zeros where no element lies)."""
+    """A tensor's buffer range as bytes (``TotalTensorSizeInBytes`` of them; zeros where no element lies).
+    4-bit values are stored modulo 16 (INT4 -8..7 and UINT4 0..15 round-trip)."""
+    if layout.sub_byte:
+        image = np.zeros(layout.total_bytes, np.uint8)
+        if data is not None:
+            array = _numbers(data, layout, name)
+            if array.size != layout.element_count and array.size != 1:
+                raise DMLError(E_INVALIDARG, f"{name}: got {array.size} values for a tensor of "
+                                             f"{layout.element_count} elements ({layout.describe()})")
+            store_elements(image, layout, 0, array.reshape(layout.sizes) if array.size != 1 else array.reshape(()))
+        return image
     full = np.zeros(-(-layout.total_bytes // layout.element_size), layout.dtype)
     if data is not None:
         array = _numbers(data, layout, name)

@@ -22,7 +22,7 @@ import numpy as np
 
 import dmlsim as dml
 from dmlsim.api.schema import INPUT, OUTPUT, DescField, desc_fields
-from dmlsim.api.tensor import TensorLayout, strided_array
+from dmlsim.api.tensor import TensorLayout, store_elements, strided_array
 
 Place = tuple[Any, int] | tuple[Any, int, int | None]  # (buffer, offset[, SizeInBytes: None = the tensor's total])
 Placement = Mapping[str, Place | Sequence[Place]]  # a tensor-array field: one place per array element
@@ -131,13 +131,13 @@ class Dispatch:
 
     def write(self, name: str, values: Any, index: int | None = None) -> np.ndarray:
         """Store ``values`` (the tensor's element count, reshaped, or broadcastable to its sizes) into the
-        tensor's elements through a strided view, keeping every other byte; return what it now holds."""
+        tensor's elements (a 4-bit tensor's nibbles), keeping every other byte (nibble); return what it now holds."""
         buffer, offset, layout = self._where(name, index)
         raw = bytearray(buffer.Read(offset, layout.span_bytes))
         array = np.asarray(values, layout.dtype)
         if array.size == layout.element_count:
             array = array.reshape(layout.sizes)
-        strided_array(raw, layout)[...] = np.broadcast_to(array, layout.sizes)
+        store_elements(np.frombuffer(raw, np.uint8), layout, 0, np.broadcast_to(array, layout.sizes))
         buffer.Write(bytes(raw), offset)
         if name in self.owned:
             self.initialized = False

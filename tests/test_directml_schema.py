@@ -350,10 +350,10 @@ def test_a_generated_desc_works_for_an_implemented_operator(ref_device):
     assert isinstance(op.validated.desc, dml.DML_ADAM_OPTIMIZER_OPERATOR_DESC)
 
 
-def complete_level_by_hand(implemented, gaps=(dml.DML_FEATURE_LEVEL_6_3,)) -> int:
+def complete_level_by_hand(implemented, gaps=()) -> int:
     """The highest level whose operators, with every earlier level's, are all in ``implemented`` and which
-    adds nothing dmlsim lacks (``gaps``: 6_3's INT4/UINT4 data types): written here from the schema's levels,
-    independently of dmlsim.operators."""
+    adds nothing dmlsim lacks (``gaps``: none since 6_3's INT4/UINT4 data types arrived): written here from the
+    schema's levels, independently of dmlsim.operators."""
     levels = sorted({int(s.feature_level) for s in SCHEMAS.values()})
     best = int(dml.DML_FEATURE_LEVEL_1_0)
     for level in levels:
@@ -373,8 +373,8 @@ def test_the_feature_level_is_the_highest_at_which_the_operator_set_is_complete(
     expected = complete_level_by_hand(set(OPERATORS))
     assert ref_device.GetFeatureLevel() == expected == implemented_feature_level()
     missing = [t for t in SCHEMAS if t not in OPERATORS]
-    if not missing:  # the whole set runs: the level before 6_3, whose INT4/UINT4 data types dmlsim lacks
-        assert expected == dml.DML_FEATURE_LEVEL_6_2
+    if not missing:  # the whole set runs, 6_3's INT4/UINT4 data types too: the schema's newest level
+        assert expected == max(int(s.feature_level) for s in SCHEMAS.values())
 
 
 def test_an_operator_missing_at_a_level_caps_the_feature_level_below_it(ref_device, monkeypatch):
@@ -418,11 +418,25 @@ def test_an_unimplemented_operator_can_be_bound_for_checking(ref_device):
 
 
 def test_a_levels_missing_addition_caps_the_feature_level_below_it(ref_device, monkeypatch):
-    """6_3 added the UINT4/INT4 data types, which dmlsim's DML_TENSOR_DATA_TYPE lacks: with every operator
-    registered the level is 6_2, not 6_4."""
+    """A level whose addition besides operators is missing (LEVEL_GAPS) caps the level below it: with every
+    operator registered and a gap put at 6_3, the level is 6_2, not the newest; without gaps, the newest."""
     load_all()
     for t in SCHEMAS:
         if t not in OPERATORS:
             monkeypatch.setitem(OPERATORS, t, lookup_operator(t))
-    assert "UINT4" not in dml.DML_TENSOR_DATA_TYPE.__members__.keys().__str__()
-    assert ref_device.GetFeatureLevel() == dml.DML_FEATURE_LEVEL_6_2
+    newest = max(int(s.feature_level) for s in SCHEMAS.values())
+    assert ref_device.GetFeatureLevel() == newest == complete_level_by_hand(set(OPERATORS))
+    monkeypatch.setattr("dmlsim.operators.LEVEL_GAPS", {dml.DML_FEATURE_LEVEL_6_3: "a gap, for this test"})
+    assert ref_device.GetFeatureLevel() == dml.DML_FEATURE_LEVEL_6_2 == complete_level_by_hand(
+        set(OPERATORS), (dml.DML_FEATURE_LEVEL_6_3,))
+
+
+def test_6_3s_4_bit_data_types_are_in_the_enum_with_the_headers_values(ref_device):
+    """DML_FEATURE_LEVEL_6_3 added DML_TENSOR_DATA_TYPE_UINT4 and INT4 (directml.h 1.15: 12 and 13, after INT64;
+    DxDispatch's DirectMLHelpers/ApiTraits.cpp lists them in that order): the level's only addition besides
+    operators, so GetFeatureLevel reaches it; CheckFeatureSupport says the device supports both."""
+    assert int(dml.DML_TENSOR_DATA_TYPE_UINT4) == 12 and int(dml.DML_TENSOR_DATA_TYPE_INT4) == 13
+    for data_type in (dml.DML_TENSOR_DATA_TYPE_UINT4, dml.DML_TENSOR_DATA_TYPE_INT4):
+        support = ref_device.CheckFeatureSupport(dml.DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT,
+                                                 dml.DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT(data_type))
+        assert support.IsSupported

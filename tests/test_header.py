@@ -40,7 +40,7 @@ def test_enum_classes_have_exactly_the_header_members():
     assert {m.name: int(m) for m in dml.DML_TENSOR_DATA_TYPE} == {
         f"DML_TENSOR_DATA_TYPE_{n}": v for v, n in enumerate(
             ["UNKNOWN", "FLOAT32", "FLOAT16", "UINT32", "UINT16", "UINT8", "INT32", "INT16", "INT8",
-             "FLOAT64", "UINT64", "INT64"])}
+             "FLOAT64", "UINT64", "INT64", "UINT4", "INT4"])}
     assert {m.name: int(m) for m in dml.DML_BINDING_TYPE} == {
         "DML_BINDING_TYPE_NONE": 0, "DML_BINDING_TYPE_BUFFER": 1, "DML_BINDING_TYPE_BUFFER_ARRAY": 2}
     assert dml.DML_OPERATOR_TYPE.DML_OPERATOR_ADAM_OPTIMIZER == 136

@@ -35,7 +35,7 @@ from dispatch import Dispatch
 import dmlsim as dml
 from dmlsim.api.numerics import ulp
 from dmlsim.api.schema import INPUT, OUTPUT, desc_fields
-from dmlsim.api.tensor import TensorLayout, strided_array
+from dmlsim.api.tensor import TensorLayout, store_elements, strided_array
 from dmlsim.operators.harness import FLOAT_TYPES, Case, adversarial, drawer, implemented_operators, schema_of
 from dmlsim.operators.validation import validate_operator_desc
 
@@ -63,11 +63,27 @@ class Placed:
     def element_bytes(self) -> np.ndarray:
         """Byte offsets (in the buffer) of every byte of every element."""
         layout = self.layout
-        index = np.zeros(1, np.int64)
-        for size, stride in zip(layout.sizes, layout.strides, strict=True):
-            index = (index[:, None] + np.arange(size, dtype=np.int64)[None, :] * stride).ravel()
+        index = self._indices()
+        if layout.sub_byte:  # 4-bit: the bytes holding an element (its neighbour nibble is checked apart)
+            return (2 * self.offset + index) >> 1
         starts = self.offset + index * layout.element_size
         return (starts[:, None] + np.arange(layout.element_size)[None, :]).ravel()
+
+    def foreign_nibbles(self) -> tuple[np.ndarray, np.ndarray]:
+        """A 4-bit tensor: (byte offsets, nibble masks) of the nibbles that share a byte with an element but
+        are none: a kernel writing whole bytes would change them."""
+        nibbles = np.unique(2 * self.offset + self._indices())
+        mask = np.zeros(int(nibbles.max()) // 2 + 1, np.uint8)
+        np.bitwise_or.at(mask, nibbles >> 1, np.where(nibbles & 1, 0xF0, 0x0F).astype(np.uint8))
+        used = np.unique(nibbles >> 1)
+        return used, (~mask[used]).astype(np.uint8)
+
+    def _indices(self) -> np.ndarray:
+        """Every element's index (in elements from the tensor's start), strides honoured."""
+        index = np.zeros(1, np.int64)
+        for size, stride in zip(self.layout.sizes, self.layout.strides, strict=True):
+            index = (index[:, None] + np.arange(size, dtype=np.int64)[None, :] * stride).ravel()
+        return index
 
 
 class Plan:
@@ -130,9 +146,10 @@ class Plan:
                 data = (fill(rng, item.sizes, item.data_type) if fill
                         else adversarial(rng, item.sizes, item.data_type))
                 place = self.places[key]
-                view = strided_array(self.before[place.buffer], item, place.offset)
-                view[...] = np.broadcast_to(np.asarray(data).astype(item.dtype), item.sizes)
-                written.append(np.array(view))  # what the device reads (broadcast elements: the last write)
+                store_elements(self.before[place.buffer], item, place.offset,
+                               np.broadcast_to(np.asarray(data).astype(item.dtype), item.sizes))
+                # what the device reads (broadcast elements: the last write)
+                written.append(np.array(strided_array(self.before[place.buffer], item, place.offset)))
             self.values[row.name] = written if isinstance(layout, list) else written[0]
         for name in op.prior_outputs(self.validated):  # outputs read before they are written (a KV cache)
             place, layout, fill = self.places[name], tensors[name], case.fills.get(name)
@@ -265,6 +282,12 @@ def run_case(device, op, case: Case, seed: int) -> list[str]:
             owners = [k for k, p in plan.places.items() if p.buffer == b and p.offset <= changed[0] < p.offset + p.size]
             problems.append(f"buffer {b}: {len(changed)} byte(s) outside the outputs' elements changed, first at "
                             f"{int(changed[0])} ({'inside ' + owners[0] if owners else 'a gap'})")
+
+    for key, p in plan.places.items():
+        if p.layout is not None and p.layout.sub_byte and key.split("[")[0] in {row.name for row in plan.outputs}:
+            where, foreign = p.foreign_nibbles()
+            if ((after[p.buffer][where] ^ plan.before[p.buffer][where]) & foreign).any():
+                problems.append(f"{key}: a nibble beside a 4-bit output element (no element itself) changed")
 
     expected = expected_outputs(op, plan)
     bounds = case.bound(plan.values) if case.bound else {}

@@ -2,6 +2,21 @@
 
 A validated tensor desc becomes a :class:`TensorLayout`: the immutable, fully inferred form (explicit
 strides in elements, total size) that binding, hazard checks and kernel launches work from.
+
+4-bit data types (DML_TENSOR_DATA_TYPE_UINT4 and INT4, feature level 6_3): packed two elements per byte, as the
+DML_TENSOR_DATA_TYPE page says: element ``n`` of the buffer (counted from the tensor's binding offset) is the low
+nibble of byte ``n // 2`` when ``n`` is even, the high nibble when odd ("the first element in the low nibble ...
+standard little-endian order"; UINT4 [1,2,3,4,5] is the bytes [0x21, 0x43, 0x05]). INT4 is two's complement in
+its nibble (-8..7). What dmlsim decides from that page and DirectML's own helper (DirectMLX.h's
+DMLCalcBufferTensorSize, which counts ``(last index + 1) · 4`` bits, rounds up to bytes, then to a multiple of 4):
+
+- Sizes and Strides are in elements (nibbles), as for every type; odd sizes and odd strides are fine ("dimensions
+  don't need to be byte-aligned"); the tail nibble of an odd-sized tensor is not an element, and a kernel never
+  writes it (nor any nibble that is no output element: outputs are written nibble by nibble).
+- The element offset of a binding is ``2 · Offset`` (Offset is a byte count, a multiple of 16).
+- GuaranteedBaseOffsetAlignment: 0 or any power of two (≥ 1 byte, the smallest addressable unit).
+- :attr:`TensorLayout.element_size` (bytes) does not exist for them: :attr:`TensorLayout.element_bits` does,
+  and :func:`strided_array` / :func:`store_elements` decode and encode the nibbles (no numpy view can).
 """
 
 from __future__ import annotations
@@ -37,6 +52,17 @@ NUMPY_DTYPE: dict[int, np.dtype] = {
     _T.DML_TENSOR_DATA_TYPE_FLOAT64: np.dtype("<f8"), _T.DML_TENSOR_DATA_TYPE_UINT64: np.dtype("<u8"),
     _T.DML_TENSOR_DATA_TYPE_INT64: np.dtype("<i8"),
 }
+SUB_BYTE_TYPES = (_T.DML_TENSOR_DATA_TYPE_UINT4, _T.DML_TENSOR_DATA_TYPE_INT4)
+# The numpy type a 4-bit type's decoded values are held in (storage is two per byte, see the docstring); kept out
+# of NUMPY_DTYPE, whose inverse maps a numpy type back to the one data type stored as it.
+DECODED_DTYPE: dict[int, np.dtype] = {_T.DML_TENSOR_DATA_TYPE_UINT4: np.dtype("u1"),
+                                      _T.DML_TENSOR_DATA_TYPE_INT4: np.dtype("i1")}
+
+
+def value_dtype(data_type: int) -> np.dtype:
+    """The numpy type a tensor's values are held in: NUMPY_DTYPE's, or int8/uint8 for INT4/UINT4."""
+    return NUMPY_DTYPE[data_type] if data_type in NUMPY_DTYPE else DECODED_DTYPE[data_type]
+ELEMENT_BITS: dict[int, int] = {**{t: 8 * size for t, size in ELEMENT_SIZE.items()}, **dict.fromkeys(SUB_BYTE_TYPES, 4)}
 
 
 def data_type_name(data_type: int) -> str:
@@ -62,22 +88,22 @@ def DMLCalcBufferTensorSize(
 ) -> int:
     """Minimum ``TotalTensorSizeInBytes`` for a buffer tensor, as directml.h's helper computes it.
 
-    Packed: product(Sizes)·elementSize; strided: (Σ(Sizes[i]−1)·Strides[i] + 1)·elementSize; rounded up
-    to a multiple of 4. Computed with Python ints: the header helper's 32-bit accumulator can wrap, and
-    dmlsim refuses such descs rather than reproducing the wrap.
+    Packed: product(Sizes)·elementBits; strided: (Σ(Sizes[i]−1)·Strides[i] + 1)·elementBits; rounded up to
+    whole bytes (4-bit types: an odd count leaves a tail nibble), then to a multiple of 4. Computed with Python
+    ints: the header helper's 32-bit accumulator can wrap, and dmlsim refuses such descs rather than
+    reproducing the wrap.
     """
     data_type = as_enum(dataType, DML_TENSOR_DATA_TYPE)
-    if data_type not in ELEMENT_SIZE:
+    if data_type not in ELEMENT_BITS:
         raise invalid(f"DMLCalcBufferTensorSize: dataType {shown(dataType)} is not a DML_TENSOR_DATA_TYPE with a size")
     count = require_uint(dimensionCount, "DMLCalcBufferTensorSize: dimensionCount", maximum=UINT32_MAX)
     sizes = _uint_array(sizes, count, "sizes")
-    element_size = ELEMENT_SIZE[data_type]
     if strides is None:
         index_count = math.prod(sizes)
     else:
         strides = _uint_array(strides, count, "strides")
         index_count = sum((s - 1) * st for s, st in zip(sizes, strides, strict=True)) + 1
-    return (index_count * element_size + 3) & ~3
+    return ((index_count * ELEMENT_BITS[data_type] + 7) // 8 + 3) & ~3
 
 
 def _uint_array(values: Any, count: int, name: str) -> list[int]:
@@ -103,7 +129,24 @@ class TensorLayout:
 
     @property
     def element_size(self) -> int:
-        return ELEMENT_SIZE[self.data_type]
+        """Bytes per element; a 4-bit type has none (TypeError: use :attr:`element_bits`)."""
+        size = ELEMENT_SIZE.get(self.data_type)
+        if size is None:
+            raise TypeError(f"{data_type_name(self.data_type)} elements are 4 bits: they have no byte size")
+        return size
+
+    @property
+    def element_bits(self) -> int:
+        return ELEMENT_BITS[self.data_type]
+
+    @property
+    def sub_byte(self) -> bool:
+        """True for the 4-bit types (two elements per byte)."""
+        return self.data_type in SUB_BYTE_TYPES
+
+    def element_offset(self, byte_offset: int) -> int:
+        """A binding's byte offset in elements of this tensor (what kernels add to their indices)."""
+        return byte_offset * 8 // self.element_bits
 
     @property
     def element_count(self) -> int:
@@ -111,7 +154,7 @@ class TensorLayout:
 
     @property
     def dtype(self) -> np.dtype:
-        return NUMPY_DTYPE[self.data_type]
+        return value_dtype(self.data_type)
 
     @property
     def distinct_element_count(self) -> int:
@@ -128,7 +171,8 @@ class TensorLayout:
     @property
     def span_bytes(self) -> int:
         """Bytes from the first to one past the last addressed element (before rounding to 4)."""
-        return (sum((s - 1) * st for s, st in zip(self.sizes, self.strides, strict=True)) + 1) * self.element_size
+        index_count = sum((s - 1) * st for s, st in zip(self.sizes, self.strides, strict=True)) + 1
+        return (index_count * self.element_bits + 7) // 8
 
     @property
     def owned_by_dml(self) -> bool:
@@ -192,7 +236,7 @@ def validate_tensor_desc(
     before = len(problems.items)
 
     data_type = desc.DataType
-    if not _is_uint(data_type) or int(data_type) not in ELEMENT_SIZE:
+    if not _is_uint(data_type) or int(data_type) not in ELEMENT_BITS:
         problems.add(f"{where}.DataType {shown(data_type)} is not a valid DML_TENSOR_DATA_TYPE")
         return None
     data_type = int(data_type)
@@ -236,10 +280,10 @@ def validate_tensor_desc(
             strides = tuple(int(s) for s in strides)
 
     alignment = desc.GuaranteedBaseOffsetAlignment
-    if not _is_uint(alignment) or (alignment != 0 and (alignment & (alignment - 1)
-                                                         or alignment < ELEMENT_SIZE[data_type])):
+    least = max(1, ELEMENT_BITS[data_type] // 8)  # a 4-bit type: any power of two (a byte is the least unit)
+    if not _is_uint(alignment) or (alignment != 0 and (alignment & (alignment - 1) or alignment < least)):
         problems.add(f"{where}.GuaranteedBaseOffsetAlignment must be 0 or a power of two ≥ the element size "
-                     f"({ELEMENT_SIZE[data_type]}), got {shown(alignment)}")
+                     f"({least}), got {shown(alignment)}")
         alignment = 0
 
     if len(problems.items) > before or any(s == 0 for s in sizes):
@@ -270,10 +314,50 @@ FLOAT64_TYPES = (_T.DML_TENSOR_DATA_TYPE_FLOAT64,)
 
 
 def strided_array(data: Any, layout: TensorLayout, offset: int = 0) -> np.ndarray:
-    """The elements of ``layout`` over the bytes ``data`` from ``offset``, as a (writable if possible) view."""
+    """The elements of ``layout`` over the bytes ``data`` from ``offset``, as a (writable if possible) view.
+
+    A 4-bit tensor has no view: its elements are decoded (low nibble first, INT4 sign-extended) into a
+    read-only copy; write them with :func:`store_elements`."""
+    if layout.sub_byte:
+        nibble = _nibble_index(layout, offset)
+        raw = np.frombuffer(data, np.uint8) if not isinstance(data, np.ndarray) else data.view(np.uint8).ravel()
+        values = (raw[nibble >> 1] >> ((nibble & 1) * 4).astype(np.uint8)) & np.uint8(15)
+        if layout.data_type == _T.DML_TENSOR_DATA_TYPE_INT4:
+            values = ((values.astype(np.int16) ^ 8) - 8).astype(np.int8)
+        values = values.astype(layout.dtype)
+        values.flags.writeable = False
+        return values
     size = layout.element_size
     return np.ndarray(layout.sizes, dtype=layout.dtype, buffer=data, offset=offset,
                       strides=tuple(s * size for s in layout.strides))
+
+
+def _nibble_index(layout: TensorLayout, offset: int) -> np.ndarray:
+    """Every element's nibble number (from the buffer's start) of a 4-bit tensor at byte ``offset``, shaped
+    like the tensor."""
+    index = np.full((1,) * len(layout.sizes), 2 * offset, np.int64)
+    for axis, (size, stride) in enumerate(zip(layout.sizes, layout.strides, strict=True)):
+        shape = [1] * len(layout.sizes)
+        shape[axis] = size
+        index = index + (np.arange(size, dtype=np.int64) * stride).reshape(shape)
+    return np.broadcast_to(index, layout.sizes)
+
+
+def store_elements(storage: np.ndarray, layout: TensorLayout, offset: int, values: Any) -> None:
+    """Write ``values`` (broadcast to the tensor's Sizes, converted to its numpy type) as the elements of
+    ``layout`` at byte ``offset`` of ``storage`` (a writable uint8 array); a 4-bit tensor's other nibbles keep
+    their bits. Elements that share a place (stride 0) get the last value in row-major order."""
+    if not layout.sub_byte:
+        strided_array(storage, layout, offset)[...] = np.asarray(values).astype(layout.dtype)
+        return
+    nibbles = np.broadcast_to(np.asarray(values).astype(layout.dtype), layout.sizes).astype(np.uint8).ravel() & 15
+    nibble = _nibble_index(layout, offset).ravel()
+    for parity in (0, 1):  # numpy keeps the last of duplicate fancy-index writes, as row-major order does
+        pick = (nibble & 1) == parity
+        where, value = nibble[pick] >> 1, nibbles[pick]
+        keep = np.uint8(0xF0 if parity == 0 else 0x0F)
+        shifted = (value << np.uint8(4 * parity)).astype(np.uint8)
+        storage[where] = (storage[where] & keep) | shifted
 
 
 def broadcast_axes(array: np.ndarray) -> tuple[int, ...]:

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from dmlsim.api.errors import E_OUTOFMEMORY, DMLError
-from dmlsim.api.tensor import strided_array
+from dmlsim.api.tensor import store_elements, strided_array
 from dmlsim.backends.adapters import AdapterInfo
 from dmlsim.runtime.execution import BoundTensor
 
@@ -147,6 +147,5 @@ def _views(bound: Any) -> Any:
 
 
 def _store(bound: BoundTensor, value: Any) -> None:
-    view = tensor_view(bound)
     with np.errstate(all="ignore"):
-        view[...] = np.asarray(value).astype(view.dtype)
+        store_elements(bound.buffer.storage, bound.layout, bound.offset, value)

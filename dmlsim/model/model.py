@@ -24,7 +24,7 @@ from dmlsim.api.enums import (
 from dmlsim.api.errors import HRESULT_NAMES, DMLError, hresult_from_name
 from dmlsim.api.schema import INPUT, OUTPUT
 from dmlsim.api.structs import DML_OPERATOR_DESC
-from dmlsim.api.tensor import NUMPY_DTYPE
+from dmlsim.api.tensor import NUMPY_DTYPE, SUB_BYTE_TYPES
 from dmlsim.model.descs import missing_type, parse_flags, parse_operator_desc, parse_operator_type, unknown_key
 from dmlsim.model.errors import Diagnostics, show
 from dmlsim.model.limits import Budget, Limits
@@ -287,6 +287,11 @@ def _parse_resource(name: str, node: Node, sources: Sources, budget: Budget, pro
     data_type = None
     if (dt_node := node.get("initialValuesDataType")) is not None:
         data_type = parse_data_type(dt_node, problems)
+        if data_type in SUB_BYTE_TYPES:  # DxDispatch's buffer helpers size values in whole bytes
+            problems.add(dt_node.location, f"{data_type.name.removeprefix('DML_TENSOR_DATA_TYPE_')}: 4-bit values "
+                         "are two per byte; give a 4-bit tensor's bytes as UINT8 (element 2k in the low nibble of byte "
+                         "k, 2k + 1 in the high one)")
+            data_type = None
     offset, size = 0, None
     if (off_node := node.get("initialValuesOffsetInBytes")) is not None:
         offset = off_node.value

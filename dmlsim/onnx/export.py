@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 
 from dmlsim.api.enums import DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE, DML_TENSOR_FLAGS
+from dmlsim.api.errors import E_NOTIMPL, DMLError
 from dmlsim.api.structs import DML_OPERATOR_DESC
-from dmlsim.api.tensor import NUMPY_DTYPE, DMLCalcBufferTensorSize
+from dmlsim.api.tensor import NUMPY_DTYPE, SUB_BYTE_TYPES, DMLCalcBufferTensorSize
 from dmlsim.onnx.lowering import dml_type
 
 
@@ -79,6 +80,10 @@ def export_document(lowered: Any, feeds: dict[str, np.ndarray],
         if not tensors:
             continue
         data_type = int((value.tensor if value.kind == "input" else tensors[0]).Desc.DataType)
+        if data_type in SUB_BYTE_TYPES:
+            kind = DML_TENSOR_DATA_TYPE(data_type).name
+            raise DMLError(E_NOTIMPL, f"exporting {name!r}: a {kind} tensor (two values per byte) has no DxDispatch "
+                                      "resource form dmlsim writes (their values are whole bytes and up)")
         dtype = NUMPY_DTYPE[data_type]
         type_name = DML_TENSOR_DATA_TYPE(data_type).name
         if value.kind == "input":

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from dmlsim.api.enums import DML_TENSOR_DATA_TYPE
 from dmlsim.api.errors import E_INVALIDARG, E_NOTIMPL, DMLError
 from dmlsim.api.structs import buffer_tensor
 from dmlsim.api.tensor import NUMPY_DTYPE, packed_strides
@@ -40,6 +41,9 @@ from dmlsim.runtime.device import Device
 MAX_RANK = 8
 READ_BACK_ELEMENTS = 4096  # a CPU input read back from the device is a shape, a bound, a count: small
 DATA_TYPES = {np.dtype(v): k for k, v in NUMPY_DTYPE.items()}
+# ONNX's int4/uint4 (numpy arrays of ml_dtypes' int4/uint4, by dtype name): DirectML's 4-bit types (feature level 6_3)
+FOUR_BIT = {"int4": DML_TENSOR_DATA_TYPE.DML_TENSOR_DATA_TYPE_INT4,
+            "uint4": DML_TENSOR_DATA_TYPE.DML_TENSOR_DATA_TYPE_UINT4}
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,8 @@ def dml_type(dtype: np.dtype, where: str) -> int:
     dtype = np.dtype(dtype)
     if dtype == np.bool_:
         dtype = np.dtype(np.uint8)
+    if dtype.name in FOUR_BIT:  # ml_dtypes' int4/uint4 (one value per byte in numpy, two per byte on the device)
+        return FOUR_BIT[dtype.name]
     found = DATA_TYPES.get(dtype.newbyteorder("<") if dtype.byteorder == ">" else dtype)
     if found is None:
         raise DMLError(E_NOTIMPL, f"{where}: data type {dtype} has no DirectML tensor data type (DirectML has "

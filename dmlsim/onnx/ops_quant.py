@@ -9,7 +9,9 @@ elements along ``axis`` and the input's size elsewhere; DML_OPERATOR_QUANTIZE/DE
 quantization tensor to the input by its Sizes in blocks of ``I / S`` (dmlsim/operators/quantize_blocked), which
 are ONNX's blocks when ``block_size`` divides ``I`` (a partial last block is refused), so the scale and zero
 point are passed as they are: ``[scale]`` with DML_QUANTIZATION_TYPE_SCALE, ``[scale, zero
-point]`` with DML_QUANTIZATION_TYPE_SCALE_ZERO_POINT.
+point]`` with DML_QUANTIZATION_TYPE_SCALE_ZERO_POINT. int4/uint4 (DML_TENSOR_DATA_TYPE_INT4/UINT4, feature level 6_3)
+per tensor or per axis also goes to QUANTIZE/DEQUANTIZE (:func:`lower_four_bit`), the only operators with 4-bit
+types.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 import numpy as np
 
 import dmlsim as dml
-from dmlsim.onnx.lowering import Lowering, View, broadcast_shape, broadcast_view, lowers
+from dmlsim.onnx.lowering import FOUR_BIT, Lowering, View, broadcast_shape, broadcast_view, lowers
 
 # imported first, so ops_nn's QuantizeLinear/DequantizeLinear lowering is registered before, and replaced by, the one
 # below (which hands it every node without block_size)
@@ -32,8 +34,44 @@ def lower_quantize_or_blocked(low: Lowering, node: Any, attrs: dict[str, Any]) -
     element-wise QUANTIZE_LINEAR/DEQUANTIZE_LINEAR."""
     if attrs.get("block_size", 0):
         lower_blocked(low, node, attrs)
+    elif _four_bit(low, node, attrs):
+        lower_four_bit(low, node, attrs)
     else:
         lower_quantize(low, node, attrs)
+
+
+def _four_bit(low: Lowering, node: Any, attrs: dict[str, Any]) -> bool:
+    """True when the node's integer side is int4/uint4: the input (DequantizeLinear), the zero point, or the
+    ``output_dtype`` (QuantizeLinear)."""
+    names = [node.input[0]] + ([node.input[2]] if len(node.input) > 2 and node.input[2] else [])
+    types = [low.value_dtype(name) for name in names]
+    if node.op_type == "QuantizeLinear" and attrs.get("output_dtype"):
+        from onnx import helper
+
+        types.append(np.dtype(helper.tensor_dtype_to_np_dtype(attrs["output_dtype"])))
+    return any(t.name in FOUR_BIT for t in types)
+
+
+def lower_four_bit(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
+    """A per-tensor or per-axis QuantizeLinear/DequantizeLinear with int4/uint4 onto QUANTIZE/DEQUANTIZE (the
+    element-wise QUANTIZE_LINEAR/DEQUANTIZE_LINEAR take no 4-bit types; onnxruntime's DirectML provider binds 4-bit
+    DequantizeLinear to DEQUANTIZE likewise): the scale and zero point get the input's rank, all sizes 1 (per
+    tensor) or their elements along ``axis`` (per axis), as a block count of 1 or I."""
+    x = low.view(node.input[0])
+    axis = attrs.get("axis", 1)
+    axis = axis + len(x.shape) if axis < 0 else axis
+    tensors = [_along(low, low.view(name), len(x.shape), axis) for name in node.input[1:3] if name]
+    _emit(low, node, attrs, x, tensors)
+
+
+def _along(low: Lowering, view: View, rank: int, axis: int) -> View:
+    """A scale or zero point of rank 0 or 1 as a tensor of ``rank`` dimensions, its elements along ``axis``."""
+    if len(view.shape) > 1:
+        raise low.refuse(f"a scale or zero point of shape {list(view.shape)} without block_size")
+    shape, strides = [1] * rank, [0] * rank
+    if view.shape and view.shape[0] > 1:
+        shape[axis], strides[axis] = view.shape[0], view.strides[0]
+    return View(view.name, tuple(shape), tuple(strides), view.dtype, view.offset)
 
 
 def lower_blocked(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
@@ -49,6 +87,12 @@ def lower_blocked(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     tensors = [scale]
     if len(node.input) > 2 and node.input[2]:
         tensors.append(low.view(node.input[2]))
+    _emit(low, node, attrs, x, tensors)
+
+
+def _emit(low: Lowering, node: Any, attrs: dict[str, Any], x: View, tensors: list[View]) -> None:
+    """QUANTIZE or DEQUANTIZE of ``x`` with ``tensors`` ([scale] or [scale, zero point], of x's rank)."""
+    scale = tensors[0]
     kind = dml.DML_QUANTIZATION_TYPE_SCALE_ZERO_POINT if len(tensors) == 2 else dml.DML_QUANTIZATION_TYPE_SCALE
     if node.op_type == "QuantizeLinear":
         if len(tensors) == 2:

@@ -209,6 +209,8 @@ def _read_back(low: Lowering, name: str, feeds: dict[str, Any]) -> np.ndarray:
     ran = network.run({n: np.asarray(feeds[n]) for n in network.inputs})[made.name].reshape(view.shape)
     if view.dtype == np.bool_:
         return ran.astype(np.bool_)
+    if view.dtype.name in ("int4", "uint4"):  # decoded nibbles as ONNX's ml_dtypes type
+        return ran.astype(view.dtype)
     return ran if ran.dtype == view.dtype else ran.view(view.dtype)
 
 
@@ -353,6 +355,8 @@ class LoweredGraph:
             array = ran[builder_name].reshape(view.shape)
             if view.dtype == np.bool_:
                 array = array.astype(np.bool_)
+            elif view.dtype.name in ("int4", "uint4"):  # decoded nibbles (int8/uint8) as ONNX's ml_dtypes type
+                array = array.astype(view.dtype)
             elif array.dtype != view.dtype:  # the same bytes under ONNX's type (TopK's UINT64 indices as int64)
                 array = array.view(view.dtype)
             results[name] = array

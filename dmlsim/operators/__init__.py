@@ -81,11 +81,9 @@ def implemented_names() -> list[str]:
 
 
 # What a feature level added besides new operators, where dmlsim does not have it yet: such a level is not
-# complete (the feature-level history lists each level's additions).
-LEVEL_GAPS: dict[DML_FEATURE_LEVEL, str] = {
-    DML_FEATURE_LEVEL.DML_FEATURE_LEVEL_6_3: "the DML_TENSOR_DATA_TYPE_UINT4 and INT4 data types (of QUANTIZE and "
-                                             "DEQUANTIZE) are not in dmlsim's DML_TENSOR_DATA_TYPE",
-}
+# complete (the feature-level history lists each level's additions). Empty since 6_3's UINT4/INT4 data types
+# (of QUANTIZE and DEQUANTIZE) arrived.
+LEVEL_GAPS: dict[DML_FEATURE_LEVEL, str] = {}
 
 
 def implemented_feature_level() -> DML_FEATURE_LEVEL:

@@ -95,7 +95,7 @@ def elementwise_work(v: ValidatedDesc, operations_per_element: int = OPERATIONS_
     layouts = tensor_layouts(v)
     elements = sum(layout.element_count for layout in layouts)
     outputs = sum(layout.element_count for layout in tensor_layouts(v, OUTPUT))
-    return Work(operations_per_element * elements, sum(layout.element_count * layout.element_size
+    return Work(operations_per_element * elements, sum(layout.element_count * layout.element_bits // 8
                                                        for layout in layouts), host_steps_per_element * outputs)
 
 
@@ -109,6 +109,7 @@ class Operator:
     desc_cls: type
     kernel_file: str = "kernel.cl"
     implemented: bool = True  # False: a DirectML operator validated from its generated desc, then refused
+    sub_byte_types: bool = False  # True: takes the 4-bit types (UINT4, INT4); every other operator refuses them
 
     # --- validation -------------------------------------------------------------------------------
     def check(self, v: ValidatedDesc, problems: Problems) -> None:

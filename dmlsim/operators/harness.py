@@ -39,12 +39,14 @@ from dmlsim.api.enums import DML_TENSOR_DATA_TYPE
 from dmlsim.api.errors import DMLError
 from dmlsim.api.schema import ATTRIBUTE, INPUT, OUTPUT, count_fields, desc_fields
 from dmlsim.api.structs import DML_BUFFER_TENSOR_DESC, DML_OPERATOR_DESC, DML_SCALE_BIAS, DML_TENSOR_DESC
-from dmlsim.api.tensor import NUMPY_DTYPE, DMLCalcBufferTensorSize
+from dmlsim.api.tensor import NUMPY_DTYPE, DMLCalcBufferTensorSize, value_dtype
 from dmlsim.operators.base import OPERATORS, Operator
 
 _T = DML_TENSOR_DATA_TYPE
 FLOAT_TYPES = (_T.DML_TENSOR_DATA_TYPE_FLOAT32, _T.DML_TENSOR_DATA_TYPE_FLOAT16, _T.DML_TENSOR_DATA_TYPE_FLOAT64)
 EVERY_TYPE = tuple(t for t in _T if t != _T.DML_TENSOR_DATA_TYPE_UNKNOWN)
+# Integer types narrower than their numpy type (4-bit values are held in int8/uint8)
+INTEGER_RANGE = {_T.DML_TENSOR_DATA_TYPE_INT4: (-8, 7), _T.DML_TENSOR_DATA_TYPE_UINT4: (0, 15)}
 OWNED_BY_DML = 1
 
 # rng, sizes, data type -> the tensor's logical values (any array broadcastable to sizes; stored in the type)
@@ -98,7 +100,7 @@ def adversarial(rng: np.random.Generator, sizes: Sequence[int], data_type: int, 
     a quarter replaced by the type's special values (float_specials; integers: min, max, 0, ±1)."""
     shape = tuple(int(s) for s in sizes)
     count = int(np.prod(shape, dtype=np.int64))
-    dtype = NUMPY_DTYPE[data_type]
+    dtype = value_dtype(data_type)
     if data_type in FLOAT_TYPES:
         values = rng.normal(0.0, scale, count)
         # rounding ties of the storage type: k + 0.5 and the midpoints of FLOAT16 steps
@@ -106,12 +108,12 @@ def adversarial(rng: np.random.Generator, sizes: Sequence[int], data_type: int, 
             pick = rng.random(count) < 0.25
             values[pick] = rng.choice(float_specials(data_type), int(pick.sum()))
         return values.astype(dtype).reshape(shape)
-    info = np.iinfo(dtype)
-    low, high = max(int(info.min), -100), min(int(info.max), 100)
+    info_min, info_max = INTEGER_RANGE.get(data_type) or (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max))
+    low, high = max(info_min, -100), min(info_max, 100)
     values = rng.integers(low, high + 1, count, dtype=np.int64).astype(dtype)
     if specials:
         pick = rng.random(count) < 0.15
-        extremes = np.array([info.min, info.max, 0, 1, max(int(info.min), -1)], dtype=dtype)
+        extremes = np.array([info_min, info_max, 0, 1, max(info_min, -1)], dtype=dtype)
         values[pick] = rng.choice(extremes, int(pick.sum()))
     return values.reshape(shape)
 

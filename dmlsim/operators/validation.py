@@ -58,6 +58,8 @@ def validate_operator_desc(op_desc: DML_OPERATOR_DESC, *, allow_unimplemented: b
     problems = Problems()
     v = validate_fields(op, desc, type(desc).__name__, problems)
     if not problems:
+        _refuse_sub_byte_types(op, v, problems)
+    if not problems:
         op.check(v, problems)
     what = f"CreateOperator({op.name})" if op.implemented else f"CreateOperator({op.name}, not implemented by dmlsim)"
     problems.raise_if_any(what)
@@ -66,6 +68,21 @@ def validate_operator_desc(op_desc: DML_OPERATOR_DESC, *, allow_unimplemented: b
                                   f"{type(desc).__name__} was checked and is valid; implemented: "
                                   f"{', '.join(implemented_names())})")
     return v
+
+
+def _refuse_sub_byte_types(op: Operator, v: ValidatedDesc, problems: Problems) -> None:
+    """DML_FEATURE_LEVEL_6_3 gave the 4-bit types (UINT4, INT4) to DML_OPERATOR_QUANTIZE and DEQUANTIZE only: any
+    other operator refuses them here, with the usual "DataType X is not supported" refusal, whatever its own
+    ``check`` lists (its kernels address whole bytes). An operator taking them sets ``Operator.sub_byte_types``."""
+    if op.sub_byte_types:
+        return
+    for name, layout in v.tensors.items():
+        for i, item in enumerate(layout if isinstance(layout, list) else [layout]):
+            if isinstance(item, TensorLayout) and item.sub_byte:
+                where = f"{name}[{i}]" if isinstance(layout, list) else name
+                problems.add(f"{v.struct_name}.{where}.DataType {data_type_name(item.data_type)} is not supported by "
+                             f"{op.name} (feature level 6_3 gave INT4/UINT4 to DML_OPERATOR_QUANTIZE and "
+                             "DML_OPERATOR_DEQUANTIZE only)")
 
 
 def _as_desc_of(op: Operator, desc: Any, where: str) -> Any:

@@ -571,7 +571,7 @@ class CompiledGraph(Dispatchable):
                 self.written[source] = index
                 continue
             layout = self.output_layout(source)
-            key = (layout.element_size, layout.sizes, layout.strides, layout.total_bytes, layout.alignment)
+            key = (layout.element_bits, layout.sizes, layout.strides, layout.total_bytes, layout.alignment)
             if key not in identities:
                 identities[key] = self.device.CompileOperator(self.device.CreateOperator(_identity_desc(layout)),
                                                               self.flags)
@@ -685,7 +685,13 @@ class CompiledGraph(Dispatchable):
 
 
 def _identity_desc(layout: TensorLayout) -> DML_OPERATOR_DESC:
-    """ELEMENT_WISE_IDENTITY from ``layout`` to the same layout, on the unsigned type of its element size."""
+    """ELEMENT_WISE_IDENTITY from ``layout`` to the same layout, on the unsigned type of its element size.
+
+    A 4-bit tensor has no such type (the identity moves whole bytes, which would write the nibbles beside
+    its elements): wiring one to several graph outputs is refused with E_NOTIMPL."""
+    if layout.sub_byte:
+        raise DMLError(E_NOTIMPL, "CompileGraph: a 4-bit (INT4/UINT4) node output wired to several graph outputs "
+                                  "needs a nibble copy, which dmlsim does not implement")
     tensor = buffer_tensor(_UINT_OF_SIZE[layout.element_size], list(layout.sizes), list(layout.strides),
                            total_size=layout.total_bytes, alignment=layout.alignment)
     return DML_OPERATOR_DESC(DML_OPERATOR_TYPE.DML_OPERATOR_ELEMENT_WISE_IDENTITY,

@@ -33,7 +33,7 @@ def marshal_arguments(backend: Any, dispatch: ResolvedDispatch, launch: KernelLa
         if isinstance(arg, TensorArg):
             bound = _bound(dispatch, arg.field, arg.index)
             layout = bound.layout
-            out += [bound.buffer.storage, np.uint64(bound.offset // layout.element_size)]
+            out += [bound.buffer.storage, np.uint64(layout.element_offset(bound.offset))]
             if not arg.scalar:
                 out.append(_vector(cl, layout.strides, arg.rank, 0))
         elif isinstance(arg, Scalar):

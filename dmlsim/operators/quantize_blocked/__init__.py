@@ -21,11 +21,22 @@ Semantics (the doc pages are "TBD" beyond their tensor tables; what follows is d
 - Rules: InputTensor, OutputTensor and every quantization tensor have the same DimensionCount (the page);
   OutputTensor has the InputTensor's Sizes, and the zero point has the scale's Sizes (dmlsim's decisions, as
   ONNX's QuantizeLinear/DequantizeLinear require).
-- Data types (the pages' tables less INT4/UINT4, which dmlsim's DML_TENSOR_DATA_TYPE does not have):
-  QUANTIZE: InputTensor FLOAT32/FLOAT16, OutputTensor INT8/UINT8; DEQUANTIZE: InputTensor INT8/UINT8,
-  OutputTensor FLOAT32/FLOAT16. The scale is FLOAT32/FLOAT16 of the float tensor's DataType (QUANTIZE's
-  InputTensor, DEQUANTIZE's OutputTensor, as in the element-wise forms and ONNX), the zero point INT8/UINT8 of
-  the integer tensor's DataType.
+- Data types (the pages' tables): QUANTIZE: InputTensor FLOAT32/FLOAT16, OutputTensor INT8/UINT8/INT4/UINT4;
+  DEQUANTIZE: InputTensor INT8/UINT8/INT4/UINT4, OutputTensor FLOAT32/FLOAT16. The scale is FLOAT32/FLOAT16 of
+  the float tensor's DataType (QUANTIZE's InputTensor, DEQUANTIZE's OutputTensor, as in the element-wise forms
+  and ONNX), the zero point of the integer tensor's DataType (so a 4-bit zero point with 4-bit data, as ONNX's
+  QuantizeLinear/DequantizeLinear and onnxruntime's DirectML provider, which binds INT4/UINT4 zero points to
+  DEQUANTIZE for DequantizeLinear and MatMulNBits, have it). QUANTIZE saturates to -8..7 (INT4) / 0..15 (UINT4).
+- 4-bit tensors (DML_TENSOR_DATA_TYPE_UINT4/INT4, feature level 6_3) are stored as the DML_TENSOR_DATA_TYPE page
+  says and ``dmlsim.api.tensor`` decides in full: two elements per byte, element ``n`` (from the binding offset)
+  in the low nibble of byte ``n // 2`` when ``n`` is even, the high nibble when odd; Sizes and Strides in
+  elements (nibbles), any strides (odd ones, padding, stride-0 broadcast of inputs), odd sizes (the tail nibble
+  is no element); TotalTensorSizeInBytes from DMLCalcBufferTensorSize counting 4 bits per element. The page
+  requires no packed or byte-aligned layout, and onnxruntime binds 4-bit tensors packed, so dmlsim refuses no
+  layout the other types accept. The kernel writes a 4-bit output one nibble per work-item with two 32-bit
+  atomics on the word holding it (clear its 4 bits, then set them): no work-item races another on a shared byte,
+  whatever the strides, and no nibble that is not an output element (an odd tensor's tail, a padding stride's
+  gap, a neighbouring tensor's) changes. Scale and zero-point tensors follow the same rules.
 - 1 to 8 dimensions, any strides, no in-place execution (the schema's); a scale of 0 gives what float32
   division gives (the page does not call it undefined): no debug-device check.
 """
@@ -41,7 +52,7 @@ from dmlsim.api.directml_schema import (
     DML_QUANTIZATION_TYPE,
     DML_QUANTIZE_OPERATOR_DESC,
 )
-from dmlsim.api.enums import DML_OPERATOR_TYPE
+from dmlsim.api.enums import DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE
 from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import TensorLayout, data_type_name
 from dmlsim.operators.base import REFERENCE_BYTES_PER_ELEMENT, Operator, ValidatedDesc, register
@@ -49,9 +60,11 @@ from dmlsim.operators.plan import Items, KernelLaunch, NullBuffer, Scalar, Tenso
 from dmlsim.operators.quantize_blocked.reference import block_sizes, dequantize, quantize
 from dmlsim.operators.typed import CL_TYPE, FLOAT16, FLOAT32, INT8, UINT8, typed_defines, ulong8
 
+INT4, UINT4 = DML_TENSOR_DATA_TYPE.DML_TENSOR_DATA_TYPE_INT4, DML_TENSOR_DATA_TYPE.DML_TENSOR_DATA_TYPE_UINT4
 IN, QT, OUT = "InputTensor", "QuantizationTensors", "OutputTensor"
-FLOATS, QUANTIZED = (FLOAT32, FLOAT16), (INT8, UINT8)
-LIMITS = {INT8: (-128, 127), UINT8: (0, 255)}
+FLOATS, QUANTIZED = (FLOAT32, FLOAT16), (INT8, UINT8, INT4, UINT4)
+LIMITS = {INT8: (-128, 127), UINT8: (0, 255), INT4: (-8, 7), UINT4: (0, 15)}
+NIBBLES = (INT4, UINT4)
 COUNTS = {DML_QUANTIZATION_TYPE.DML_QUANTIZATION_TYPE_SCALE: 1,
           DML_QUANTIZATION_TYPE.DML_QUANTIZATION_TYPE_SCALE_ZERO_POINT: 2}
 
@@ -64,6 +77,7 @@ class BlockedBase(Operator):
     in_types: tuple[int, ...]
     out_types: tuple[int, ...]
     quantizing: bool
+    sub_byte_types = True  # INT4/UINT4 on the integer side (feature level 6_3)
 
     def check(self, v: ValidatedDesc, problems: Problems) -> None:
         name = v.struct_name
@@ -123,9 +137,13 @@ class BlockedBase(Operator):
                 ulong8("blocks", block_sizes(x.sizes, scale.sizes), fill=1), TensorArg("y", OUT, rank=8),
                 ulong8("sizes", x.sizes, fill=1), Scalar("count", np.uint32(count))]
         integer = v.layout(self.integer_side).data_type
-        defines = {**typed_defines(x.data_type, y.data_type, acc="float" if self.quantizing else "long"),
-                   "QUANTIZE": self.quantizing, "SCALE_HALF": scale.data_type == FLOAT16, "ZP_T": CL_TYPE[integer],
-                   "NO_ZP": zero_point is None}
+        storage = UINT8 if integer in NIBBLES else integer  # 4-bit tensors are bytes to the kernel
+        in_type, out_type = (x.data_type, storage) if self.quantizing else (storage, y.data_type)
+        low, high = LIMITS[integer]
+        defines = {**typed_defines(in_type, out_type, acc="float" if self.quantizing else "long"),
+                   "QUANTIZE": self.quantizing, "SCALE_HALF": scale.data_type == FLOAT16, "ZP_T": CL_TYPE[storage],
+                   "NO_ZP": zero_point is None, "NIBBLES": integer in NIBBLES, "NIBBLE_SIGNED": integer == INT4,
+                   "Q_MIN": f"{low}.0f", "Q_MAX": f"{high}.0f"}
         return [KernelLaunch(self.kernel_source, "quantize_blocked", defines, Items(count), args)]
 
     @staticmethod

@@ -1,7 +1,8 @@
 """Harness draws of DML_OPERATOR_QUANTIZE and DML_OPERATOR_DEQUANTIZE.
 
-What is drawn: every data-type combination the rules in this folder's ``__init__`` accept, 1 to 8 dimensions,
-inputs and outputs with random layouts (inputs sometimes OWNED_BY_DML), DML_QUANTIZATION_TYPE_SCALE and
+What is drawn: every data-type combination the rules in this folder's ``__init__`` accept (INT4/UINT4 among the
+integer types: their nibbles at odd strides and offsets, the harness checking the nibbles beside them), 1 to 8
+dimensions, inputs and outputs with random layouts (inputs sometimes OWNED_BY_DML), DML_QUANTIZATION_TYPE_SCALE and
 _SCALE_ZERO_POINT, and quantization tensors whose size along each dimension is 1 (per tensor), the input's
 (per element) or a block count ``I / B`` for a random divisor B of I, in random layouts (padded, permuted,
 stride-0 broadcast).
@@ -27,6 +28,7 @@ from dmlsim.api.schema import OUTPUT
 from dmlsim.operators.base import Operator
 from dmlsim.operators.harness import OWNED_BY_DML, Case, Fill, adversarial, draw_sizes, draw_tensor, draw_valid
 from dmlsim.operators.quantize.cases import _no_ties, _scale_set
+from dmlsim.operators.quantize_blocked import INT4, UINT4
 from dmlsim.operators.typed import FLOAT16, FLOAT32, INT8, UINT8
 
 
@@ -67,7 +69,7 @@ def _attempt(op: Operator, rng: np.random.Generator) -> Case:
     q_sizes = _quantization_sizes(rng, sizes)
     with_zero_point = rng.random() < 0.6
     float_type = [FLOAT32, FLOAT16][int(rng.integers(2))]
-    int_type = [INT8, UINT8][int(rng.integers(2))]
+    int_type = [INT8, UINT8, INT4, UINT4][int(rng.integers(4))]
     quantizing = op.type == DML_OPERATOR_TYPE.DML_OPERATOR_QUANTIZE
     x_type, y_type = (float_type, int_type) if quantizing else (int_type, float_type)
     tensors = [_input(rng, float_type, q_sizes)]
