@@ -84,7 +84,8 @@ def dml_type(dtype: np.dtype, where: str) -> int:
     found = DATA_TYPES.get(dtype.newbyteorder("<") if dtype.byteorder == ">" else dtype)
     if found is None:
         raise DMLError(E_NOTIMPL, f"{where}: data type {dtype} has no DirectML tensor data type (DirectML has "
-                                  "FLOAT16/32/64 and 8- to 64-bit integers; no bfloat16, float8, int4 or strings)")
+                                  "FLOAT16/32/64, 8- to 64-bit integers and 4-bit ones for QUANTIZE/DEQUANTIZE; no "
+                                  "bfloat16, float8, float4, 2-bit integers or strings)")
     return found
 
 
