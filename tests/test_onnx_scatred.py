@@ -174,8 +174,9 @@ def test_max_min_ignore_a_nan_beside_a_number_as_directml_does(device):
 
 
 def test_refusals_name_the_node_and_the_reason(ref_device):
-    """FLOAT64 (no DirectML arithmetic), bool, and a match tensor over 2^24 elements (4097 rows compared with 4097)
-    are refused by the lowering with located messages; reduction 'none' keeps the plain scatter."""
+    """FLOAT64 (no DirectML arithmetic), bool, ScatterElements indices smaller than the data off the axis, and a
+    match tensor over 2^24 elements (4097 rows compared with 4097) are refused by the lowering with located
+    messages; reduction 'none' keeps the plain scatter."""
     def run(data, indices, updates, op="ScatterND", **attributes):
         return backend.prepare(_model(op, data, indices, updates, **attributes), ref_device).run(
             [data, indices, updates])
@@ -184,8 +185,22 @@ def test_refusals_name_the_node_and_the_reason(ref_device):
         run(np.zeros(3), np.array([[0]]), np.ones(1), reduction="add")
     with pytest.raises(DMLError, match=r"ScatterElements node .*'max' on bool data: ONNX defines no arithmetic"):
         run(np.zeros(3, np.bool_), np.array([0]), np.ones(1, np.bool_), op="ScatterElements", reduction="max")
+    with pytest.raises(DMLError, match=r"ScatterElements node .*indices \[1, 2\] smaller than data \[3, 2\] off"):
+        run(np.zeros((3, 2), np.float32), np.array([[0, 0]]), np.ones((1, 2), np.float32), op="ScatterElements",
+            axis=1, reduction="mul")
     rows = np.zeros((4097, 1), np.int64)
     with pytest.raises(DMLError, match=r"ScatterND node .*16785409-element match tensor, over its limit of 2\^24"):
         run(np.zeros(4097, np.float32), rows, np.ones(4097, np.float32), reduction="min")
     got = run(np.zeros(4, np.float32), np.array([[1], [1]]), np.array([2.0, 3.0], np.float32))[0]
     assert got[1] in (2.0, 3.0) and got[0] == 0.0  # no reduction: one of the writes wins
+
+
+def test_a_negative_zero_sum_ends_positive_as_the_reduce_starts_from_zero(device):
+    """The documented corner where the composition's order shows: −0 data with only −0 updates is +0 here (REDUCE's
+    sum starts from +0 on every device; ONNX's sequential −0 + −0 keeps −0). Data elements without updates keep
+    their −0."""
+    data = np.array([-0.0, -0.0, 1.0], np.float32)
+    indices, updates = np.array([[0], [0], [2]], np.int64), np.array([-0.0, -0.0, -0.0], np.float32)
+    (got,) = backend.prepare(_model("ScatterND", data, indices, updates, reduction="add"), device).run(
+        [data, indices, updates])
+    assert got[0] == 0.0 and not np.signbit(got[0]) and np.signbit(got[1]) and got[2] == 1.0

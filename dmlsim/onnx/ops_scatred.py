@@ -32,7 +32,9 @@ integers (its doc page's table): INT8/INT16 updates are CAST to INT32 and UINT8/
 and CAST back (DirectML's integer CAST wraps, as ONNX's integer arithmetic does), so integer results are exact
 (wrapping as ONNX's numpy reference wraps). Refused, naming the reason: FLOAT64 (neither REDUCE nor the arithmetic
 element-wise operators take it; the provider registers no FLOAT64 either), bool (ONNX defines no arithmetic on
-it), and ScatterElements of rank 8 (the mask needs one more dimension than DirectML's 8).
+it), ScatterElements of rank 8 (the mask needs one more dimension than DirectML's 8) and ScatterElements whose
+indices are smaller than the data on an axis other than ``axis`` (ONNX allows it; DirectML's SCATTER_ELEMENTS and
+GATHER_ELEMENTS take the data's sizes there, and reduction 'none' is refused by SCATTER_ELEMENTS' own rule).
 
 Floating-point results: ONNX's reference combines the updates one at a time in index order in the data's type;
 this composition sums (multiplies) the matched updates first in float32 (REDUCE accumulates in float32, in order)
@@ -55,6 +57,7 @@ from typing import Any
 import numpy as np
 
 import dmlsim as dml
+from dmlsim.api.errors import E_INVALIDARG
 from dmlsim.api.tensor import packed_strides
 from dmlsim.onnx import lowering as registry
 from dmlsim.onnx import ops_gather
@@ -89,7 +92,7 @@ def identity(reduction: str, dtype: np.dtype) -> Any:
 
 def _check(low: Lowering, reduction: str, dtype: np.dtype, match_elements: int, what: str) -> None:
     if reduction not in REDUCE_FUNCTION:
-        raise low.refuse(f"reduction {reduction!r}: ONNX defines none, add, mul, max and min", 0x80070057)
+        raise low.refuse(f"reduction {reduction!r}: ONNX defines none, add, mul, max and min", E_INVALIDARG)
     if dtype == np.float64:
         raise low.refuse(f"reduction {reduction!r} on float64 data: DirectML's REDUCE and arithmetic element-wise "
                          "operators take no FLOAT64")
@@ -161,6 +164,10 @@ def lower_scatter_elements_reduced(low: Lowering, node: Any, attrs: dict[str, An
     if rank + 1 > MAX_RANK:
         raise low.refuse(f"reduction {reduction!r} on rank {rank}: the match tensor needs rank {rank + 1}, over "
                          f"DirectML's {MAX_RANK} dimensions")
+    if any(n != m for d, (n, m) in enumerate(zip(shape, data.shape, strict=True)) if d != axis):
+        raise low.refuse(f"reduction {reduction!r} with indices {list(shape)} smaller than data "
+                         f"{list(data.shape)} off axis {axis}: DML_SCATTER_OPERATOR_DESC and GATHER_ELEMENTS take "
+                         "indices of the data's sizes on every other axis")
     steps = _Steps(low, f"{node.output[0]}/scatter_{reduction}")
     normal = packed(low, _normalised(steps, indices, np.array(data.shape[axis], np.int64)))
 
@@ -170,9 +177,7 @@ def lower_scatter_elements_reduced(low: Lowering, node: Any, attrs: dict[str, An
 
     mine = View(normal.name, (*shape, k), (*normal.strides, 0), normal.dtype)
     mask = steps.op("ELEMENT_WISE_LOGICAL_EQUALS", mine, along(normal), np.bool_)
-    window = View(data.name, tuple(n if d == axis else shape[d] for d, n in enumerate(data.shape)), data.strides,
-                  data.dtype, data.offset)  # data cut to the indices' extent on the other axes
-    gathered = steps.gather_elements(window, indices, axis)
+    gathered = steps.gather_elements(data, indices, axis)
     final = _combined(low, steps, reduction, mask, along(packed(low, _in_work_type(steps, reduction, updates))),
                       rank, gathered)
     _padded(low, "SCATTER_ELEMENTS", {"InputTensor": data, "IndicesTensor": indices, "UpdatesTensor": final},
