@@ -2,7 +2,7 @@
 operators, as onnxruntime's DirectML provider maps them: every tensor padded with leading 1s to the largest rank
 among data, indices and output; the axis moved by the padding; GatherND as GATHER_ND1 with the real ranks and
 batch_dims. OneHot's floating-point indices are CAST to INT64 first (ONNX casts them). Scatter reductions
-(add, mul, max, min) have no DirectML desc field: refused. TopK's indices are
+(add, mul, max, min) have no DirectML desc field: dmlsim.onnx.ops_scatred composes them. TopK's indices are
 DirectML's UINT64, read as ONNX's int64 (the same bytes for indices below 2^63).
 """
 

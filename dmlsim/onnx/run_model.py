@@ -33,6 +33,7 @@ from dmlsim.onnx import (  # noqa: F401  (each registers its lowerings)
     ops_recurrent,
     ops_resize,
     ops_roi,
+    ops_scatred,
     ops_tensor,
 )
 from dmlsim.onnx.empty import CPU_INPUTS, lower_empty
