@@ -146,9 +146,11 @@ def _resource(resources: dict[str, Any], tensor: Any) -> str:
     name = f"r{len(resources)}"
     kind = data_type_name(body.DataType)
     size = int(body.TotalTensorSizeInBytes)
+    packed = kind in ("INT4", "UINT4")  # a model file holds 4-bit tensors as the bytes of a UINT8 resource
+    kind = "UINT8" if packed else kind
     resources[name] = {"initialValuesDataType": kind, "sizeInBytes": size, "initialValues": {
         "valueCount": max(1, size // int(_NUMPY[kind][1])), "seed": len(resources),
-        "min": 0 if kind.startswith("UINT") else -2, "max": 2}}
+        "min": 0 if kind.startswith("UINT") else -2, "max": 255 if packed else 2}}
     return name
 
 

@@ -44,7 +44,10 @@ from dmlsim.operators.base import OPERATORS, Operator
 
 _T = DML_TENSOR_DATA_TYPE
 FLOAT_TYPES = (_T.DML_TENSOR_DATA_TYPE_FLOAT32, _T.DML_TENSOR_DATA_TYPE_FLOAT16, _T.DML_TENSOR_DATA_TYPE_FLOAT64)
-EVERY_TYPE = tuple(t for t in _T if t != _T.DML_TENSOR_DATA_TYPE_UNKNOWN)
+# The 4-bit types (DML_FEATURE_LEVEL_6_3), which only QUANTIZE/DEQUANTIZE take (their cases.py draws them).
+SUB_BYTE_TYPES = (_T.DML_TENSOR_DATA_TYPE_UINT4, _T.DML_TENSOR_DATA_TYPE_INT4)
+# Every whole-byte data type: what a family's cases.py draws from.
+EVERY_TYPE = tuple(t for t in _T if t != _T.DML_TENSOR_DATA_TYPE_UNKNOWN and t not in SUB_BYTE_TYPES)
 # Integer types narrower than their numpy type (4-bit values are held in int8/uint8)
 INTEGER_RANGE = {_T.DML_TENSOR_DATA_TYPE_INT4: (-8, 7), _T.DML_TENSOR_DATA_TYPE_UINT4: (0, 15)}
 OWNED_BY_DML = 1
@@ -288,8 +291,8 @@ def type_signatures(op: Operator) -> tuple[tuple[int, int], ...]:
     """The (input type, output type) pairs CreateOperator accepts for a same-shape desc of ``op`` (every
     input one type, every output one type), found by trying each pair on small shapes."""
     found = []
-    for in_type in EVERY_TYPE:
-        for out_type in EVERY_TYPE:
+    for in_type in (*EVERY_TYPE, *SUB_BYTE_TYPES):  # 4-bit too: an operator that accepted them would be drawn so
+        for out_type in (*EVERY_TYPE, *SUB_BYTE_TYPES):
             for rank in (4, 2, 1):
                 desc = _same_shape_desc(op, None, [2] * rank, {INPUT: in_type, OUTPUT: out_type}, safe=True)
                 if refusal(op, desc) is None:
