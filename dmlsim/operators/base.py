@@ -95,7 +95,7 @@ def elementwise_work(v: ValidatedDesc, operations_per_element: int = OPERATIONS_
     layouts = tensor_layouts(v)
     elements = sum(layout.element_count for layout in layouts)
     outputs = sum(layout.element_count for layout in tensor_layouts(v, OUTPUT))
-    return Work(operations_per_element * elements, sum(layout.element_count * layout.element_bits // 8
+    return Work(operations_per_element * elements, sum(-(-layout.element_count * layout.element_bits // 8)
                                                        for layout in layouts), host_steps_per_element * outputs)
 
 
