@@ -180,8 +180,10 @@ __kernel void reduce(TYPED_IN8(x), TYPED_OUT8(y), ulong8 out_sizes, ulong8 red_s
 #define SCALAR_CONV(v) ((SUM_T)(v))
 #define VECTOR_CONV(v) RED_CAT(convert_, RED_CAT(SUM_T, RED_VEC))(v)
 
-#if defined(IN_HALF)
-#define LOAD_IN_VEC(p, i) RED_CAT(vload_half, RED_VEC)(0, (p) + (i))
+#if defined(IN_HALF) /* eight vload_half: PoCL 3.1's vload_half8 crashed at odd element offsets (axes.cl) */
+#define LOAD_IN_VEC(p, i)                                                                                       \
+    ((float8)(vload_half((i), (p)), vload_half((i) + 1, (p)), vload_half((i) + 2, (p)), vload_half((i) + 3, (p)),   \
+              vload_half((i) + 4, (p)), vload_half((i) + 5, (p)), vload_half((i) + 6, (p)), vload_half((i) + 7, (p))))
 #else
 #define LOAD_IN_VEC(p, i) RED_CAT(convert_, RED_CAT(ACC_T, RED_VEC))(RED_CAT(vload, RED_VEC)(0, (p) + (i)))
 #endif
