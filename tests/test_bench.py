@@ -66,6 +66,21 @@ def test_convolution_and_skinny_gemm_cases_note_the_planners_choice(case, size, 
     assert any(planned in note for note in point["notes"]), point["notes"]
 
 
+@pytest.mark.parametrize("case, traffic_bytes", [("reduce-sum-middle", 64 * 64 * 4), ("softmax1", 2 * 64 * 64 * 4)])
+def test_memory_bound_cases_measure_against_their_limits(case, traffic_bytes, tmp_path):
+    """Issue 25's memory-bound cases (one of each module's two) run end to end at N = 64 beside numpy and both
+    same-traffic limits: a reduction's traffic is its input read (its 64 outputs left out), a softmax's its input
+    read and output written."""
+    import json
+
+    out = tmp_path / "bench.json"
+    assert main(["bench", case, "--sizes", "64", "--dtype", "float32", "--no-inplace", "--peers", "numpy",
+                 "--min-time", "0.05", "--no-overhead", "--json", str(out)]) == 0
+    (point,) = json.loads(out.read_text())["points"]
+    assert point.get("error") in (None, "") and "numpy" in point["peers"]
+    assert point["bytes_moved"] == traffic_bytes and point["traffic_gbps"] > 0
+
+
 def test_list_shows_each_case_with_its_default_sizes(capsys):
     assert main(["bench", "--list"]) == 0
     printed = capsys.readouterr().out
