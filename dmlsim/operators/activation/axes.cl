@@ -78,9 +78,9 @@ __kernel void activation_axes(TENSOR_IN8(x), TENSOR_OUT8(y),
         vstore_half_rte(v8_.s4, (i) + 4, (p)); vstore_half_rte(v8_.s5, (i) + 5, (p));                          \
         vstore_half_rte(v8_.s6, (i) + 6, (p)); vstore_half_rte(v8_.s7, (i) + 7, (p));                          \
     }
-#else
-#define RUN_LOAD8(p, i) vload8(0, (p) + (i))
-#define RUN_STORE8(v, p, i) vstore8((v), 0, (p) + (i))
+#else /* dmlsim.h's LOADV/STOREV (VEC 8): element-aligned vector access on CPUs, vload8/vstore8 elsewhere */
+#define RUN_LOAD8(p, i) LOADV((p) + (i), 0)
+#define RUN_STORE8(v, p, i) STOREV((v), (p) + (i), 0)
 #endif
 
 __kernel void activation_run(TENSOR_IN8(x), TENSOR_OUT8(y), ulong8 outer_sizes, ulong8 outer_x, ulong8 outer_y,
@@ -125,7 +125,7 @@ __kernel void activation_run(TENSOR_IN8(x), TENSOR_OUT8(y), ulong8 outer_sizes, 
             const float8 e = exp(RUN_LOAD8(xp, x0 + j) - m);
             lanes += e;
 #if defined(AXES_SOFTMAX) && !defined(STORE_HALF)
-            vstore8(e, 0, yp + y0 + j); /* kept for the last pass: exp once per element */
+            RUN_STORE8(e, yp, y0 + j); /* kept for the last pass: exp once per element */
 #endif
         }
         sum = ((lanes.s0 + lanes.s1) + (lanes.s2 + lanes.s3)) + ((lanes.s4 + lanes.s5) + (lanes.s6 + lanes.s7));
@@ -138,7 +138,7 @@ __kernel void activation_run(TENSOR_IN8(x), TENSOR_OUT8(y), ulong8 outer_sizes, 
 #if defined(RUN_CONTIGUOUS) && !defined(AXES_HARDMAX)
     for (; j + 8 <= n; j += 8) {
 #if defined(AXES_SOFTMAX) && !defined(STORE_HALF)
-        vstore8(vload8(0, yp + y0 + j) / sum, 0, yp + y0 + j);
+        RUN_STORE8(RUN_LOAD8(yp, y0 + j) / sum, yp, y0 + j);
 #elif defined(AXES_SOFTMAX)
         RUN_STORE8(exp(RUN_LOAD8(xp, x0 + j) - m) / sum, yp, y0 + j);
 #else

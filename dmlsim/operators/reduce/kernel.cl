@@ -185,7 +185,13 @@ __kernel void reduce(TYPED_IN8(x), TYPED_OUT8(y), ulong8 out_sizes, ulong8 red_s
     ((float8)(vload_half((i), (p)), vload_half((i) + 1, (p)), vload_half((i) + 2, (p)), vload_half((i) + 3, (p)),   \
               vload_half((i) + 4, (p)), vload_half((i) + 5, (p)), vload_half((i) + 6, (p)), vload_half((i) + 7, (p))))
 #else
-#define LOAD_IN_VEC(p, i) RED_CAT(convert_, RED_CAT(ACC_T, RED_VEC))(RED_CAT(vload, RED_VEC)(0, (p) + (i)))
+#if defined(DMLSIM_DIRECT_VECTORS) /* dmlsim.h: an element-aligned vector read, not PyPI PoCL 3.0's library vload8 */
+typedef RED_CAT(IN_T, RED_VEC) red_in_vec_u __attribute__((aligned(sizeof(IN_T))));
+#define LOAD_IN_RAW(p, i) (*(__global const red_in_vec_u *)((p) + (i)))
+#else
+#define LOAD_IN_RAW(p, i) RED_CAT(vload, RED_VEC)(0, (p) + (i))
+#endif
+#define LOAD_IN_VEC(p, i) RED_CAT(convert_, RED_CAT(ACC_T, RED_VEC))(LOAD_IN_RAW(p, i))
 #endif
 
 /* The result of an accumulating function from its accumulator acc (SUM_T) and the run's length. */
