@@ -21,9 +21,10 @@ bench:
 # Issue 15's points on every OpenCL implementation (processes per ICD; BENCH_ICDS="a.icd b.icd" to choose),
 # beside the native same-traffic limits and torch, with each target's verdict: Adam 2^24 in place FLOAT32 and
 # FLOAT16, ONNX multi-tensor 1000 x 4096, AdagradDecay dense 64M and sparse 64K, and the dispatch overhead
-# against bare pyopencl, and issue 25's GEMM and CONVOLUTION points against numpy/torch (BENCH_CASES to choose). ICDs whose only device is a simulator (Oclgrind) are skipped.
+# against bare pyopencl, and issue 25's GEMM and CONVOLUTION points against numpy/torch and its memory-bound REDUCE and
+# SOFTMAX points against the native same-traffic limit (BENCH_CASES to choose). ICDs whose only device is a simulator (Oclgrind) are skipped.
 BENCH_ICDS ?=
-BENCH_CASES ?= adam,onnx,adagrad-decay,gemm,conv,overhead
+BENCH_CASES ?= adam,onnx,adagrad-decay,gemm,conv,membound,overhead
 bench-target:
 	$(BENCH_PYTHON) benchmarks/target.py --out $(BENCH_OUT) --cases $(BENCH_CASES) \
 		$(foreach icd,$(BENCH_ICDS),--icd $(icd)) | tee $(BENCH_OUT)/issue-15-target.txt

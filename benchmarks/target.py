@@ -15,6 +15,10 @@ dmlsim.backends.opencl.icd), ``dmlsim bench`` processes that see only that ICD t
   ResNet-50/MobileNetV2 layers against torch when installed, else numpy's im2col + matmul (``numpy-im2col``)
   -> ``convolution-layers-...``; each at least 0.5x its peer on host time per call, the planner's kernel choice
   in the bench output's notes;
+- ``membound`` (issue 25): REDUCE SUM over the last axis of 4096 x 4096 and over the middle axis of
+  [8, 4096, 512], ACTIVATION_SOFTMAX and SOFTMAX1 (Axes {1}) of 4096 x 4096, FLOAT32, against the native
+  same-traffic limit (the input read; SOFTMAX's output written) and numpy -> ``reduce-4096-<implementation>.json``,
+  ``softmax-4096-...``; each at least 0.9x the native limit on host time per call;
 - ``overhead``: the dispatch overhead, a 1-element Adam dispatch's record+execute+wait against the bare
   pyopencl enqueue+finish of the same prepared kernel (host time, medians over shuffled alternating rounds,
   with a 95 % bootstrap interval of the difference; the issue's target: dmlsim adds at most 5 us, called met
@@ -60,6 +64,11 @@ CASES: dict[str, list[tuple[str, list[str]]]] = {
                               "--peers", "numpy,torch", "--no-native"])],
     "conv": [("convolution-layers", ["convolution", "--sizes", "1,2,3,4", "--dtype", "float32", "--no-inplace",
                                      "--peers", "numpy,torch", "--no-native"])],
+    # issue 25: memory-bound operators past the last-level cache, against the native same-traffic limit
+    "membound": [("reduce-4096", ["reduce-sum", "reduce-sum-middle", "--sizes", "4096", "--dtype", "float32",
+                                  "--no-inplace", "--peers", "numpy"]),
+                 ("softmax-4096", ["softmax", "softmax1", "--sizes", "4096", "--dtype", "float32", "--no-inplace",
+                                   "--peers", "numpy"])],
     "overhead": [("dispatch-overhead", ["adam", "--sizes", "1K", "--dtype", "float32", "--inplace", "--peers", "none",
                                         "--no-native"])],
 }
@@ -77,6 +86,8 @@ TARGETS: dict[tuple[str, str], tuple[str, float, float | None]] = {
     ("gemm", "float32"): ("numpy", 0.5, None), ("gemm", "float16"): ("torch-cpu|numpy", 0.5, None),
     ("gemm-skinny", "float32"): ("numpy", 0.5, None), ("gemm-skinny", "float16"): ("torch-cpu|numpy", 0.5, None),
     ("convolution", "float32"): ("torch-cpu|numpy-im2col", 0.5, None),
+    ("reduce-sum", "float32"): ("native", 0.9, None), ("reduce-sum-middle", "float32"): ("native", 0.9, None),
+    ("softmax", "float32"): ("native", 0.9, None), ("softmax1", "float32"): ("native", 0.9, None),
 }
 # GPUs: "copy", the device's measured copy bandwidth (the faster of the OpenCL copy kernel and CUDA's own
 # device-to-device copy, same byte count, same run), on device time: a bandwidth is the device's, and the

@@ -484,3 +484,112 @@ def test_softplus_steepness_below_1_follows_the_reported_feature_level(ref_devic
     assert "Steepness 0.0 must be greater than 0" in _refusal(ref_device, activation("SOFTPLUS", x, Steepness=0.0))
     monkeypatch.setattr(registry, "implemented_feature_level", lambda: dml.DML_FEATURE_LEVEL_6_3)
     assert "Steepness 0.5 must not be less than 1" in _refusal(ref_device, activation("SOFTPLUS", x, Steepness=0.5))
+
+
+# --- the softmax family's fast path (issue 25): runs of every length, strided outputs, the planner ----------------
+SOFTMAX_RUN_LENGTHS = [1, 7, 8, 9, 17]  # shorter than, equal to, one and nine past the kernel's eight lanes
+
+
+def softmax_rows(n):
+    """Three rows of n: distinct values with ±0; -inf in the tail; a NaN (every output NaN)."""
+    x = np.array([[((5 * i + 2 * r) % 9 - 4) / 3 for i in range(n)] for r in range(3)])
+    x[0, 0], x[0, n - 1] = -0.0, 0.0
+    x[1, n - 1] = -math.inf
+    x[2, min(3, n - 1)] = math.nan
+    return x
+
+
+@pytest.mark.parametrize("n", SOFTMAX_RUN_LENGTHS)
+@pytest.mark.parametrize("data_type", [F32, F16], ids=["FLOAT32", "FLOAT16"])
+def test_softmax_runs_of_every_length(device, data_type, n):
+    """SOFTMAX, LOG_SOFTMAX and HARDMAX along a contiguous last dimension of n (the eight-wide stream and its tail;
+    tolerance as the module's: 4 FLOAT32 ulps, 1 FLOAT16 ulp, of max(1, |y|), LOG_SOFTMAX 8 times that)."""
+    x = softmax_rows(n).astype(NUMPY[data_type])
+    for name, log in (("SOFTMAX", False), ("LOG_SOFTMAX", True)):
+        got = run_operator(device, activation(name, tensor(data_type, [3, n])), {"InputTensor": x})["OutputTensor"]
+        expected = softmax_loops(x[:2], [1], log)
+        check(got[:2], expected, np.maximum(1.0, np.abs(expected)) * (8 if log else 1), data_type, f"{name} {n}")
+        assert np.isnan(got[2]).all(), f"{name} {n}: a NaN makes every output of its row NaN"
+    got = run_operator(device, activation("HARDMAX", tensor(data_type, [3, n])), {"InputTensor": x})["OutputTensor"]
+    marked = [int(np.argmax(x[0])), int(np.argmax(x[1])), min(3, n - 1)]  # the first maximum; the NaN
+    np.testing.assert_array_equal(got, np.eye(n)[marked])
+
+
+def test_softmax_run_subtracts_the_largest_of_every_lane(device):
+    """The largest elements in the last of the eight lanes (indices 7 and 15), 200 above the rest: exp(x - max)
+    overflows unless the maximum is theirs. 0.5 each; the rest exp(-200) / 2, which is 0 in FLOAT32."""
+    x = np.full((1, 17), -100.0, np.float32)
+    x[0, 7] = x[0, 15] = 100.0
+    got = run_operator(device, activation("SOFTMAX", tensor(F32, [1, 17])), {"InputTensor": x})["OutputTensor"]
+    expected = np.zeros((1, 17))
+    expected[0, 7] = expected[0, 15] = 0.5
+    check(got, expected, np.ones_like(expected), F32, "SOFTMAX")
+
+
+@pytest.mark.parametrize(("name", "sizes", "x_strides", "y_strides", "axes"), [
+    ("padded-rows", [3, 9], [12, 1], [10, 1], [1]),            # contiguous runs at unaligned starts
+    ("transposed-output", [3, 9], None, [1, 3], [1]),          # the output's run has step 3: one at a time
+    ("transposed-input", [3, 9], [1, 3], None, [1]),
+    ("nested-axes", [2, 3, 4], None, None, [1, 2]),            # axes 1 and 2: one run of 12
+    ("output-not-nested", [2, 3, 4], None, [12, 1, 3], [1, 2]),  # the input's run, not the output's
+    ("axes-0-2", [2, 3, 4], None, None, [0, 2]),               # no run: activation_axes
+], ids=lambda value: value if isinstance(value, str) else None)
+def test_softmax1_runs_through_strides(device, name, sizes, x_strides, y_strides, axes):
+    """SOFTMAX1 through DML strides on either tensor (the run kernel where both walk one progression each); the
+    output read back through its own strides. Tolerance: 4 ulps of 1 (outputs below 1)."""
+    x = np.array([((7 * i) % 11 - 5) / 2 for i in range(int(np.prod(sizes)))]).reshape(sizes).astype(np.float32)
+    desc = activation("SOFTMAX1", tensor(F32, sizes, x_strides), tensor(F32, sizes, y_strides),
+                      AxisCount=len(axes), Axes=axes)
+    got = run_operator(device, desc, {"InputTensor": x})["OutputTensor"]
+    expected = softmax_loops(x, axes)
+    check(got, expected, np.ones_like(expected), F32, name)
+
+
+def planned_run(ref_device, op_desc, is_cpu):
+    """(entry point, RUN_CONTIGUOUS) of each launch the operator plans for a CPU or GPU target."""
+    from dmlsim.operators.plan import LaunchTarget
+
+    compiled = ref_device.CompileOperator(ref_device.CreateOperator(op_desc), dml.DML_EXECUTION_FLAG_NONE)
+    table = ref_device.CreateBindingTable(dml.DML_BINDING_TABLE_DESC(
+        compiled, None, None, compiled.GetBindingProperties().RequiredDescriptorCount))
+    layout = compiled.validated.tensors
+    buffers = [ref_device.CreateBuffer(layout[name].total_bytes) for name in ("InputTensor", "OutputTensor")]
+    table.BindInputs([dml.buffer_binding(buffers[0], 0, layout["InputTensor"].total_bytes)])
+    table.BindOutputs([dml.buffer_binding(buffers[1], 0, layout["OutputTensor"].total_bytes)])
+    resolved = table.resolved(ref_device.backend)
+    launches = resolved.compiled.operator.plan_launches(resolved.compiled.validated, resolved.bound,
+                                                        LaunchTarget(is_cpu=is_cpu, compute_units=2))
+    return [(launch.entry, bool(launch.defines.get("RUN_CONTIGUOUS"))) for launch in launches]
+
+
+@pytest.mark.parametrize(("name", "sizes", "y_strides", "axes", "cpu", "gpu"), [
+    ("SOFTMAX", [4, 16], None, None, ("activation_run", True), ("activation_run", True)),
+    ("LOG_SOFTMAX", [4, 16], [1, 4], None, ("activation_run", False), ("activation_run", False)),  # output step 4
+    ("SOFTMAX", [2, 64], None, None, ("activation_run", True), ("activation_group", False)),  # a group's worth
+    ("HARDMAX", [2, 64], None, None, ("activation_run", True), ("activation_run", True)),  # walked in order
+    ("SOFTMAX1", [2, 3, 4], None, [1, 2], ("activation_run", True), ("activation_run", True)),
+    ("SOFTMAX1", [2, 3, 4], [12, 1, 3], [1, 2], ("activation_axes", False), ("activation_axes", False)),
+    ("SOFTMAX1", [2, 3, 4], None, [0, 2], ("activation_axes", False), ("activation_axes", False)),
+], ids=["softmax-rows", "log-softmax-transposed-output", "softmax-long-rows", "hardmax-long-rows", "softmax1-nested",
+        "softmax1-output-not-nested", "softmax1-axes-0-2"])
+def test_softmax_planner_choice(ref_device, name, sizes, y_strides, axes, cpu, gpu):
+    """The planner's choice per device kind (AxesActivation.plan_launches)."""
+    attrs = {} if axes is None else {"AxisCount": len(axes), "Axes": axes}
+    desc = activation(name, tensor(F32, sizes), tensor(F32, sizes, y_strides), **attrs)
+    assert planned_run(ref_device, desc, True) == [cpu]
+    assert planned_run(ref_device, desc, False) == [gpu]
+
+
+@pytest.mark.parametrize("n", [64, 67, 130])
+def test_softmax_long_rows_on_every_launch_shape(shaped_device, n):
+    """Rows of a work-group's worth and more: one work-item per row (CPU shape), one work-group per row (GPU
+    shapes); a -inf, ±0, and a row of one value 150 above the rest (exp(x - max) overflows unless the maximum is
+    found). Tolerance as the module's (4 FLOAT32 ulps of max(1, |y|), LOG_SOFTMAX 8 times that)."""
+    x = np.array([[((5 * i + 2 * r) % 9 - 4) / 3 for i in range(n)] for r in range(3)])
+    x[0, 5], x[0, 6], x[1, n - 1] = -0.0, 0.0, -math.inf
+    x[2, :], x[2, n - 2] = -50.0, 100.0
+    x = x.astype(np.float32)
+    for name, log in (("SOFTMAX", False), ("LOG_SOFTMAX", True)):
+        got = run_operator(shaped_device, activation(name, tensor(F32, [3, n])), {"InputTensor": x})["OutputTensor"]
+        expected = softmax_loops(x, [1], log)
+        check(got, expected, np.maximum(1.0, np.abs(expected)) * (8 if log else 1), F32, f"{name} {n}")

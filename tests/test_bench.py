@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import ctypes
 import json
 
 import numpy as np
@@ -63,6 +64,21 @@ def test_convolution_and_skinny_gemm_cases_note_the_planners_choice(case, size, 
     (point,) = json.loads(out.read_text())["points"]
     assert point.get("error") in (None, "") and peer in point["peers"] and point["item_unit"] == "FLOP"
     assert any(planned in note for note in point["notes"]), point["notes"]
+
+
+@pytest.mark.parametrize("case, traffic_bytes", [("reduce-sum-middle", 64 * 64 * 4), ("softmax1", 2 * 64 * 64 * 4)])
+def test_memory_bound_cases_measure_against_their_limits(case, traffic_bytes, tmp_path):
+    """Issue 25's memory-bound cases (one of each module's two) run end to end at N = 64 beside numpy and both
+    same-traffic limits: a reduction's traffic is its input read (its 64 outputs left out), a softmax's its input
+    read and output written."""
+    import json
+
+    out = tmp_path / "bench.json"
+    assert main(["bench", case, "--sizes", "64", "--dtype", "float32", "--no-inplace", "--peers", "numpy",
+                 "--min-time", "0.05", "--no-overhead", "--json", str(out)]) == 0
+    (point,) = json.loads(out.read_text())["points"]
+    assert point.get("error") in (None, "") and "numpy" in point["peers"]
+    assert point["bytes_moved"] == traffic_bytes and point["traffic_gbps"] > 0
 
 
 def test_list_shows_each_case_with_its_default_sizes(capsys):
@@ -276,6 +292,21 @@ def test_the_native_kernel_reads_every_input_and_writes_every_output(traffic):
         native.release()
 
 
+def test_the_native_reduction_traffic_reads_every_input_element():
+    """WRITES=0 (a reduction's traffic, issue 25): the sum of every input element lands in traffic_sink."""
+    traffic = Traffic(2, 0, 4, 4099, False)
+    try:
+        native = NativeTraffic(traffic)
+    except NativeUnavailableError as exc:
+        pytest.skip(f"the native limit cannot be built here: {exc}")
+    try:
+        total = sum(int(native.array(k).astype(np.uint64).sum()) for k in range(traffic.reads)) % 2**32
+        assert native.run() > 0
+        assert ctypes.c_uint32.in_dll(native.lib, "traffic_sink").value == total
+    finally:
+        native.release()
+
+
 def test_without_a_c_compiler_the_native_limit_is_skipped_with_the_reason(monkeypatch):
     monkeypatch.setenv("CC", "")
     monkeypatch.setenv("PATH", "")
@@ -317,6 +348,29 @@ def test_the_opencl_same_traffic_kernel_moves_exactly_the_points_arrays(traffic)
             for k, want in enumerate(expected_traffic(before, traffic.writes)):
                 got = np.frombuffer(backend.read(same.buffers[first_output + k], 0, want.nbytes), dtype)
                 np.testing.assert_array_equal(got, want, err_msg=kernel.label)
+    finally:
+        same.release()
+
+
+@needs_opencl
+def test_the_opencl_reduction_traffic_reads_every_input_element():
+    """WRITES=0 (a reduction's traffic, issue 25): every variant's work-items leave partial sums in their own sink
+    buffer (d0), which add up to the sum of every input element, the tail past the last vector included."""
+    from dmlsim.backends.opencl.roofline import SameTraffic
+
+    device = dml.DMLCreateDevice(dml.DML_CREATE_DEVICE_FLAG_NONE, OPENCL[0].index)
+    backend = device.backend
+    same = SameTraffic(backend, 1, 0, 4, 4099, False)
+    try:
+        data = np.random.default_rng(2).integers(0, 1000, 4099).astype(np.uint32)
+        backend.write(same.buffers[0], 0, data)
+        sinks = same.buffers[1:]
+        assert len(sinks) == len(same.kernels)
+        for kernel, sink in zip(same.kernels, sinks, strict=True):
+            backend.write(sink, 0, np.zeros(sink.size // 4, np.uint32))
+            assert kernel.run() > 0
+            partials = np.frombuffer(backend.read(sink, 0, sink.size), np.uint32)
+            assert int(partials.astype(np.uint64).sum()) % 2**32 == int(data.astype(np.uint64).sum()), kernel.label
     finally:
         same.release()
 

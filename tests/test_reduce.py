@@ -1,8 +1,11 @@
 """DML_OPERATOR_REDUCE (every DML_REDUCE_FUNCTION), DML_OPERATOR_ARGMIN and DML_OPERATOR_ARGMAX, on every adapter.
 
 Expected values are literals from the doc pages' examples and hand calculations, or loops written here
-that transcribe the documented formula (never dmlsim's reference). FLOAT32 results: the kernel sums in
-float32 in index order, the expectation is exact: rtol 1e-6 covers a few roundings of these magnitudes.
+that transcribe the documented formula (never dmlsim's reference). FLOAT32 results: the kernels sum in
+float32, in index order or (a contiguous run, issue 25) in eight lanes, or on a GPU in 64 interleaved
+partials; the tolerance any order meets is n + 4 ulps of the sum of |x| (the harness's, cases.py). Most
+inputs here are small integers, whose float sums are exact in any order (assert_array_equal); rtol 1e-6
+covers a few roundings of the other magnitudes.
 """
 
 from __future__ import annotations
@@ -14,8 +17,11 @@ import re
 import numpy as np
 import pytest
 from datamove_support import F16, F32, I8, I32, I64, U8, U32, U64, operator, refused, run, tensor, type_id
+from dispatch import Dispatch
 
 import dmlsim as dml
+from dmlsim.operators.plan import LaunchTarget
+from dmlsim.operators.reduce import column_vecs
 
 IN, OUT = "InputTensor", "OutputTensor"
 NUMPY_OF = {F32: np.float32, F16: np.float16}
@@ -268,3 +274,157 @@ def test_no_axes_reduces_each_element_alone(device, function, expected):
     x = np.array([1, -2, 3], np.float32)
     got = run(device, reduce_op(function, tensor(F32, [3]), tensor(out_type, [3]), []), InputTensor=x)[OUT]
     assert got.tolist() == expected
+
+
+# --- the fast paths (issue 25): runs of every length, strided and broadcast runs, the planner's choice --------
+RUN_LENGTHS = [1, 7, 8, 9, 67, 130]  # shorter than, equal to, one past the 8 lanes; past one GPU group of 64
+
+
+def integer_rows(n, rows):
+    """Small integers, different in every row and lane (float sums exact in any order)."""
+    return np.array([[(5 * i + 3 * row) % 11 - 5 for i in range(n)] for row in range(rows)], np.float64)
+
+
+def loop_sum(values):
+    total = 0.0
+    for value in values:
+        total += float(value)
+    return total
+
+
+def loop_max(values):
+    """fmax's maximum: NaN ignored unless every element is NaN."""
+    numbers = [float(v) for v in values if not math.isnan(v)]
+    return max(numbers) if numbers else math.nan
+
+
+def first_extreme(values):
+    """ARGMAX's index: the first NaN, else the first largest element."""
+    for i, value in enumerate(values):
+        if math.isnan(value):
+            return i
+    best = max(values)
+    return next(i for i, value in enumerate(values) if value == best)
+
+
+@pytest.mark.parametrize("n", RUN_LENGTHS)
+def test_runs_of_every_length_on_every_launch_shape(shaped_device, n):
+    """A contiguous last axis of n: the eight-lane stream and its tail (CPU shape), one work-group per row (GPU
+    shape, n >= 64), one work-item per row for the selecting functions. Row 1 holds +inf in its last element (the
+    tail), row 2 a NaN; FLOAT16 and INT32 (wrapping) take the same paths."""
+    x = integer_rows(n, 3)
+    x[1, n - 1] = math.inf
+    x[2, min(3, n - 1)] = math.nan
+    x32 = x.astype(np.float32)
+
+    def reduced(function, data_type, values, out_type=None):
+        desc = reduce_op(function, tensor(data_type, list(values.shape)),
+                         tensor(out_type or data_type, [values.shape[0], 1]), [1])
+        return run(shaped_device, desc, InputTensor=values)[OUT][:, 0]
+
+    np.testing.assert_array_equal(reduced("SUM", F32, x32), [loop_sum(row) for row in x])
+    np.testing.assert_array_equal(reduced("MAX", F32, x32), [loop_max(row) for row in x])
+    np.testing.assert_allclose(reduced("AVERAGE", F32, x32[:1]), [loop_sum(x[0]) / n], rtol=1e-6)
+    np.testing.assert_array_equal(reduced("L1", F32, x32[:1]), [loop_sum(abs(v) for v in x[0])])
+    assert reduced("ARGMAX", F32, x32, U32).tolist() == [first_extreme(list(row)) for row in x]
+    halves = integer_rows(n, 2).astype(np.float16)
+    np.testing.assert_array_equal(reduced("SUM", F16, halves), [loop_sum(row) for row in halves])
+    big = np.array([[2**30 + 7 * i + row for i in range(n)] for row in range(2)], np.int64)
+    wrapped = [(int(row.sum()) + 2**31) % 2**32 - 2**31 for row in big]  # int32's wrapping sum
+    assert reduced("SUM", I32, big.astype(np.int32)).tolist() == wrapped
+
+
+@pytest.mark.parametrize(("name", "sizes", "strides", "axes"), [
+    ("middle-axis", [2, 9, 3], None, [1]),                    # one work-item per output, stride 3
+    ("broadcast-rows", [3, 9], [1, 0], [1]),                  # stride 0: each row is one value 9 times
+    ("padded-odd-rows", [3, 9], [11, 1], [1]),                # contiguous runs starting at odd elements
+    ("nested-axes", [2, 3, 4], None, [1, 2]),                 # axes 1, 2 make one run of 12
+    ("nested-strided", [2, 3, 4], [40, 12, 3], [1, 2]),       # one run of 12, stride 3
+    ("not-nested", [2, 3, 4], [24, 4, 1], [0, 2]),            # no single run: the generic kernel
+    ("columns", [3, 5, 16], None, [1]),                       # CPUs: eight outputs per work-item
+    ("columns-padded", [3, 16], [20, 1], [0]),                # the same over padded rows
+    ("columns-broadcast", [4, 8], [0, 1], [0]),               # stride 0 along the reduced axis
+    ("columns-two-vectors", [9, 3, 16], None, [1]),           # 144 outputs: 16 per work-item (two vectors)
+], ids=lambda value: value if isinstance(value, str) else None)
+def test_strided_and_broadcast_runs(device, name, sizes, strides, axes):
+    """SUM and MAX over runs that are not a packed last axis, read through DML strides."""
+    packed = strides or [int(np.prod(sizes[d + 1:])) for d in range(len(sizes))]
+    span = sum((s - 1) * st for s, st in zip(sizes, packed, strict=True)) + 1
+    flat = np.array([(7 * i) % 13 - 6 for i in range(span)], np.float32)
+    flat[5 % span], flat[10 % span] = math.inf, math.nan  # reach some outputs (SUM: inf, NaN; MAX ignores the NaN)
+    logical = np.lib.stride_tricks.as_strided(flat, sizes, [st * 4 for st in packed])
+    out_sizes = [1 if d in axes else s for d, s in enumerate(sizes)]
+    for function, combine in (("SUM", loop_sum), ("MAX", loop_max)):
+        desc = reduce_op(function, tensor(F32, sizes, strides), tensor(F32, out_sizes), axes)
+        got = run(device, desc, InputTensor=np.ascontiguousarray(logical))[OUT]
+        expected = np.zeros(out_sizes)
+        for out_index in itertools.product(*(range(s) for s in out_sizes)):
+            ranges = [range(sizes[d]) if d in axes else [i] for d, i in enumerate(out_index)]
+            expected[out_index] = combine(logical[index] for index in itertools.product(*ranges))
+        np.testing.assert_array_equal(got, expected, err_msg=f"{name} {function}")
+
+
+@pytest.mark.parametrize(("row", "n_out", "vectors"), [
+    (512, 4096, 64),   # a whole row per work-item leaves 8 work-items, 4 per compute unit
+    (512, 1024, 16),   # fewer outputs: 8 work-items of 16 vectors
+    (16, 144, 2),      # tests' columns-two-vectors
+    (16, 48, 1),       # too few outputs for 4 work-items per unit: one vector each
+    (24, 4096, 1),     # 24 = 3 vectors: only one divides it
+])
+def test_column_vectors_per_work_item(row, n_out, vectors):
+    """reduce_columns' width on a 2-unit CPU: the most vectors dividing the row that leave 4 work-items per unit."""
+    assert column_vecs(row, n_out, 2) == vectors
+
+
+def planned_entries(ref_device, op_desc, is_cpu):
+    """The kernel entry points the operator plans for a CPU or a GPU launch target, bound as tests/dispatch.py
+    binds it."""
+    resolved = Dispatch(ref_device, op_desc).table.resolved(ref_device.backend)
+    target = LaunchTarget(is_cpu=is_cpu, compute_units=2)
+    return [launch.entry for launch in resolved.compiled.operator.plan_launches(resolved.compiled.validated,
+                                                                               resolved.bound, target)]
+
+
+@pytest.mark.parametrize(("function", "sizes", "strides", "axes", "cpu", "gpu"), [
+    ("SUM", [4, 64], None, [1], "reduce_run", "reduce_group"),        # a contiguous run of a group or more
+    ("MAX", [4, 64], None, [1], "reduce_run", "reduce_group"),
+    ("SUM", [4, 63], None, [1], "reduce_run", "reduce_run"),          # shorter than a group
+    ("ARGMAX", [4, 64], None, [1], "reduce_run", "reduce_run"),       # the index keeps one work-item per output
+    ("LOG_SUM_EXP", [4, 64], None, [1], "reduce_run", "reduce_run"),
+    ("SUM", [64, 64], None, [0], "reduce_columns", "reduce_run"),     # strided: eight outputs per item on CPUs
+    ("MIN", [3, 64, 16], None, [1], "reduce_columns", "reduce_run"),  # GPUs: neighbouring items read neighbours
+    ("SUM", [64, 63], None, [0], "reduce_run", "reduce_run"),         # a row not a multiple of 8
+    ("SUM", [64, 64], [1, 64], [0], "reduce_run", "reduce_group"),    # transposed: the reduced axis is contiguous
+    ("ARGMAX", [64, 64], None, [0], "reduce_run", "reduce_run"),
+    ("SUM", [4, 64], [0, 0], [1], "reduce_run", "reduce_run"),        # broadcast: stride 0
+    ("SUM", [2, 3, 4], None, [0, 2], "reduce", "reduce"),             # no single run
+], ids=["sum-row", "max-row", "sum-short-row", "argmax-row", "lse-row", "sum-column", "min-middle", "sum-column-63",
+        "sum-column-transposed", "argmax-column", "sum-broadcast", "sum-axes-0-2"])
+def test_planner_choice(ref_device, function, sizes, strides, axes, cpu, gpu):
+    """The planner's choice per device kind (the operator's docstring)."""
+    out_type = U32 if function == "ARGMAX" else F32
+    out_sizes = [1 if d in axes else s for d, s in enumerate(sizes)]
+    desc = reduce_op(function, tensor(F32, sizes, strides), tensor(out_type, out_sizes), axes)
+    assert planned_entries(ref_device, desc, True) == [cpu]
+    assert planned_entries(ref_device, desc, False) == [gpu]
+
+
+@pytest.mark.parametrize("function", ["SUM", "MIN", "MULTIPLY"])
+def test_columns_of_float16_and_integers(device, function):
+    """A middle axis beside a kept innermost one of 8 (CPU devices: reduce_columns), FLOAT16 rounding once and
+    INT32 wrapping as the one-work-item walk does. Integers: exact; FLOAT16: the float32 result rounded once."""
+    sizes, out_sizes = [2, 3, 8], [2, 1, 8]
+    ints = np.array([[[(3 * i + 5 * j + k) % 7 - 3 for k in range(8)] for j in range(3)] for i in range(2)])
+    halves = ints.astype(np.float16)
+    got = run(device, reduce_op(function, tensor(F16, sizes), tensor(F16, out_sizes), [1]), InputTensor=halves)[OUT]
+    combine = {"SUM": sum, "MIN": min, "MULTIPLY": math.prod}[function]
+    expected = [[[combine(float(ints[i, j, k]) for j in range(3)) for k in range(8)]] for i in range(2)]
+    np.testing.assert_array_equal(got, np.array(expected, np.float16))
+    if function == "MIN":
+        return  # MIN of INT32 is the integer selection the other tests check
+    big = (ints.astype(np.int64) + 2**29) * 3
+    wrapped = [[[(combine(int(big[i, j, k]) for j in range(3)) + 2**31) % 2**32 - 2**31 for k in range(8)]]
+               for i in range(2)]
+    got = run(device, reduce_op(function, tensor(I32, sizes), tensor(I32, out_sizes), [1]),
+              InputTensor=big.astype(np.int32))[OUT]
+    assert got.tolist() == wrapped

@@ -6,6 +6,8 @@
  * point's element size (ELEM = uchar/ushort/uint/ulong): the traffic, not arithmetic, is measured.
  *   -DREADS=1..8 -DWRITES=0..8 -DELEM=t -DVEC=4|8|16  -DCHUNKED: contiguous chunk per work-item
  *   (otherwise a grid-stride loop), as dmlsim/cl_kernels/dmlsim.h's FOR_EACH_VECTOR.
+ * WRITES=0 (a reduction's traffic: the input streamed, its few outputs left out): each work-item sums what it
+ * read and stores the sum to d0[gid], a sink of one vector per work-item (a few KB), so no load can be skipped.
  */
 #define TR_CAT_(a, b) a##b
 #define TR_CAT(a, b) TR_CAT_(a, b)
@@ -42,6 +44,9 @@ __kernel void traffic(__global const ELEM *s0, __global const ELEM *s1, __global
     const size_t gid = get_global_id(0);
     const size_t items = get_global_size(0);
     const size_t nvec = n / VEC;
+#if WRITES == 0
+    ELEMV total = 0;
+#endif
 #ifdef CHUNKED
     const size_t per_item = (nvec + items - 1) / items;
     const size_t first = min(gid * per_item, nvec);
@@ -54,6 +59,9 @@ __kernel void traffic(__global const ELEM *s0, __global const ELEM *s1, __global
         ELEMV sum = 0;
         TR_READ(0) TR_READ(1) TR_READ(2) TR_READ(3) TR_READ(4) TR_READ(5) TR_READ(6) TR_READ(7)
         TR_WRITE(0) TR_WRITE(1) TR_WRITE(2) TR_WRITE(3) TR_WRITE(4) TR_WRITE(5) TR_WRITE(6) TR_WRITE(7)
+#if WRITES == 0
+        total += sum;
+#endif
     }
     if (gid == 0)
         for (size_t i = nvec * VEC; i < n; ++i) {
@@ -61,5 +69,11 @@ __kernel void traffic(__global const ELEM *s0, __global const ELEM *s1, __global
             ELEM one = 0;
             TR_READ1(0) TR_READ1(1) TR_READ1(2) TR_READ1(3) TR_READ1(4) TR_READ1(5) TR_READ1(6) TR_READ1(7)
             TR_WRITE1(0) TR_WRITE1(1) TR_WRITE1(2) TR_WRITE1(3) TR_WRITE1(4) TR_WRITE1(5) TR_WRITE1(6) TR_WRITE1(7)
+#if WRITES == 0
+            total.s0 += one;
+#endif
         }
+#if WRITES == 0
+    TR_STOREV(total, gid, d0);
+#endif
 }

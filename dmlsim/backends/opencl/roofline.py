@@ -123,6 +123,10 @@ class SameTraffic(_Variants):
             program = backend.programs.program(TRAFFIC_KERNEL, {"READS": reads, "WRITES": writes, "ELEM": element,
                                                                 "VEC": vec, "CHUNKED": chunked})
             kernel = backend.cl.Kernel(program, "traffic")
+            if writes == 0:  # a reduction's traffic: each work-item leaves its sum in d0, a sink of one vector each
+                items = stream_shape(backend.target, elements // vec)[0]
+                self.buffers.append(backend.allocate(max(64, items * vec * element_size)))
+                args[TRAFFIC_SLOTS] = self.buffers[-1]
             kernel.set_args(*args)
             self._add(f"{element}{vec} {'chunked' if chunked else 'grid-stride'}", kernel, elements // vec)
 

@@ -39,7 +39,8 @@ from dmlsim.operators.activation.reference import (
     shrink_integer_constants,
 )
 from dmlsim.operators.base import Operator, ValidatedDesc, Work, add_operator, elementwise_work, require_same
-from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, TensorArg, Vector
+from dmlsim.operators.plan import Groups, Items, KernelLaunch, LaunchTarget, Scalar, TensorArg, Vector
+from dmlsim.operators.reduce import reduction_run
 
 _T = DML_TENSOR_DATA_TYPE
 IN, OUT = "InputTensor", "OutputTensor"
@@ -48,6 +49,7 @@ KERNEL_PARAMS = {IN: "x", OUT: "y", "SlopeTensor": "slope", "InputGradientTensor
 FLOATS = (_T.DML_TENSOR_DATA_TYPE_FLOAT32, _T.DML_TENSOR_DATA_TYPE_FLOAT16)
 SIGNED = (_T.DML_TENSOR_DATA_TYPE_INT32, _T.DML_TENSOR_DATA_TYPE_INT16, _T.DML_TENSOR_DATA_TYPE_INT8)
 UNSIGNED = (_T.DML_TENSOR_DATA_TYPE_UINT32, _T.DML_TENSOR_DATA_TYPE_UINT16, _T.DML_TENSOR_DATA_TYPE_UINT8)
+GROUP_SIZE = 64  # axes.cl's activation_group: work-items per group of reduced elements (GPUs)
 # How each data type is stored in a kernel (dmlsim/cl_kernels/dmlsim.h): its build define.
 STORAGE = {_T.DML_TENSOR_DATA_TYPE_FLOAT32: {}, _T.DML_TENSOR_DATA_TYPE_FLOAT16: {"STORE_HALF": True},
            _T.DML_TENSOR_DATA_TYPE_INT32: {"STORE_INTEGER": "int"},
@@ -178,7 +180,15 @@ class TwoInputActivation(Activation):
 
 
 class AxesActivation(Activation):
-    """SOFTMAX, LOG_SOFTMAX, HARDMAX: over the elements sharing their coordinates outside the axes."""
+    """SOFTMAX, LOG_SOFTMAX, HARDMAX: over the elements sharing their coordinates outside the axes.
+
+    Issue 25's fast path (:meth:`plan_launches`, axes.cl's ``activation_run``): where the reduced axes walk both
+    tensors as one arithmetic progression each, one work-item per group walks them without coordinates, eight
+    elements at a time over contiguous runs for SOFTMAX/LOG_SOFTMAX (the sum of exponentials then added in eight
+    lanes: within the stated tolerances, which hold for any order; FLOAT32 SOFTMAX computes exp once per element,
+    kept in the output and divided there). GPUs: SOFTMAX/LOG_SOFTMAX over runs of GROUP_SIZE (64) or more take
+    one work-group per group (``activation_group``: strided partial maxima and sums combined pairwise in local
+    memory); HARDMAX and shorter runs one work-item per group, as on CPUs."""
 
     kernel_file = "axes.cl"
     kernel_entry = "activation_axes"
@@ -218,7 +228,11 @@ class AxesActivation(Activation):
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
         """One work-item per group of reduced elements: the outer (kept) dimensions and the inner (reduced)
-        ones as separate 8-D index spaces, each with both tensors' strides."""
+        ones as separate 8-D index spaces, each with both tensors' strides. Where the reduced axes walk each
+        tensor as one arithmetic progression (:func:`dmlsim.operators.reduce.reduction_run`: SOFTMAX's last
+        dimension, any single axis, nested axes), ``activation_run`` (axes.cl) walks it without coordinates,
+        eight elements at a time for SOFTMAX/LOG_SOFTMAX over contiguous runs; on GPUs SOFTMAX/LOG_SOFTMAX over
+        runs of at least GROUP_SIZE elements take one work-group per group (``activation_group``)."""
         sizes = v.layout(IN).sizes
         axes = self.axes(v)
         outer = [d for d in range(len(sizes)) if d not in axes]
@@ -232,10 +246,20 @@ class AxesActivation(Activation):
 
         outer_count = int(np.prod([sizes[d] for d in outer], dtype=np.int64))
         inner_count = int(np.prod([sizes[d] for d in axes], dtype=np.int64))
+        defines = {**STORAGE[v.layout(IN).data_type], f"AXES_{self.function}": True}
+        x_run, y_run = reduction_run(sizes, x, axes), reduction_run(sizes, y, axes)
+        if x_run is not None and y_run is not None:
+            args = [*(TensorArg(KERNEL_PARAMS[name], name, rank=8) for name in (IN, OUT)), *space("outer", outer)[:3],
+                    Scalar("outer_count", np.uint32(outer_count)), Scalar("inner_count", np.uint32(inner_count)),
+                    Scalar("x_step", np.uint64(x_run[1])), Scalar("y_step", np.uint64(y_run[1]))]
+            if not target.is_cpu and self.function != "HARDMAX" and inner_count >= GROUP_SIZE:
+                return [KernelLaunch(self.kernel_source, "activation_group", {**defines, "GROUP_SIZE": GROUP_SIZE},
+                                     Groups(outer_count, GROUP_SIZE), args)]
+            defines["RUN_CONTIGUOUS"] = x_run[1] == 1 and y_run[1] == 1
+            return [KernelLaunch(self.kernel_source, "activation_run", defines, Items(outer_count), args)]
         args = [*(TensorArg(KERNEL_PARAMS[name], name, rank=8) for name in (IN, OUT)),
                 *space("outer", outer), *space("inner", axes),
                 Scalar("outer_count", np.uint32(outer_count)), Scalar("inner_count", np.uint32(inner_count))]
-        defines = {**STORAGE[v.layout(IN).data_type], f"AXES_{self.function}": True}
         return [KernelLaunch(self.kernel_source, self.kernel_entry, defines, Items(outer_count), args)]
 
 

@@ -7,10 +7,27 @@ equals InputTensor's; OutputTensor.Sizes equal InputTensor.Sizes except on the r
 are 1; the output's data type is the input's, except for ARGMIN/ARGMAX (REDUCE's functions and the two
 operators) whose output holds indices: INT32, INT64, UINT32 or UINT64. Data types per function are
 those of the doc's tensor-support table at the newest feature level (FLOAT64 is in none of them).
+
+Launch plan (issue 25; kernel.cl's header): when the reduced axes walk the input as one arithmetic progression
+(:func:`reduction_run`: one reduced axis of size > 1, several whose strides nest row-major, or broadcast ones),
+``reduce_run`` reduces it with one work-item per output element, streaming a contiguous run (stride 1) eight
+elements at a time into eight lane accumulators for the accumulating functions (SUM, AVERAGE, L1, L2,
+SUM_SQUARE, MULTIPLY, LOG_SUM, LOG_SUM_EXP's sum); on GPUs a contiguous run of at least GROUP_SIZE elements
+is reduced by one work-group per output element (``reduce_group``: SUM-like functions and MAX/MIN); on CPUs a
+strided run beside a kept innermost dimension of input stride 1 and a multiple of 8 elements is reduced eight
+neighbouring outputs per work-item with vector loads (``reduce_columns``: each output's elements in index
+order, the same bits as one work-item per output; SUM-like functions and MAX/MIN). Any other
+set of axes takes the generic ``reduce`` kernel (coordinates per element). A float sum's order is then not the
+index order: the stated tolerance (n + 4 ulps of the sum of |x|, cases.py) holds for every order; integer
+sums and products wrap, so any order gives the same bits; MAX/MIN/ARGMAX/ARGMIN and LOG_SUM_EXP's maximum
+keep the index order.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -20,7 +37,7 @@ from dmlsim.api.enums import DML_OPERATOR_TYPE
 from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import data_type_name
 from dmlsim.operators.base import REFERENCE_BYTES_PER_ELEMENT, Operator, ValidatedDesc, register
-from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, TensorArg
+from dmlsim.operators.plan import Groups, Items, KernelLaunch, LaunchTarget, Scalar, TensorArg
 from dmlsim.operators.reduce.reference import arg_reduce, reduce
 from dmlsim.operators.typed import (
     FLOATS,
@@ -49,6 +66,40 @@ FUNCTION_TYPES = {
     "L1": FLOATS + WIDE_INTEGERS, "SUM_SQUARE": FLOATS + WIDE_INTEGERS,
     "MULTIPLY": FLOATS + WIDE_INTEGERS, "SUM": FLOATS + WIDE_INTEGERS,
 }
+# Functions reduce_run streams RED_VEC elements at a time over a contiguous run (the selecting ones walk it in order).
+VECTOR_FUNCTIONS = {"SUM", "AVERAGE", "L1", "L2", "SUM_SQUARE", "MULTIPLY", "LOG_SUM", "LOG_SUM_EXP"}
+# Functions reduce_group takes (GPUs, contiguous runs); ARGMAX/ARGMIN and LOG_SUM_EXP stay one work-item per output.
+GROUP_FUNCTIONS = VECTOR_FUNCTIONS - {"LOG_SUM_EXP"} | {"MAX", "MIN"}
+GROUP_SIZE = 64  # reduce_group's work-items per output element (its reqd_work_group_size)
+# Functions reduce_columns takes (CPUs, strided runs beside a contiguous innermost dimension).
+COLUMN_FUNCTIONS = GROUP_FUNCTIONS
+# reduce_columns' vectors of RED_VEC outputs per work-item: the most that divide the innermost size while leaving
+# COLUMN_ITEMS_PER_UNIT work-items per compute unit (a whole 512-wide row per item streams a [8, 4096, 512] input's
+# slices at 0.8-0.95x the native limit on PoCL and Intel's runtime; one vector per item walks 2 KB-strided
+# 32-byte pieces at 0.15-0.6x).
+COLUMN_VECS = (64, 32, 16, 8, 4, 2, 1)
+COLUMN_ITEMS_PER_UNIT = 4
+RED_VEC = 8  # kernel.cl's RED_VEC: lanes of reduce_run's contiguous stream, outputs per reduce_columns work-item
+
+
+def reduction_run(sizes: Sequence[int], strides: Sequence[int], axes: Sequence[int]) -> tuple[int, int] | None:
+    """``(n_red, red_stride)`` when the input elements of each reduction, in row-major order over ``axes``, lie
+    ``red_stride`` elements apart from the first (element r at r·red_stride); None when they do not (the generic
+    kernel then walks the coordinates). Reduced axes of size 1 take no part."""
+    dims = [d for d in sorted(axes) if sizes[d] > 1]
+    if not dims:
+        return 1, 0
+    for outer, inner in itertools.pairwise(dims):
+        if strides[outer] != strides[inner] * sizes[inner]:
+            return None
+    return math.prod(sizes[d] for d in dims), strides[dims[-1]]
+
+
+def column_vecs(row: int, n_out: int, compute_units: int) -> int:
+    """reduce_columns' vectors per work-item for an innermost axis of ``row`` (a multiple of RED_VEC) outputs:
+    the most of COLUMN_VECS dividing it with COLUMN_ITEMS_PER_UNIT work-items per compute unit, else one."""
+    fitting = [k for k in COLUMN_VECS if row % (RED_VEC * k) == 0]
+    return next((k for k in fitting if n_out // (RED_VEC * k) >= COLUMN_ITEMS_PER_UNIT * compute_units), fitting[-1])
 
 
 class ReduceTemplate(Operator):
@@ -105,6 +156,25 @@ class ReduceTemplate(Operator):
         defines = {**typed_defines(x.data_type, y.data_type), f"FUNC_{function}": True,
                    "ACC_FLOAT": arithmetic_type(x.data_type) == "float", "LAST_INDEX": self.last_index(v),
                    "SUM_T": wrapping_type(x.data_type)}
+        run = reduction_run(x.sizes, bound[IN].layout.strides, axes)
+        if run is not None:
+            n_red, red_stride = run
+            args = (TensorArg("x", IN, rank=8), TensorArg("y", OUT, rank=8), ulong8("out_sizes", y.sizes, fill=1),
+                    Scalar("n_out", np.uint32(y.element_count)), Scalar("n_red", np.uint32(n_red)),
+                    Scalar("red_stride", np.uint64(red_stride)))
+            contiguous = red_stride == 1 and n_red > 1
+            if not target.is_cpu and contiguous and n_red >= GROUP_SIZE and function in GROUP_FUNCTIONS:
+                return [KernelLaunch(self.kernel_source, "reduce_group", {**defines, "GROUP_SIZE": GROUP_SIZE},
+                                     Groups(y.element_count, GROUP_SIZE), args)]
+            strides = bound[IN].layout.strides
+            last = len(x.sizes) - 1
+            if (target.is_cpu and n_red > 1 and last not in axes and strides[last] == 1
+                    and x.sizes[last] % RED_VEC == 0 and function in COLUMN_FUNCTIONS):
+                vecs = column_vecs(x.sizes[last], y.element_count, target.compute_units)
+                return [KernelLaunch(self.kernel_source, "reduce_columns", {**defines, "COLUMN_VECS": vecs},
+                                     Items(y.element_count // (RED_VEC * vecs), 1), args)]
+            defines["RED_CONTIGUOUS"] = contiguous and function in VECTOR_FUNCTIONS
+            return [KernelLaunch(self.kernel_source, "reduce_run", defines, Items(y.element_count), args)]
         args = (TensorArg("x", IN, rank=8), TensorArg("y", OUT, rank=8), ulong8("out_sizes", y.sizes, fill=1),
                 ulong8("red_sizes", red_sizes, fill=1), Scalar("n_out", np.uint32(y.element_count)),
                 Scalar("n_red", np.uint32(int(np.prod(red_sizes)))))
