@@ -61,6 +61,25 @@
         v = LOAD_IN(TENSOR_PTR(x), OFFSET8(k, x__strides)); \
     }
 
+/* One step of a selecting reduction over element r, value v (best and index in scope), shared by every
+   kernel below: MAX/MIN keep the larger/smaller (MAXF/MINF ignore NaN, as HLSL's max/min); ARGMAX/ARGMIN
+   take the first NaN and keep it, or under LAST_INDEX (DECREASING) every NaN, a number never replacing one. */
+#if defined(FUNC_MAX)
+#define SELECT_STEP best = MAXF(best, v);
+#elif defined(FUNC_MIN)
+#define SELECT_STEP best = MINF(best, v);
+#elif defined(LAST_INDEX) && defined(FUNC_ARGMAX)
+#define SELECT_STEP if (v >= best || IS_NAN(v)) { best = v; index = r; }
+#elif defined(LAST_INDEX)
+#define SELECT_STEP if (v <= best || IS_NAN(v)) { best = v; index = r; }
+#elif defined(FUNC_ARGMAX)
+#define SELECT_STEP if (v > best || (IS_NAN(v) && !IS_NAN(best))) { best = v; index = r; }
+#else
+#define SELECT_STEP if (v < best || (IS_NAN(v) && !IS_NAN(best))) { best = v; index = r; }
+#endif
+/* LOG_SUM_EXP's running maximum m: a NaN stays (the result is NaN, as the sum's is). */
+#define LSE_MAX_STEP m = isnan(m) ? m : (isnan(v) ? v : fmax(m, v));
+
 __kernel void reduce(TYPED_IN8(x), TYPED_OUT8(y), ulong8 out_sizes, ulong8 red_sizes, uint n_out, uint n_red)
 {
     const uint gid = get_global_id(0);
@@ -74,19 +93,7 @@ __kernel void reduce(TYPED_IN8(x), TYPED_OUT8(y), ulong8 out_sizes, ulong8 red_s
     uint index = 0;
     for (uint r = 1; r < n_red; ++r) {
         INPUT_AT(v, r)
-#if defined(FUNC_MAX)
-        best = MAXF(best, v);
-#elif defined(FUNC_MIN)
-        best = MINF(best, v);
-#elif defined(LAST_INDEX) && defined(FUNC_ARGMAX) /* every NaN is taken; a number never replaces a NaN */
-        if (v >= best || IS_NAN(v)) { best = v; index = r; }
-#elif defined(LAST_INDEX)
-        if (v <= best || IS_NAN(v)) { best = v; index = r; }
-#elif defined(FUNC_ARGMAX) /* the first NaN is taken, and kept */
-        if (v > best || (IS_NAN(v) && !IS_NAN(best))) { best = v; index = r; }
-#else
-        if (v < best || (IS_NAN(v) && !IS_NAN(best))) { best = v; index = r; }
-#endif
+        SELECT_STEP
     }
 #if defined(FUNC_ARGMAX) || defined(FUNC_ARGMIN)
     STORE_OUT(index, TENSOR_PTR(y), OFFSET8(c, y__strides));
@@ -100,7 +107,7 @@ __kernel void reduce(TYPED_IN8(x), TYPED_OUT8(y), ulong8 out_sizes, ulong8 red_s
     INPUT_AT(m, 0)
     for (uint r = 1; r < n_red; ++r) {
         INPUT_AT(v, r)
-        m = isnan(m) ? m : (isnan(v) ? v : fmax(m, v)); /* a NaN stays: the result is NaN, as the sum's is */
+        LSE_MAX_STEP
     }
 #endif
 #ifndef SUM_T
@@ -224,19 +231,7 @@ __kernel void reduce_run(TYPED_IN8(x), TYPED_OUT8(y), ulong8 out_sizes, uint n_o
     uint index = 0;
     for (uint r = 1; r < n_red; ++r) {
         const ACC_T v = RUN_AT(r);
-#if defined(FUNC_MAX)
-        best = MAXF(best, v);
-#elif defined(FUNC_MIN)
-        best = MINF(best, v);
-#elif defined(LAST_INDEX) && defined(FUNC_ARGMAX)
-        if (v >= best || IS_NAN(v)) { best = v; index = r; }
-#elif defined(LAST_INDEX)
-        if (v <= best || IS_NAN(v)) { best = v; index = r; }
-#elif defined(FUNC_ARGMAX)
-        if (v > best || (IS_NAN(v) && !IS_NAN(best))) { best = v; index = r; }
-#else
-        if (v < best || (IS_NAN(v) && !IS_NAN(best))) { best = v; index = r; }
-#endif
+        SELECT_STEP
     }
 #if defined(FUNC_ARGMAX) || defined(FUNC_ARGMIN)
     STORE_OUT(index, TENSOR_PTR(y), OFFSET8(c, y__strides));
@@ -248,7 +243,7 @@ __kernel void reduce_run(TYPED_IN8(x), TYPED_OUT8(y), ulong8 out_sizes, uint n_o
     ACC_T m = RUN_AT(0);
     for (uint r = 1; r < n_red; ++r) {
         const ACC_T v = RUN_AT(r);
-        m = isnan(m) ? m : (isnan(v) ? v : fmax(m, v));
+        LSE_MAX_STEP
     }
 #endif
     SUM_T acc = (SUM_T)ACC_INIT;
