@@ -227,3 +227,102 @@ __kernel void gemm_blocked(GEMM_ARGS, uint blocks_m, uint blocks_n, uint count)
         }
     }
 }
+
+/* ---- the packed path for CPU devices (BLIS/OpenBLAS-style): gemm_pack, then gemm_packed ----------------------
+ * gemm_pack copies one operand into the temporary resource as float32 panels, so that the micro-kernel reads
+ * both operands contiguously whatever their strides, transforms and storage type (FLOAT16 is widened here, once,
+ * exactly). A panel is PW rows of opA(A) (PW = MR) or PW columns of opB(B) (PW = NR) over all K terms, k-major:
+ *   pack[pack__offset + ((matrix * panels + p) * K + k) * PW + i] = X[matrix][p * PW + i along `rows`, k]
+ * with X's element at (row r, term k) at r * row_stride + k * k_stride (the plan picks the two strides from
+ * TransA/TransB), matrix = batch * ChannelCount + channel, and 0 for r >= rows (an edge panel; the micro-kernel
+ * computes those lanes and never stores them). One work-item per (matrix, panel, k). */
+#ifndef PW
+#define PW 8
+#endif
+__kernel void gemm_pack(TENSOR_IN(x), ulong4 sizes, ulong row_stride, ulong k_stride, uint rows, uint K,
+                        uint panels, __global float *pack, ulong pack__offset, uint count)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+    const uint k = gid % K;
+    uint rest = gid / K;
+    const uint p = rest % panels;
+    rest /= panels;
+    const ulong channel = rest % (uint)sizes.y;
+    const ulong batch = rest / (uint)sizes.y;
+    __global const store_t *x_matrix = TENSOR_PTR(x) + batch * x__strides.x + channel * x__strides.y;
+    __global float *dst = pack + pack__offset + ((ulong)rest * panels + p) * K * PW + (ulong)k * PW;
+    const uint r0 = p * PW;
+    float lanes[PW];
+#pragma unroll
+    for (uint i = 0; i < PW; ++i)
+        lanes[i] = r0 + i < rows ? (float)LOAD(x_matrix, (ulong)(r0 + i) * row_stride + (ulong)k * k_stride) : 0.0f;
+#pragma unroll
+    for (uint i = 0; i < PW; ++i)
+        dst[i] = lanes[i];
+}
+
+/* gemm_packed: gemm_blocked's MR x NR register block over packed panels: the A panel of block_m at pa__offset, the
+ * B panel of block_n at pb__offset (gemm_pack's layout), each read front to back: per k, MR broadcasts of A and NV
+ * VN-wide loads of B, all contiguous. The K loop stays inside the work-item (each accumulator sums its K terms in
+ * order k = 0..K-1, the arithmetic of gemm_blocked: bitwise equal results); work-items run the M blocks fastest,
+ * so the B panel (K x NR floats) stays in the core's L2 while the A panels stream past it. */
+#define PANEL_B(k, j) DMLSIM_CAT(vload, VN)(0, pb + (ulong)(k) * NR + (j) * VN)
+#define PACKED_STEP(k)                                                                   \
+    {                                                                                    \
+        FLOATV b_[NV];                                                                   \
+        _Pragma("unroll") for (uint j = 0; j < NV; ++j) b_[j] = PANEL_B(k, j);          \
+        _Pragma("unroll") for (uint i = 0; i < MR; ++i) {                                \
+            const FLOATV a_ = (FLOATV)(pa[(ulong)(k) * MR + i]);                         \
+            _Pragma("unroll") for (uint j = 0; j < NV; ++j) acc[i][j] = acc[i][j] + a_ * b_[j]; \
+        }                                                                                \
+    }
+
+__kernel void gemm_packed(__global const float *pack, ulong pa__offset, ulong pb__offset, C_ARG TENSOR_OUT(y),
+                          ulong4 sizes, uint K, float alpha, float beta, uint blocks_m, uint blocks_n, uint count)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+    const uint block_m = gid % blocks_m;
+    uint rest = gid / blocks_m;
+    const uint block_n = rest % blocks_n;
+    rest /= blocks_n;
+    const ulong channel = rest % (uint)sizes.y;
+    const ulong batch = rest / (uint)sizes.y;
+    const uint M = (uint)sizes.z, N = (uint)sizes.w;
+    const uint m0 = block_m * MR, n0 = block_n * NR;
+    __global const float *pa = pack + pa__offset + ((ulong)rest * blocks_m + block_m) * K * MR;
+    __global const float *pb = pack + pb__offset + ((ulong)rest * blocks_n + block_n) * K * NR;
+
+    FLOATV acc[MR][NV];
+#pragma unroll
+    for (uint i = 0; i < MR; ++i)
+#pragma unroll
+        for (uint j = 0; j < NV; ++j)
+            acc[i][j] = (FLOATV)(0.0f);
+    uint k = 0;
+    for (; k + KU <= K; k += KU) {
+#pragma unroll
+        for (uint u = 0; u < KU; ++u)
+            PACKED_STEP(k + u)
+    }
+    for (; k < K; ++k)
+        PACKED_STEP(k)
+
+#pragma unroll
+    for (uint i = 0; i < MR; ++i) {
+        const uint row = m0 + i;
+#pragma unroll
+        for (uint j = 0; j < NV; ++j) {
+            float lanes[VN];
+            DMLSIM_CAT(vstore, VN)(acc[i][j], 0, lanes);
+            for (uint l = 0; l < VN; ++l) {
+                const uint col = n0 + j * VN + l;
+                if (row < M && col < N)
+                    STORE_OUTPUT(lanes[l], batch, channel, row, col)
+            }
+        }
+    }
+}
