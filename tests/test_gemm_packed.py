@@ -1,7 +1,8 @@
 """DML_OPERATOR_GEMM's packed path (dmlsim/operators/gemm: CPU devices, M and N of 16 or more and M*N*K >= 32^3):
-gemm_pack copies opA(A) into 8-row panels and opB(B) into 16-column panels of float32 in the temporary resource,
-then gemm_packed runs the 8 x 16 register blocks over them. On every adapter (GPU launch shapes and the reference
-device run their own kernels on the same cases).
+gemm_pack copies opA(A) into 8-row panels and opB(B) into 32-column panels (two 16-column sub-panels) of float32
+in the temporary resource, then gemm_packed runs 8 x 32 register blocks over them (one pass of float16 vectors
+where the compiler targets AVX-512, two passes of float8 elsewhere). On every adapter (GPU launch shapes and the
+reference device run their own kernels on the same cases).
 
 Expected values: the doc's formula written out as float64 loops here (never dmlsim's reference); tolerance as
 tests/test_gemm.py (K + 2 ulps of the magnitude bound FLOAT32, 1 FLOAT16 ulp). The packed path promises more: the
@@ -52,8 +53,9 @@ def formula(a, b, c, alpha, beta):
     return expected, bound
 
 
-# M = 37: four full 8-row A panels and a 5-row edge panel; N = 35: two full 16-column B panels and a 3-column edge
-# panel; K = 45: eleven unrolled trips of 4 and a remainder of 1. 37 * 35 * 45 = 58,275 multiply-adds: packed.
+# M = 37: four full 8-row A panels and a 5-row edge panel; N = 35: a full 32-column B panel and a 3-column edge
+# panel (its second 16-column pass never runs); K = 45: eleven unrolled trips of 4 and a remainder of 1.
+# 37 * 35 * 45 = 58,275 multiply-adds: packed.
 M, K, N = 37, 45, 35
 
 
@@ -131,14 +133,14 @@ def test_packed_path_is_bitwise_equal_to_the_blocked_kernel(device, data_type):
 
 @pytest.mark.parametrize(("sizes", "m", "k", "n", "launches", "temporary"), [
     ((), 32, 32, 32, "gemm_pack gemm_pack gemm_packed", 4 * (32 * 32 + 32 * 32)),
-    ((3,), 17, 121, 16, "gemm_pack gemm_pack gemm_packed", 4 * 3 * (24 * 121 + 16 * 121)),
+    ((3,), 17, 121, 16, "gemm_pack gemm_pack gemm_packed", 4 * 3 * (24 * 121 + 32 * 121)),
     ((), 31, 33, 32, "gemm_blocked", 0),
     ((), 15, 4096, 64, "gemm_blocked", 0),
     ((), 64, 4096, 15, "gemm_blocked", 0),
 ], ids=["32-cubed", "batch3-edges", "below-work", "M15", "N15"])
 def test_planner_and_temporary_size(ref_device, sizes, m, k, n, launches, temporary):
     """The packed path from M, N >= 16 and M*N*K >= 32^3 on CPU targets, with its temporary resource: per matrix,
-    8-row A panels and 16-column B panels over all K terms (float32), whatever the device (the size is fixed
+    8-row A panels and 32-column B panels over all K terms (float32), whatever the device (the size is fixed
     before any device is chosen; GPU targets leave it unused and keep their kernels: gemm_tiled from 16 x 16 x 16,
     else gemm)."""
     desc = gemm_desc(tensor(F32, [*sizes, m, k]), tensor(F32, [*sizes, k, n]), None, tensor(F32, [*sizes, m, n]))

@@ -10,20 +10,25 @@ The planner (:meth:`Gemm.plan_launches`), per launch target and shape:
 
 - CPU devices, outputs of at least 16 x 16 and 32^3 multiply-adds per matrix (:func:`packs`): the packed path,
   as BLIS and OpenBLAS do it. ``gemm_pack`` (one launch for A, one for B) copies opA(A) into panels of 8 rows and
-  opB(B) into panels of 16 columns, each panel k-major over all K terms, as float32, in the temporary resource
-  (:class:`Packing`; FLOAT16 widened there, exactly, once); whatever the operands' strides, TransA/TransB, padding
-  or stride-0 broadcasts, the micro-kernel then reads both front to back. ``gemm_packed`` is gemm_blocked's
-  8 x 16 register block (below) over the panels: per k, 8 broadcasts of A and two contiguous float8 loads of B,
-  the K loop unrolled 4 times. Cache blocking: work-items run the M blocks fastest, so the K x 16 B panel (64 KiB
-  at K = 1024, 256 KiB at K = 4096) stays in the core's L2 while the A panels stream past it, and each panel is
-  read sequentially (no TLB miss per k, as B's rows cost the unpacked kernel). Decision: K is not split across
-  work-items or launches (kc = K): each output's accumulator carries through its K terms in order k = 0..K-1
-  inside one work-item, so the results are bitwise those of gemm_blocked on the same device
-  (tests/test_gemm_packed.py); a kc-split would need the partial sums stored and reloaded between blocks, and
-  the sequential panel walk already keeps the working set (one B panel, one A panel) in L2 up to K of about
-  20,000. Edge panels are zero-filled past M and N (those lanes are computed, never stored). The temporary
-  resource's size is decided from the desc alone (``TemporaryResourceSize`` is known before any device), so GPU
-  devices, which never pack, are given one they leave unused.
+  opB(B) into panels of 32 columns (two sub-panels of 16), each k-major over all K terms, as float32, in the
+  temporary resource (:class:`Packing`; FLOAT16 widened there, exactly, once); whatever the operands' strides,
+  TransA/TransB, padding or stride-0 broadcasts, the micro-kernel then reads both front to back. ``gemm_packed``
+  computes an 8 x 32 block per work-item: where the kernel compiler targets AVX-512 (PoCL on this project's
+  hosts), one pass in 8 x 2 float16 accumulators (16 of the 32 zmm registers), elsewhere (Intel's runtime, which
+  defines no ISA macros; AVX2 hosts) two passes of 8 x 2 float8, one per sub-panel; per k, 8 broadcasts of A and
+  two contiguous vector loads of B, the K loop unrolled 4 times. Decision, against ``CPU_VECTOR_BYTES`` (plan.py):
+  the packed kernel may use 512-bit vectors because it passes none to a library function (loads by dereference,
+  lanes out through a union; the hazard that rule avoids), and they doubled its speed on PoCL (issue 25's
+  figures). Cache blocking: work-items run the M blocks fastest, so the K x 32 B panel (128 KiB at K = 1024, 512
+  KiB at K = 4096) stays in the core's L2 while the A panels stream past it, each panel read sequentially (no TLB
+  miss per k, as B's rows cost the unpacked kernel). Decision: K is not split across work-items or launches
+  (kc = K): each output's accumulator carries through its K terms in order k = 0..K-1 inside one work-item, so
+  the results are bitwise those of gemm_blocked on the same device (tests/test_gemm_packed.py); a kc-split would
+  need the partial sums stored and reloaded between blocks, and the sequential panel walk keeps the working set
+  (a B panel and an A panel) within L2 up to K of about 10,000. Edge panels are zero-filled past M and N (those
+  lanes are computed, never stored). The temporary resource's size is decided from the desc alone
+  (``TemporaryResourceSize`` is known before any device), so GPU devices, which never pack, are given one they
+  leave unused.
 - CPU devices, smaller or skinny outputs (M < 16, N < 16 or under 32^3 multiply-adds: GEMV-like and few-row
   products read each element of B about once, so packing would only add a pass over B, and small ones would pay
   two more launches), and CONVOLUTION's GEMMs (:func:`gemm_launches`, which has no temporary of its own):
@@ -77,6 +82,11 @@ TILE = 16
 CPU_ROWS = 8
 CPU_VECTORS = 2
 CPU_LOCAL = 1
+# Columns of a B panel of the packed path (gemm_packed's PANEL_N): two float16 vectors where the kernel targets
+# AVX-512, two passes of two float8 elsewhere (kernel.cl).
+PANEL_COLUMNS = 32
+# Columns of a B sub-panel (gemm_pack's and gemm_packed's PS): each k-major, read front to back by one pass.
+PANEL_SUB = 16
 # The packed path (module docstring): outputs of at least PACK_MIN_SIDE rows and columns and PACK_MIN_WORK
 # multiply-adds per matrix; below, the two packing launches cost more than the gathers they save.
 PACK_MIN_SIDE = 16
@@ -112,7 +122,7 @@ def packs(m: int, n: int, k: int) -> bool:
 @dataclass(frozen=True)
 class Packing:
     """The temporary resource of the packed path, in float32 elements: ``matrices`` (batch x channel) A panels of
-    ``CPU_ROWS`` rows and B panels of ``CPU_VECTORS * 8`` columns, each over all K terms, A's first."""
+    ``CPU_ROWS`` rows and B panels of ``PANEL_COLUMNS`` columns, each over all K terms, A's first."""
 
     matrices: int
     m: int
@@ -125,7 +135,7 @@ class Packing:
 
     @property
     def panels_n(self) -> int:
-        return -(-self.n // (CPU_VECTORS * 8))
+        return -(-self.n // PANEL_COLUMNS)
 
     @property
     def a_elements(self) -> int:
@@ -133,7 +143,7 @@ class Packing:
 
     @property
     def b_elements(self) -> int:
-        return self.matrices * self.panels_n * CPU_VECTORS * 8 * self.k
+        return self.matrices * self.panels_n * PANEL_COLUMNS * self.k
 
     @property
     def bytes(self) -> int:
@@ -295,11 +305,11 @@ def packed_launches(v: ValidatedDesc, packing: Packing, has_c: bool, defines: di
     a_m, a_k = (a[-1], a[-2]) if trans_a else (a[-2], a[-1])
     b_n, b_k = (b[-2], b[-1]) if trans_b else (b[-1], b[-2])
     # (field, panels, panel width, packed elements before its panels, rows or columns spanned, their strides)
-    for field, panels, width, at, rows, along_rows, along_k in (
-            (A, packing.panels_m, CPU_ROWS, 0, packing.m, a_m, a_k),
-            (B, packing.panels_n, CPU_VECTORS * 8, packing.a_elements, packing.n, b_n, b_k)):
+    for field, panels, width, sub, at, rows, along_rows, along_k in (
+            (A, packing.panels_m, CPU_ROWS, CPU_ROWS, 0, packing.m, a_m, a_k),
+            (B, packing.panels_n, PANEL_COLUMNS, PANEL_SUB, packing.a_elements, packing.n, b_n, b_k)):
         count = packing.matrices * panels * k
-        launches.append(KernelLaunch(GEMM_SOURCE, "gemm_pack", {**storage, "PW": width}, Items(count), [
+        launches.append(KernelLaunch(GEMM_SOURCE, "gemm_pack", {**storage, "PW": width, "PS": sub}, Items(count), [
             TensorArg("x", field), Vector("sizes", sizes), Scalar("row_stride", np.uint64(along_rows)),
             Scalar("k_stride", np.uint64(along_k)), Scalar("rows", np.uint32(rows)), Scalar("K", np.uint32(k)),
             Scalar("panels", np.uint32(panels)), TemporaryArg("pack", (("pack__offset", at),)),
@@ -310,6 +320,6 @@ def packed_launches(v: ValidatedDesc, packing: Packing, has_c: bool, defines: di
             Scalar("K", np.uint32(k)), Scalar("alpha", np.float32(v.attrs["Alpha"])),
             Scalar("beta", np.float32(v.attrs["Beta"])), Scalar("blocks_m", np.uint32(packing.panels_m)),
             Scalar("blocks_n", np.uint32(packing.panels_n)), Scalar("count", np.uint32(count))]
-    block = {"MR": CPU_ROWS, "NV": CPU_VECTORS, "VN": 8, "VEC": 8, "KU": 4, "HAS_C": has_c}
+    block = {"MR": CPU_ROWS, "PANEL_N": PANEL_COLUMNS, "PS": PANEL_SUB, "VEC": 8, "VN": 8, "KU": 4, "HAS_C": has_c}
     launches.append(KernelLaunch(GEMM_SOURCE, "gemm_packed", {**defines, **block}, Items(count, CPU_LOCAL), args))
     return launches

@@ -232,12 +232,17 @@ __kernel void gemm_blocked(GEMM_ARGS, uint blocks_m, uint blocks_n, uint count)
  * gemm_pack copies one operand into the temporary resource as float32 panels, so that the micro-kernel reads
  * both operands contiguously whatever their strides, transforms and storage type (FLOAT16 is widened here, once,
  * exactly). A panel is PW rows of opA(A) (PW = MR) or PW columns of opB(B) (PW = NR) over all K terms, k-major:
- *   pack[pack__offset + ((matrix * panels + p) * K + k) * PW + i] = X[matrix][p * PW + i along `rows`, k]
- * with X's element at (row r, term k) at r * row_stride + k * k_stride (the plan picks the two strides from
+ *   pack[pack__offset + (matrix * panels + p) * K * PW + ((i / PS) * K + k) * PS + i % PS]
+ *       = X[matrix][p * PW + i along `rows`, k]
+ * (a B panel of 32 columns is two 16-column sub-panels, PS = 16, each k-major: a pass over either half reads it
+ * front to back; A's panels are one, PS = PW = 8), with X's element at (row r, term k) at r * row_stride + k * k_stride (the plan picks the two strides from
  * TransA/TransB), matrix = batch * ChannelCount + channel, and 0 for r >= rows (an edge panel; the micro-kernel
  * computes those lanes and never stores them). One work-item per (matrix, panel, k). */
 #ifndef PW
 #define PW 8
+#endif
+#ifndef PS
+#define PS PW
 #endif
 __kernel void gemm_pack(TENSOR_IN(x), ulong4 sizes, ulong row_stride, ulong k_stride, uint rows, uint K,
                         uint panels, __global float *pack, ulong pack__offset, uint count)
@@ -252,7 +257,7 @@ __kernel void gemm_pack(TENSOR_IN(x), ulong4 sizes, ulong row_stride, ulong k_st
     const ulong channel = rest % (uint)sizes.y;
     const ulong batch = rest / (uint)sizes.y;
     __global const store_t *x_matrix = TENSOR_PTR(x) + batch * x__strides.x + channel * x__strides.y;
-    __global float *dst = pack + pack__offset + ((ulong)rest * panels + p) * K * PW + (ulong)k * PW;
+    __global float *dst = pack + pack__offset + ((ulong)rest * panels + p) * K * PW + (ulong)k * PS;
     const uint r0 = p * PW;
     float lanes[PW];
 #pragma unroll
@@ -260,22 +265,47 @@ __kernel void gemm_pack(TENSOR_IN(x), ulong4 sizes, ulong row_stride, ulong k_st
         lanes[i] = r0 + i < rows ? (float)LOAD(x_matrix, (ulong)(r0 + i) * row_stride + (ulong)k * k_stride) : 0.0f;
 #pragma unroll
     for (uint i = 0; i < PW; ++i)
-        dst[i] = lanes[i];
+        dst[(ulong)(i / PS) * K * PS + i % PS] = lanes[i];
 }
 
-/* gemm_packed: gemm_blocked's MR x NR register block over packed panels: the A panel of block_m at pa__offset, the
- * B panel of block_n at pb__offset (gemm_pack's layout), each read front to back: per k, MR broadcasts of A and NV
- * VN-wide loads of B, all contiguous. The K loop stays inside the work-item (each accumulator sums its K terms in
- * order k = 0..K-1, the arithmetic of gemm_blocked: bitwise equal results); work-items run the M blocks fastest,
- * so the B panel (K x NR floats) stays in the core's L2 while the A panels stream past it. */
-#define PANEL_B(k, j) DMLSIM_CAT(vload, VN)(0, pb + (ulong)(k) * NR + (j) * VN)
+/* gemm_packed: an MR x PANEL_N register block over packed panels: the A panel of block_m at pa__offset, the
+ * B panel of block_n at pb__offset (gemm_pack's layout), each read front to back: per k, MR broadcasts of A and
+ * contiguous vector loads of B. Where the compiler targets AVX-512 (and reads vectors by dereference, dmlsim.h),
+ * one pass over the panel in MR x 2 float16 accumulators (16 of the 32 zmm registers); elsewhere two passes, one
+ * per 16-column half of the panel, in MR x 2 float8 (16 ymm registers), the A panel read once per pass. No
+ * 512-bit value is passed to a library function (dmlsim.h, plan.py's CPU_VECTOR_BYTES: PyPI's PoCL 3.0 breaks such
+ * calls on some AVX-512 hosts): loads by dereference, lanes out through a union. The K loop stays inside the
+ * work-item, unrolled KU times with the remainder after it: each accumulator sums its K terms in order
+ * k = 0..K-1, gemm_blocked's arithmetic (bitwise equal results on one device). Work-items run the M blocks
+ * fastest, so the B panel (K x PANEL_N floats) stays in the core's L2 while the A panels stream past it. */
+#ifdef PANEL_N /* the plan defines PANEL_N (and PS) for gemm_packed's builds only */
+#if defined(DMLSIM_DIRECT_VECTORS) && defined(__AVX512F__)
+#define PVN 16
+#else
+#define PVN 8
+#endif
+#define PNV 2
+#define PFLOATV DMLSIM_CAT(float, PVN)
+/* opB(B)[k, n0 + col] in the B panel: sub-panel col / PS, k-major within it (gemm_pack's layout) */
+#define PANEL_AT(k, col) ((ulong)((col) / PS) * K * PS + (ulong)(k) * PS + (col) % PS)
+#if PANEL_N % (PNV * PVN) != 0 || PANEL_N % PS != 0 || PS % PVN != 0
+#error "gemm_packed: PANEL_N is a multiple of two vectors and of the sub-panels, a sub-panel of vectors"
+#endif
+/* B's PVN-wide slices by dereference on CPU devices (dmlsim.h: PyPI's PoCL 3.0 compiles vloadn as a library call,
+ * which cost this loop four fifths of its speed), vloadn elsewhere; the panels are float32 whatever the storage. */
+#ifdef DMLSIM_DIRECT_VECTORS
+typedef PFLOATV gemm_floatv_u __attribute__((aligned(4)));
+#define PANEL_B(k, col) (*(__global const gemm_floatv_u *)(pb + PANEL_AT(k, col)))
+#else
+#define PANEL_B(k, col) DMLSIM_CAT(vload, PVN)(0, pb + PANEL_AT(k, col))
+#endif
 #define PACKED_STEP(k)                                                                   \
     {                                                                                    \
-        FLOATV b_[NV];                                                                   \
-        _Pragma("unroll") for (uint j = 0; j < NV; ++j) b_[j] = PANEL_B(k, j);          \
+        PFLOATV b_[PNV];                                                                 \
+        _Pragma("unroll") for (uint j = 0; j < PNV; ++j) b_[j] = PANEL_B(k, c0 + j * PVN); \
         _Pragma("unroll") for (uint i = 0; i < MR; ++i) {                                \
-            const FLOATV a_ = (FLOATV)(pa[(ulong)(k) * MR + i]);                         \
-            _Pragma("unroll") for (uint j = 0; j < NV; ++j) acc[i][j] = acc[i][j] + a_ * b_[j]; \
+            const PFLOATV a_ = (PFLOATV)(pa[(ulong)(k) * MR + i]);                       \
+            _Pragma("unroll") for (uint j = 0; j < PNV; ++j) acc[i][j] = acc[i][j] + a_ * b_[j]; \
         }                                                                                \
     }
 
@@ -292,37 +322,40 @@ __kernel void gemm_packed(__global const float *pack, ulong pa__offset, ulong pb
     const ulong channel = rest % (uint)sizes.y;
     const ulong batch = rest / (uint)sizes.y;
     const uint M = (uint)sizes.z, N = (uint)sizes.w;
-    const uint m0 = block_m * MR, n0 = block_n * NR;
+    const uint m0 = block_m * MR, n0 = block_n * PANEL_N;
     __global const float *pa = pack + pa__offset + ((ulong)rest * blocks_m + block_m) * K * MR;
-    __global const float *pb = pack + pb__offset + ((ulong)rest * blocks_n + block_n) * K * NR;
+    __global const float *pb = pack + pb__offset + ((ulong)rest * blocks_n + block_n) * K * PANEL_N;
 
-    FLOATV acc[MR][NV];
+    for (uint c0 = 0; c0 < PANEL_N && n0 + c0 < N; c0 += PNV * PVN) {
+        PFLOATV acc[MR][PNV];
 #pragma unroll
-    for (uint i = 0; i < MR; ++i)
+        for (uint i = 0; i < MR; ++i)
 #pragma unroll
-        for (uint j = 0; j < NV; ++j)
-            acc[i][j] = (FLOATV)(0.0f);
-    uint k = 0;
-    for (; k + KU <= K; k += KU) {
+            for (uint j = 0; j < PNV; ++j)
+                acc[i][j] = (PFLOATV)(0.0f);
+        uint k = 0;
+        for (; k + KU <= K; k += KU) {
 #pragma unroll
-        for (uint u = 0; u < KU; ++u)
-            PACKED_STEP(k + u)
-    }
-    for (; k < K; ++k)
-        PACKED_STEP(k)
+            for (uint u = 0; u < KU; ++u)
+                PACKED_STEP(k + u)
+        }
+        for (; k < K; ++k)
+            PACKED_STEP(k)
 
 #pragma unroll
-    for (uint i = 0; i < MR; ++i) {
-        const uint row = m0 + i;
+        for (uint i = 0; i < MR; ++i) {
+            const uint row = m0 + i;
 #pragma unroll
-        for (uint j = 0; j < NV; ++j) {
-            float lanes[VN];
-            DMLSIM_CAT(vstore, VN)(acc[i][j], 0, lanes);
-            for (uint l = 0; l < VN; ++l) {
-                const uint col = n0 + j * VN + l;
-                if (row < M && col < N)
-                    STORE_OUTPUT(lanes[l], batch, channel, row, col)
+            for (uint j = 0; j < PNV; ++j) {
+                union { PFLOATV v; float f[PVN]; } lanes;
+                lanes.v = acc[i][j];
+                for (uint l = 0; l < PVN; ++l) {
+                    const uint col = n0 + c0 + j * PVN + l;
+                    if (row < M && col < N)
+                        STORE_OUTPUT(lanes.f[l], batch, channel, row, col)
+                }
             }
         }
     }
 }
+#endif /* PANEL_N */
