@@ -339,8 +339,8 @@ __kernel void gemm_packed(__global const float *pack, ulong pa__offset, ulong pb
             for (uint u = 0; u < KU; ++u)
                 PACKED_STEP(k + u)
         }
-        for (; k < K; ++k)
-            PACKED_STEP(k)
+        for (uint r = k; r < K; ++r)  /* the K remainder, K % KU terms */
+            PACKED_STEP(r)
 
 #pragma unroll
         for (uint i = 0; i < MR; ++i) {
