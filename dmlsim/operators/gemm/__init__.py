@@ -26,9 +26,10 @@ The planner (:meth:`Gemm.plan_launches`), per launch target and shape:
   the results are bitwise those of gemm_blocked on the same device (tests/test_gemm_packed.py); a kc-split would
   need the partial sums stored and reloaded between blocks, and the sequential panel walk keeps the working set
   (a B panel and an A panel) within L2 up to K of about 10,000. Edge panels are zero-filled past M and N (those
-  lanes are computed, never stored). The temporary resource's size is decided from the desc alone
-  (``TemporaryResourceSize`` is known before any device), so GPU devices, which never pack, are given one they
-  leave unused.
+  lanes are computed, never stored). Decision: at most ``PACK_MAX_BYTES`` (256 MiB) of panels; a larger GEMM (a
+  big batch of big matrices) runs gemm_blocked instead of asking for more. The temporary resource's size is
+  decided from the desc alone (``TemporaryResourceSize`` is known before any device), so GPU devices, which never
+  pack, are given one they leave unused.
 - CPU devices, smaller or skinny outputs (M < 16, N < 16 or under 32^3 multiply-adds: GEMV-like and few-row
   products read each element of B about once, so packing would only add a pass over B, and small ones would pay
   two more launches), and CONVOLUTION's GEMMs (:func:`gemm_launches`, which has no temporary of its own):
@@ -91,6 +92,9 @@ PANEL_SUB = 16
 # multiply-adds per matrix; below, the two packing launches cost more than the gathers they save.
 PACK_MIN_SIDE = 16
 PACK_MIN_WORK = 32 ** 3
+# The largest temporary resource the packed path asks for (bytes: both operands' panels, every matrix of the
+# batch); a larger GEMM runs gemm_blocked, unpacked, instead (4096 x 4096 x 4096 FLOAT32 needs 128 MiB).
+PACK_MAX_BYTES = 256 << 20
 
 
 @dataclass(frozen=True)
@@ -157,7 +161,8 @@ def packing_of(v: ValidatedDesc) -> Packing | None:
     m, n = out[-2:]
     if not packs(m, n, k):
         return None
-    return Packing(math.prod(out[:-2]), m, n, k)
+    packing = Packing(math.prod(out[:-2]), m, n, k)
+    return packing if packing.bytes <= PACK_MAX_BYTES else None
 
 
 def matrix_dims(sizes: tuple[int, ...], transposed: bool) -> tuple[int, int]:
