@@ -8,28 +8,29 @@ one C row for every row of the output: the doc requires C's *Sizes* to be the ou
 
 The planner (:meth:`Gemm.plan_launches`), per launch target and shape:
 
-- CPU devices, outputs of at least 16 x 16 and 32^3 multiply-adds per matrix (:func:`packs`): the packed path,
-  as BLIS and OpenBLAS do it. ``gemm_pack`` (one launch for A, one for B) copies opA(A) into panels of 8 rows and
+- CPU devices, outputs of at least 16 x 16 and 32^3 multiply-adds per matrix (:func:`packs`): the packed path, as
+  BLIS and OpenBLAS do it. ``gemm_pack`` (one launch for A, one for B) copies opA(A) into panels of 8 rows and
   opB(B) into panels of 32 columns (two sub-panels of 16), each k-major over all K terms, as float32, in the
   temporary resource (:class:`Packing`; FLOAT16 widened there, exactly, once); whatever the operands' strides,
   TransA/TransB, padding or stride-0 broadcasts, the micro-kernel then reads both front to back. ``gemm_packed``
-  computes an 8 x 32 block per work-item: where the kernel compiler targets AVX-512 (PoCL on this project's
-  hosts), one pass in 8 x 2 float16 accumulators (16 of the 32 zmm registers), elsewhere (Intel's runtime, which
-  defines no ISA macros; AVX2 hosts) two passes of 8 x 2 float8, one per sub-panel; per k, 8 broadcasts of A and
-  two contiguous vector loads of B, the K loop unrolled 4 times. Decision, against ``CPU_VECTOR_BYTES`` (plan.py):
-  the packed kernel may use 512-bit vectors because it passes none to a library function (loads by dereference,
-  lanes out through a union; the hazard that rule avoids), and they doubled its speed on PoCL (issue 25's
-  figures). Cache blocking: work-items run the M blocks fastest, so the K x 32 B panel (128 KiB at K = 1024, 512
-  KiB at K = 4096) stays in the core's L2 while the A panels stream past it, each panel read sequentially (no TLB
-  miss per k, as B's rows cost the unpacked kernel). Decision: K is not split across work-items or launches
-  (kc = K): each output's accumulator carries through its K terms in order k = 0..K-1 inside one work-item, so
-  the results are bitwise those of gemm_blocked on the same device (tests/test_gemm_packed.py); a kc-split would
-  need the partial sums stored and reloaded between blocks, and the sequential panel walk keeps the working set
-  (a B panel and an A panel) within L2 up to K of about 10,000. Edge panels are zero-filled past M and N (those
-  lanes are computed, never stored). Decision: at most ``PACK_MAX_BYTES`` (256 MiB) of panels; a larger GEMM (a
-  big batch of big matrices) runs gemm_blocked instead of asking for more. The temporary resource's size is
-  decided from the desc alone (``TemporaryResourceSize`` is known before any device), so GPU devices, which never
-  pack, are given one they leave unused.
+  computes an 8 x 32 block per work-item: where the kernel compiler targets AVX-512 (PoCL on this project's hosts)
+  or names no x86 ISA (Intel's runtime, which chooses it when it compiles for the device), one pass in 8 x 2 float16
+  accumulators (16 of the 32 zmm registers), elsewhere (AVX2 targets) two passes of 8 x 2 float8, one per sub-panel;
+  per k, 8 broadcasts of A and two contiguous vector loads of B, the K loop unrolled 4 times. Decision, against
+  ``CPU_VECTOR_BYTES`` (plan.py): the packed kernel may use 512-bit vectors because it passes none to a library
+  function (loads by dereference, lanes out through a union; the hazard that rule avoids), and they ran it 1.4-1.5x
+  faster on PoCL and Intel's runtime (2048^3 FLOAT32 against numpy in the same run: 0.6 -> 0.9 and 0.55 -> 0.8).
+  Cache blocking: work-items run the M blocks fastest, so the K x 32 B panel (128 KiB at K = 1024, 512 KiB at K =
+  4096) stays in the core's L2 while the A panels stream past it, each panel read sequentially (no TLB miss per k,
+  as B's rows cost the unpacked kernel). Decision: K is not split across work-items or launches (kc = K): each
+  output's accumulator carries through its K terms in order k = 0..K-1 inside one work-item, so the results are
+  bitwise those of gemm_blocked on the same device (tests/test_gemm_packed.py); a kc-split would need the partial
+  sums stored and reloaded between blocks, and the sequential panel walk keeps the working set (a B panel and an A
+  panel) within L2 up to K of about 10,000. Edge panels are zero-filled past M and N (those lanes are computed,
+  never stored). Decision: at most ``PACK_MAX_BYTES`` (256 MiB) of panels; a larger GEMM (a big batch of big
+  matrices) runs gemm_blocked instead of asking for more. The temporary resource's size is decided from the desc
+  alone (``TemporaryResourceSize`` is known before any device), so GPU devices, which never pack, are given one they
+  leave unused.
 - CPU devices, smaller or skinny outputs (M < 16, N < 16 or under 32^3 multiply-adds: GEMV-like and few-row
   products read each element of B about once, so packing would only add a pass over B, and small ones would pay
   two more launches), and CONVOLUTION's GEMMs (:func:`gemm_launches`, which has no temporary of its own):

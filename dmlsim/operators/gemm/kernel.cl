@@ -270,16 +270,18 @@ __kernel void gemm_pack(TENSOR_IN(x), ulong4 sizes, ulong row_stride, ulong k_st
 
 /* gemm_packed: an MR x PANEL_N register block over packed panels: the A panel of block_m at pa__offset, the
  * B panel of block_n at pb__offset (gemm_pack's layout), each read front to back: per k, MR broadcasts of A and
- * contiguous vector loads of B. Where the compiler targets AVX-512 (and reads vectors by dereference, dmlsim.h),
- * one pass over the panel in MR x 2 float16 accumulators (16 of the 32 zmm registers); elsewhere two passes, one
- * per 16-column half of the panel, in MR x 2 float8 (16 ymm registers), the A panel read once per pass. No
- * 512-bit value is passed to a library function (dmlsim.h, plan.py's CPU_VECTOR_BYTES: PyPI's PoCL 3.0 breaks such
- * calls on some AVX-512 hosts): loads by dereference, lanes out through a union. The K loop stays inside the
- * work-item, unrolled KU times with the remainder after it: each accumulator sums its K terms in order
- * k = 0..K-1, gemm_blocked's arithmetic (bitwise equal results on one device). Work-items run the M blocks
- * fastest, so the B panel (K x PANEL_N floats) stays in the core's L2 while the A panels stream past it. */
+ * contiguous vector loads of B. One pass over the panel in MR x 2 float16 accumulators where the compiler targets
+ * AVX-512 (PoCL here: 16 of the 32 zmm registers) or names no x86 ISA at all (Intel's runtime, which picks the
+ * ISA when it compiles for the device: float16 ran its loop 1.5x faster than float8 on this project's AVX-512
+ * host), both only when vectors are read by dereference (dmlsim.h); elsewhere (AVX2 targets) two passes, one per
+ * 16-column sub-panel, in MR x 2 float8 (16 ymm registers), the A panel read once per pass. No 512-bit value is
+ * passed to a library function (dmlsim.h, plan.py's CPU_VECTOR_BYTES: PyPI's PoCL 3.0 breaks such calls on some
+ * AVX-512 hosts): loads by dereference, lanes out through a union. The K loop stays inside the work-item,
+ * unrolled KU times with the remainder after it: each accumulator sums its K terms in order k = 0..K-1,
+ * gemm_blocked's arithmetic (bitwise equal results on one device). Work-items run the M blocks fastest, so the
+ * B panel (K x PANEL_N floats) stays in the core's L2 while the A panels stream past it. */
 #ifdef PANEL_N /* the plan defines PANEL_N (and PS) for gemm_packed's builds only */
-#if defined(DMLSIM_DIRECT_VECTORS) && defined(__AVX512F__)
+#if defined(DMLSIM_DIRECT_VECTORS) && (defined(__AVX512F__) || !defined(__SSE2__))
 #define PVN 16
 #else
 #define PVN 8
