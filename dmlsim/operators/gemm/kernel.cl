@@ -4,13 +4,14 @@
  * strides (stride 0 broadcasts an input). trans_a / trans_b (DML_MATRIX_TRANSFORM) swap which of the
  * last two strides walks K. -DHAS_C when CTensor is bound. FLOAT16 (-DSTORE_HALF) is storage only: the
  * sum is accumulated in float32, in order k = 0..K-1, and stored rounded to nearest even.
- * Three kernels with the same arithmetic in the same order (bitwise equal results on one device): `gemm`, one
+ * Four kernels with the same arithmetic in the same order (bitwise equal results on one device): `gemm`, one
  * work-item per output element; `gemm_tiled` (GPU launch targets), one work-group of TILE x TILE work-items per
  * TILE x TILE output tile, staging TILE-wide slices of A and B in local memory; `gemm_blocked` (CPU launch
- * targets), one work-item per register block of the output (below).
+ * targets), one work-item per register block of the output (below); `gemm_packed` (CPU launch targets, larger
+ * outputs), the register blocks over float32 panels that `gemm_pack` copied A and B into (at the end).
  * Unlike the other kernels (dmlsim.h turns contraction off), this file lets the compiler contract each
  * `sum + a * b` into one fused multiply-add where the device has one (one rounding per term instead of two:
- * within the same K + 2 ulps bound, and half the instructions of the inner loop on CPUs with FMA). All three
+ * within the same K + 2 ulps bound, and half the instructions of the inner loop on CPUs with FMA). All four
  * kernels write the term the same way, so they contract alike.
  */
 #include "dmlsim.h"
