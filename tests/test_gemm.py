@@ -218,8 +218,8 @@ def test_float16_result_rounds_to_nearest_even(device):
     (1, 64, 1000, NONE, "gemm_blocked MR=1 NV=2 B_UNIT_N", "gemm"),
     (2, 64, 8, NONE, "gemm_blocked MR=2 NV=1 B_UNIT_N", "gemm"),
     (3, 64, 9, TRANSPOSE, "gemm_blocked MR=4 NV=2", "gemm"),
-    (64, 64, 64, NONE, "gemm_blocked MR=8 NV=2 B_UNIT_N", "gemm_tiled"),
-    (64, 15, 64, TRANSPOSE, "gemm_blocked MR=8 NV=2", "gemm"),
+    (64, 64, 64, NONE, "gemm_pack gemm_pack gemm_packed MR=8", "gemm_tiled"),
+    (16, 15, 64, TRANSPOSE, "gemm_blocked MR=8 NV=2", "gemm"),
 ], ids=["gemv", "M2-N8", "M3-NT", "square", "K15-NT"])
 def test_planner(ref_device, m, k, n, trans_b, cpu, gpu):
     """The planner's choices (the operator's docstring): on CPU targets the register block by M and N (M = 1 the
@@ -233,9 +233,10 @@ def test_planner(ref_device, m, k, n, trans_b, cpu, gpu):
 
     def described(is_cpu):
         target = LaunchTarget(is_cpu=is_cpu, compute_units=2)
-        (launch,) = compiled.operator.plan_launches(compiled.validated, resolved.bound, target)
+        *packing, launch = compiled.operator.plan_launches(compiled.validated, resolved.bound, target)
         flags = [f"{name}={launch.defines[name]}" for name in ("MR", "NV") if name in launch.defines]
-        return " ".join([launch.entry, *flags, *(["B_UNIT_N"] if launch.defines.get("B_UNIT_N") else [])])
+        return " ".join([*(pack.entry for pack in packing), launch.entry, *flags,
+                         *(["B_UNIT_N"] if launch.defines.get("B_UNIT_N") else [])])
 
     assert described(True) == cpu
     assert described(False) == gpu

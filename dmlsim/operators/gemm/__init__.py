@@ -8,8 +8,34 @@ one C row for every row of the output: the doc requires C's *Sizes* to be the ou
 
 The planner (:meth:`Gemm.plan_launches`), per launch target and shape:
 
-- CPU devices: ``gemm_blocked``, register blocking. One work-item (work-groups of one: PoCL and Intel's runtime
-  then run the explicitly vectorized code as written instead of re-vectorizing across work-items) computes an
+- CPU devices, outputs of at least 16 x 16 and 32^3 multiply-adds per matrix (:func:`packs`): the packed path, as
+  BLIS and OpenBLAS do it. ``gemm_pack`` (one launch for A, one for B) copies opA(A) into panels of 8 rows and
+  opB(B) into panels of 32 columns (two sub-panels of 16), each k-major over all K terms, as float32, in the
+  temporary resource (:class:`Packing`; FLOAT16 widened there, exactly, once); whatever the operands' strides,
+  TransA/TransB, padding or stride-0 broadcasts, the micro-kernel then reads both front to back. ``gemm_packed``
+  computes an 8 x 32 block per work-item: where the kernel compiler targets AVX-512 (PoCL on this project's hosts)
+  or names no x86 ISA (Intel's runtime, which chooses it when it compiles for the device), one pass in 8 x 2 float16
+  accumulators (16 of the 32 zmm registers), elsewhere (AVX2 targets) two passes of 8 x 2 float8, one per sub-panel;
+  per k, 8 broadcasts of A and two contiguous vector loads of B, the K loop unrolled 4 times. Decision, against
+  ``CPU_VECTOR_BYTES`` (plan.py): the packed kernel may use 512-bit vectors because it passes none to a library
+  function (loads by dereference, lanes out through a union; the hazard that rule avoids), and they ran it 1.4-1.5x
+  faster on PoCL and Intel's runtime (2048^3 FLOAT32 against numpy in the same run: 0.6 -> 0.9 and 0.55 -> 0.8).
+  Cache blocking: work-items run the M blocks fastest, so the K x 32 B panel (128 KiB at K = 1024, 512 KiB at K =
+  4096) stays in the core's L2 while the A panels stream past it, each panel read sequentially (no TLB miss per k,
+  as B's rows cost the unpacked kernel). Decision: K is not split across work-items or launches (kc = K): each
+  output's accumulator carries through its K terms in order k = 0..K-1 inside one work-item, so the results are
+  bitwise those of gemm_blocked on the same device (tests/test_gemm_packed.py); a kc-split would need the partial
+  sums stored and reloaded between blocks, and the sequential panel walk keeps the working set (a B panel and an A
+  panel) within L2 up to K of about 10,000. Edge panels are zero-filled past M and N (those lanes are computed,
+  never stored). Decision: at most ``PACK_MAX_BYTES`` (256 MiB) of panels; a larger GEMM (a big batch of big
+  matrices) runs gemm_blocked instead of asking for more. The temporary resource's size is decided from the desc
+  alone (``TemporaryResourceSize`` is known before any device), so GPU devices, which never pack, are given one they
+  leave unused.
+- CPU devices, smaller or skinny outputs (M < 16, N < 16 or under 32^3 multiply-adds: GEMV-like and few-row
+  products read each element of B about once, so packing would only add a pass over B, and small ones would pay
+  two more launches), and CONVOLUTION's GEMMs (:func:`gemm_launches`, which has no temporary of its own):
+  ``gemm_blocked``, register blocking. One work-item (work-groups of one: PoCL and Intel's runtime then run the
+  explicitly vectorized code as written instead of re-vectorizing across work-items) computes an
   ``MR x 16`` block of the output in ``MR x 2`` float8 accumulators (8 x 16: 16 of AVX-512's 32 vector registers;
   float8 because CPU kernels stay at 256-bit vectors, ``CPU_VECTOR_BYTES`` in plan.py), the K loop unrolled 4
   times with the K remainder after it. Skinny outputs take smaller blocks: M = 1 is a GEMV-like path (one row,
@@ -44,6 +70,7 @@ from dmlsim.operators.plan import (
     KernelSource,
     LaunchTarget,
     Scalar,
+    TemporaryArg,
     TensorArg,
     Vector,
 )
@@ -57,6 +84,18 @@ TILE = 16
 CPU_ROWS = 8
 CPU_VECTORS = 2
 CPU_LOCAL = 1
+# Columns of a B panel of the packed path (gemm_packed's PANEL_N): two float16 vectors where the kernel targets
+# AVX-512, two passes of two float8 elsewhere (kernel.cl).
+PANEL_COLUMNS = 32
+# Columns of a B sub-panel (gemm_pack's and gemm_packed's PS): each k-major, read front to back by one pass.
+PANEL_SUB = 16
+# The packed path (module docstring): outputs of at least PACK_MIN_SIDE rows and columns and PACK_MIN_WORK
+# multiply-adds per matrix; below, the two packing launches cost more than the gathers they save.
+PACK_MIN_SIDE = 16
+PACK_MIN_WORK = 32 ** 3
+# The largest temporary resource the packed path asks for (bytes: both operands' panels, every matrix of the
+# batch); a larger GEMM runs gemm_blocked, unpacked, instead (4096 x 4096 x 4096 FLOAT32 needs 128 MiB).
+PACK_MAX_BYTES = 256 << 20
 
 
 @dataclass(frozen=True)
@@ -78,6 +117,53 @@ def cpu_block(m: int, n: int) -> Block:
     """The register block for a CPU device and an M x N output (module docstring: the planner)."""
     rows = next(r for r in (1, 2, 4, CPU_ROWS) if m <= r or r == CPU_ROWS)
     return Block(rows, 1 if n <= 8 else CPU_VECTORS)
+
+
+def packs(m: int, n: int, k: int) -> bool:
+    """Whether CPU devices take the packed path for an M x N output of K terms (module docstring)."""
+    return m >= PACK_MIN_SIDE and n >= PACK_MIN_SIDE and m * n * k >= PACK_MIN_WORK
+
+
+@dataclass(frozen=True)
+class Packing:
+    """The temporary resource of the packed path, in float32 elements: ``matrices`` (batch x channel) A panels of
+    ``CPU_ROWS`` rows and B panels of ``PANEL_COLUMNS`` columns, each over all K terms, A's first."""
+
+    matrices: int
+    m: int
+    n: int
+    k: int
+
+    @property
+    def panels_m(self) -> int:
+        return -(-self.m // CPU_ROWS)
+
+    @property
+    def panels_n(self) -> int:
+        return -(-self.n // PANEL_COLUMNS)
+
+    @property
+    def a_elements(self) -> int:
+        return self.matrices * self.panels_m * CPU_ROWS * self.k
+
+    @property
+    def b_elements(self) -> int:
+        return self.matrices * self.panels_n * PANEL_COLUMNS * self.k
+
+    @property
+    def bytes(self) -> int:
+        return 4 * (self.a_elements + self.b_elements)
+
+
+def packing_of(v: ValidatedDesc) -> Packing | None:
+    """The packed path's temporary layout for a GEMM desc, or None when its shape is not packed (:func:`packs`)."""
+    out = v.layout(OUT).sizes
+    _, k = matrix_dims(v.layout(A).sizes, v.attrs["TransA"] == TRANSPOSE)
+    m, n = out[-2:]
+    if not packs(m, n, k):
+        return None
+    packing = Packing(math.prod(out[:-2]), m, n, k)
+    return packing if packing.bytes <= PACK_MAX_BYTES else None
 
 
 def matrix_dims(sizes: tuple[int, ...], transposed: bool) -> tuple[int, int]:
@@ -138,6 +224,12 @@ class Gemm(Operator):
                       v.attrs["TransB"] == TRANSPOSE, v.attrs["Alpha"], v.attrs["Beta"])
         return {OUT: apply_fused(result, v.attrs.get("FusedActivation"))}
 
+    def temporary_size(self, v: ValidatedDesc) -> int:
+        """The packed path's panels (:class:`Packing`) when the shape takes it on CPU devices, else none. Decided
+        from the desc alone (the size is known before any device is): GPUs, which never pack, leave it unused."""
+        packing = packing_of(v)
+        return 0 if packing is None else packing.bytes
+
     def reference_bytes(self, v: ValidatedDesc) -> int:
         """The reference's float64 arrays (reference.working_elements): A and B without their broadcast repeats,
         in slices of K where large; the rest is output-sized."""
@@ -157,6 +249,9 @@ class Gemm(Operator):
         operands = [TensorArg("a", A), TensorArg("b", B), *([TensorArg("c", C)] if has_c else []), TensorArg("y", OUT)]
         unit_n = v.layout(B).strides[-2 if v.attrs["TransB"] == TRANSPOSE else -1] == 1
         defines = {**storage_defines(out), **fused_defines(v.attrs.get("FusedActivation"))}
+        packing = packing_of(v)
+        if target.is_cpu and packing is not None:
+            return packed_launches(v, packing, has_c, defines)
         return gemm_launches(target, operands, (1,) * (4 - len(out.sizes)) + tuple(out.sizes), k, trans_a, trans_b,
                              v.attrs["Alpha"], v.attrs["Beta"], has_c, unit_n, defines)
 
@@ -199,3 +294,38 @@ def gemm_launches(target: LaunchTarget, operands: list[Argument], sizes: tuple[i
                              args)]
     args.append(Scalar("n", np.uint32(count_out)))
     return [KernelLaunch(GEMM_SOURCE, "gemm", defines, Items(count_out), args)]
+
+
+def packed_launches(v: ValidatedDesc, packing: Packing, has_c: bool, defines: dict[str, Any]) -> list[KernelLaunch]:
+    """The packed path of CPU devices (module docstring): ``gemm_pack`` of A's panels, of B's, then
+    ``gemm_packed`` over them."""
+    out = v.layout(OUT)
+    sizes = (1,) * (4 - len(out.sizes)) + tuple(out.sizes)
+    trans_a, trans_b = v.attrs["TransA"] == TRANSPOSE, v.attrs["TransB"] == TRANSPOSE
+    k = packing.k
+    storage = storage_defines(out)
+    launches = []
+    a, b = v.layout(A).strides, v.layout(B).strides
+    # opA(A)[m, k] is A[k, m] with TransA, opB(B)[k, n] is B[n, k] with TransB: the strides along M (A's panels'
+    # rows) or N (B's panels' columns), and along K
+    a_m, a_k = (a[-1], a[-2]) if trans_a else (a[-2], a[-1])
+    b_n, b_k = (b[-2], b[-1]) if trans_b else (b[-1], b[-2])
+    # (field, panels, panel width, packed elements before its panels, rows or columns spanned, their strides)
+    for field, panels, width, sub, at, rows, along_rows, along_k in (
+            (A, packing.panels_m, CPU_ROWS, CPU_ROWS, 0, packing.m, a_m, a_k),
+            (B, packing.panels_n, PANEL_COLUMNS, PANEL_SUB, packing.a_elements, packing.n, b_n, b_k)):
+        count = packing.matrices * panels * k
+        launches.append(KernelLaunch(GEMM_SOURCE, "gemm_pack", {**storage, "PW": width, "PS": sub}, Items(count), [
+            TensorArg("x", field), Vector("sizes", sizes), Scalar("row_stride", np.uint64(along_rows)),
+            Scalar("k_stride", np.uint64(along_k)), Scalar("rows", np.uint32(rows)), Scalar("K", np.uint32(k)),
+            Scalar("panels", np.uint32(panels)), TemporaryArg("pack", (("pack__offset", at),)),
+            Scalar("count", np.uint32(count))]))
+    count = packing.matrices * packing.panels_m * packing.panels_n
+    args = [TemporaryArg("pack", (("pa__offset", 0), ("pb__offset", packing.a_elements))),
+            *([TensorArg("c", C)] if has_c else []), TensorArg("y", OUT), Vector("sizes", sizes),
+            Scalar("K", np.uint32(k)), Scalar("alpha", np.float32(v.attrs["Alpha"])),
+            Scalar("beta", np.float32(v.attrs["Beta"])), Scalar("blocks_m", np.uint32(packing.panels_m)),
+            Scalar("blocks_n", np.uint32(packing.panels_n)), Scalar("count", np.uint32(count))]
+    block = {"MR": CPU_ROWS, "PANEL_N": PANEL_COLUMNS, "PS": PANEL_SUB, "VEC": 8, "VN": 8, "KU": 4, "HAS_C": has_c}
+    launches.append(KernelLaunch(GEMM_SOURCE, "gemm_packed", {**defines, **block}, Items(count, CPU_LOCAL), args))
+    return launches

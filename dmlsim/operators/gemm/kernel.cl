@@ -4,13 +4,14 @@
  * strides (stride 0 broadcasts an input). trans_a / trans_b (DML_MATRIX_TRANSFORM) swap which of the
  * last two strides walks K. -DHAS_C when CTensor is bound. FLOAT16 (-DSTORE_HALF) is storage only: the
  * sum is accumulated in float32, in order k = 0..K-1, and stored rounded to nearest even.
- * Three kernels with the same arithmetic in the same order (bitwise equal results on one device): `gemm`, one
+ * Four kernels with the same arithmetic in the same order (bitwise equal results on one device): `gemm`, one
  * work-item per output element; `gemm_tiled` (GPU launch targets), one work-group of TILE x TILE work-items per
  * TILE x TILE output tile, staging TILE-wide slices of A and B in local memory; `gemm_blocked` (CPU launch
- * targets), one work-item per register block of the output (below).
+ * targets), one work-item per register block of the output (below); `gemm_packed` (CPU launch targets, larger
+ * outputs), the register blocks over float32 panels that `gemm_pack` copied A and B into (at the end).
  * Unlike the other kernels (dmlsim.h turns contraction off), this file lets the compiler contract each
  * `sum + a * b` into one fused multiply-add where the device has one (one rounding per term instead of two:
- * within the same K + 2 ulps bound, and half the instructions of the inner loop on CPUs with FMA). All three
+ * within the same K + 2 ulps bound, and half the instructions of the inner loop on CPUs with FMA). All four
  * kernels write the term the same way, so they contract alike.
  */
 #include "dmlsim.h"
@@ -227,3 +228,137 @@ __kernel void gemm_blocked(GEMM_ARGS, uint blocks_m, uint blocks_n, uint count)
         }
     }
 }
+
+/* ---- the packed path for CPU devices (BLIS/OpenBLAS-style): gemm_pack, then gemm_packed ----------------------
+ * gemm_pack copies one operand into the temporary resource as float32 panels, so that the micro-kernel reads
+ * both operands contiguously whatever their strides, transforms and storage type (FLOAT16 is widened here, once,
+ * exactly). A panel is PW rows of opA(A) (PW = MR) or PW columns of opB(B) (PW = NR) over all K terms, k-major:
+ *   pack[pack__offset + (matrix * panels + p) * K * PW + ((i / PS) * K + k) * PS + i % PS]
+ *       = X[matrix][p * PW + i along `rows`, k]
+ * (a B panel of 32 columns is two 16-column sub-panels, PS = 16, each k-major: a pass over either half reads it
+ * front to back; A's panels are one, PS = PW = 8), with X's element at (row r, term k) at r * row_stride + k * k_stride (the plan picks the two strides from
+ * TransA/TransB), matrix = batch * ChannelCount + channel, and 0 for r >= rows (an edge panel; the micro-kernel
+ * computes those lanes and never stores them). One work-item per (matrix, panel, k). */
+#ifndef PW
+#define PW 8
+#endif
+#ifndef PS
+#define PS PW
+#endif
+__kernel void gemm_pack(TENSOR_IN(x), ulong4 sizes, ulong row_stride, ulong k_stride, uint rows, uint K,
+                        uint panels, __global float *pack, ulong pack__offset, uint count)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+    const uint k = gid % K;
+    uint rest = gid / K;
+    const uint p = rest % panels;
+    rest /= panels;
+    const ulong channel = rest % (uint)sizes.y;
+    const ulong batch = rest / (uint)sizes.y;
+    __global const store_t *x_matrix = TENSOR_PTR(x) + batch * x__strides.x + channel * x__strides.y;
+    __global float *dst = pack + pack__offset + ((ulong)rest * panels + p) * K * PW + (ulong)k * PS;
+    const uint r0 = p * PW;
+    float lanes[PW];
+#pragma unroll
+    for (uint i = 0; i < PW; ++i)
+        lanes[i] = r0 + i < rows ? (float)LOAD(x_matrix, (ulong)(r0 + i) * row_stride + (ulong)k * k_stride) : 0.0f;
+#pragma unroll
+    for (uint i = 0; i < PW; ++i)
+        dst[(ulong)(i / PS) * K * PS + i % PS] = lanes[i];
+}
+
+/* gemm_packed: an MR x PANEL_N register block over packed panels: the A panel of block_m at pa__offset, the
+ * B panel of block_n at pb__offset (gemm_pack's layout), each read front to back: per k, MR broadcasts of A and
+ * contiguous vector loads of B. One pass over the panel in MR x 2 float16 accumulators where the compiler targets
+ * AVX-512 (PoCL here: 16 of the 32 zmm registers) or names no x86 ISA at all (Intel's runtime, which picks the
+ * ISA when it compiles for the device: float16 ran its loop 1.5x faster than float8 on this project's AVX-512
+ * host), both only when vectors are read by dereference (dmlsim.h); elsewhere (AVX2 targets) two passes, one per
+ * 16-column sub-panel, in MR x 2 float8 (16 ymm registers), the A panel read once per pass. No 512-bit value is
+ * passed to a library function (dmlsim.h, plan.py's CPU_VECTOR_BYTES: PyPI's PoCL 3.0 breaks such calls on some
+ * AVX-512 hosts): loads by dereference, lanes out through a union. The K loop stays inside the work-item,
+ * unrolled KU times with the remainder after it: each accumulator sums its K terms in order k = 0..K-1,
+ * gemm_blocked's arithmetic (bitwise equal results on one device). Work-items run the M blocks fastest, so the
+ * B panel (K x PANEL_N floats) stays in the core's L2 while the A panels stream past it. */
+#ifdef PANEL_N /* the plan defines PANEL_N (and PS) for gemm_packed's builds only */
+#if defined(DMLSIM_DIRECT_VECTORS) && (defined(__AVX512F__) || !defined(__SSE2__))
+#define PVN 16
+#else
+#define PVN 8
+#endif
+#define PNV 2
+#define PFLOATV DMLSIM_CAT(float, PVN)
+/* opB(B)[k, n0 + col] in the B panel: sub-panel col / PS, k-major within it (gemm_pack's layout) */
+#define PANEL_AT(k, col) ((ulong)((col) / PS) * K * PS + (ulong)(k) * PS + (col) % PS)
+#if PANEL_N % (PNV * PVN) != 0 || PANEL_N % PS != 0 || PS % PVN != 0
+#error "gemm_packed: PANEL_N is a multiple of two vectors and of the sub-panels, a sub-panel of vectors"
+#endif
+/* B's PVN-wide slices by dereference on CPU devices (dmlsim.h: PyPI's PoCL 3.0 compiles vloadn as a library call,
+ * which cost this loop four fifths of its speed), vloadn elsewhere; the panels are float32 whatever the storage. */
+#ifdef DMLSIM_DIRECT_VECTORS
+typedef PFLOATV gemm_floatv_u __attribute__((aligned(4)));
+#define PANEL_B(k, col) (*(__global const gemm_floatv_u *)(pb + PANEL_AT(k, col)))
+#else
+#define PANEL_B(k, col) DMLSIM_CAT(vload, PVN)(0, pb + PANEL_AT(k, col))
+#endif
+#define PACKED_STEP(k)                                                                   \
+    {                                                                                    \
+        PFLOATV b_[PNV];                                                                 \
+        _Pragma("unroll") for (uint j = 0; j < PNV; ++j) b_[j] = PANEL_B(k, c0 + j * PVN); \
+        _Pragma("unroll") for (uint i = 0; i < MR; ++i) {                                \
+            const PFLOATV a_ = (PFLOATV)(pa[(ulong)(k) * MR + i]);                       \
+            _Pragma("unroll") for (uint j = 0; j < PNV; ++j) acc[i][j] = acc[i][j] + a_ * b_[j]; \
+        }                                                                                \
+    }
+
+__kernel void gemm_packed(__global const float *pack, ulong pa__offset, ulong pb__offset, C_ARG TENSOR_OUT(y),
+                          ulong4 sizes, uint K, float alpha, float beta, uint blocks_m, uint blocks_n, uint count)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+    const uint block_m = gid % blocks_m;
+    uint rest = gid / blocks_m;
+    const uint block_n = rest % blocks_n;
+    rest /= blocks_n;
+    const ulong channel = rest % (uint)sizes.y;
+    const ulong batch = rest / (uint)sizes.y;
+    const uint M = (uint)sizes.z, N = (uint)sizes.w;
+    const uint m0 = block_m * MR, n0 = block_n * PANEL_N;
+    __global const float *pa = pack + pa__offset + ((ulong)rest * blocks_m + block_m) * K * MR;
+    __global const float *pb = pack + pb__offset + ((ulong)rest * blocks_n + block_n) * K * PANEL_N;
+
+    for (uint c0 = 0; c0 < PANEL_N && n0 + c0 < N; c0 += PNV * PVN) {
+        PFLOATV acc[MR][PNV];
+#pragma unroll
+        for (uint i = 0; i < MR; ++i)
+#pragma unroll
+            for (uint j = 0; j < PNV; ++j)
+                acc[i][j] = (PFLOATV)(0.0f);
+        uint k = 0;
+        for (; k + KU <= K; k += KU) {
+#pragma unroll
+            for (uint u = 0; u < KU; ++u)
+                PACKED_STEP(k + u)
+        }
+        for (uint r = k; r < K; ++r)  /* the K remainder, K % KU terms */
+            PACKED_STEP(r)
+
+#pragma unroll
+        for (uint i = 0; i < MR; ++i) {
+            const uint row = m0 + i;
+#pragma unroll
+            for (uint j = 0; j < PNV; ++j) {
+                union { PFLOATV v; float f[PVN]; } lanes;
+                lanes.v = acc[i][j];
+                for (uint l = 0; l < PVN; ++l) {
+                    const uint col = n0 + c0 + j * PVN + l;
+                    if (row < M && col < N)
+                        STORE_OUTPUT(lanes.f[l], batch, channel, row, col)
+                }
+            }
+        }
+    }
+}
+#endif /* PANEL_N */
