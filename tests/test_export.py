@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import ADAPTERS
 
 from dmlsim.api.directml_schema import OPERATOR_SCHEMAS
 from dmlsim.api.enums import DML_OPERATOR_TYPE
@@ -161,8 +162,16 @@ def test_the_index_accounts_for_every_corpus_file(corpus_export):
 
 
 # --- round trip on dmlsim ------------------------------------------------------------------------------
-def test_exported_corpus_reruns_on_dmlsim_and_compare_accepts_it(adapter, corpus_export, tmp_path, capsys):
-    run_all(corpus_export, tmp_path, adapter.index)
+@pytest.fixture(params=ADAPTERS, ids=[a.short_label for a in ADAPTERS])
+def corpus_adapter(request):
+    """Each adapter of the whole-suite run (reference and the first ICD's devices), not a ``device`` test: the
+    round trip checks the export, which no backend changes, and the corpus itself runs on every device through
+    the descriptor plugin; rerunning all of it once more per device tier cost minutes of CI."""
+    return request.param
+
+
+def test_exported_corpus_reruns_on_dmlsim_and_compare_accepts_it(corpus_adapter, corpus_export, tmp_path, capsys):
+    run_all(corpus_export, tmp_path, corpus_adapter.index)
     capsys.readouterr()
     assert main(["compare", str(corpus_export), str(tmp_path)]) == 0
     out = capsys.readouterr().out
