@@ -5,7 +5,8 @@ that ICD (``OCL_ICD_VENDORS``). The first ICD with a usable (non-simulator) devi
 (pure tier, device tier on its devices and on ``reference``, descriptor corpus); every other such ICD
 (PyPI's PoCL, Debian's PoCL, Intel's OpenCL CPU runtime, ...) runs the device tier on its OpenCL devices
 only; an ICD of CPU devices also runs the device tier with the GPU launch shapes forced
-(``DMLSIM_LAUNCH_SHAPE=gpu``), leaving out the ``formula`` tests (a kernel's arithmetic, which the
+(``DMLSIM_LAUNCH_SHAPE=gpu``; once per implementation: the second PoCL build does not), leaving out the
+``formula`` tests (a kernel's arithmetic, which the
 launch shape does not change; each member of a family is its own build). Oclgrind's ICD gets the
 Oclgrind tier: the device tier minus the cases marked ``large`` (too slow to simulate; every kernel
 variant also has small cases) and the ``formula`` ones (arithmetic, not memory access: every layout path
@@ -64,7 +65,8 @@ def oclgrind_parts() -> list[list[str]]:
     return parts
 
 
-def runs_for(first: bool, report: IcdReport, extra: list[str]) -> list[tuple[str, list[str], dict[str, str]]]:
+def runs_for(first: bool, report: IcdReport, extra: list[str],
+             gpu_shapes: bool = True) -> list[tuple[str, list[str], dict[str, str]]]:
     """The pytest runs one ICD gets (see the module docstring)."""
     if report.usable and report.simulator:
         parts = oclgrind_parts()
@@ -78,7 +80,7 @@ def runs_for(first: bool, report: IcdReport, extra: list[str]) -> list[tuple[str
         runs = [("device tier", ["-m", "device", *extra], {"DMLSIM_TEST_ADAPTERS": "opencl"})]
     else:
         return [("unusable-device checks", ["tests/test_adapters.py", *extra], {})]
-    if report.devices and all(d.get("kind") == "CPU" for d in report.devices):
+    if gpu_shapes and report.devices and all(d.get("kind") == "CPU" for d in report.devices):
         # the GPU launch shapes (grid-stride loops, wide work-groups) on this CPU device as well
         runs.append(("device tier, GPU launch shapes", ["-m", "device and not formula", *extra],
                      {"DMLSIM_TEST_ADAPTERS": "opencl", "DMLSIM_LAUNCH_SHAPE": "gpu"}))
@@ -106,8 +108,14 @@ def main(extra: list[str]) -> int:
     total = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     failed_runs, summary = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        plan = [(i, j, report, run) for i, report in enumerate(order)
-                for j, run in enumerate(runs_for(i == 0, report, extra))]
+        # The GPU launch shapes once per implementation (the first ICD of it): both PoCL builds share PoCL's
+        # compiler and kernel library, so a second build adds minutes of CI, not another compiler.
+        shaped: set[frozenset] = set()
+        plan = []
+        for i, report in enumerate(order):
+            family = frozenset(d.get("implementation") or d["id"] for d in report.devices)
+            plan += [(i, j, report, run) for j, run in enumerate(runs_for(i == 0, report, extra, family not in shaped))]
+            shaped.add(family)
         for step, (i, j, report, (label, args, env)) in enumerate(plan, 1):
             # progress (issue 30 item 7): which run of how many; pytest's own line shows each run's progress
             rc, counts = run_pytest(f"run {step}/{len(plan)}, {label}", report.path, args, env,

@@ -279,15 +279,16 @@ def test_the_test_matrix_numbers_its_runs(monkeypatch, capsys):
     matrix = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(matrix)
     cpu = {"id": "0:0", "kind": "CPU", "problem": None, "implementation": "pocl"}
-    reports = {"a.icd": IcdReport("a.icd", [cpu]), "b.icd": IcdReport("b.icd", [{**cpu, "implementation": "intel"}])}
+    reports = {"a.icd": IcdReport("a.icd", [cpu]), "b.icd": IcdReport("b.icd", [{**cpu, "implementation": "intel"}]),
+               "c.icd": IcdReport("c.icd", [cpu])}  # a second PoCL build: no second run of the GPU launch shapes
     monkeypatch.setattr(matrix, "icd_files", lambda: list(reports))
     monkeypatch.setattr(matrix, "probe_icd", lambda path: reports[path])
     labels = []
     monkeypatch.setattr(matrix, "run_pytest", lambda label, *rest: (labels.append(label), (0, {
         "tests": 1, "failures": 0, "errors": 0, "skipped": 0, "seconds": 0.0}))[1])
     assert matrix.main([]) == 0
-    assert labels == ["run 1/4, whole suite", "run 2/4, device tier, GPU launch shapes", "run 3/4, device tier",
-                      "run 4/4, device tier, GPU launch shapes"]
+    assert labels == ["run 1/5, whole suite", "run 2/5, device tier, GPU launch shapes", "run 3/5, device tier",
+                      "run 4/5, device tier, GPU launch shapes", "run 5/5, device tier"]
     capsys.readouterr()
 
 
