@@ -21,6 +21,7 @@ from dispatch import Dispatch
 
 import dmlsim as dml
 from dmlsim.operators.plan import LaunchTarget
+from dmlsim.operators import reduce as reduce_operator
 from dmlsim.operators.reduce import column_vecs
 
 IN, OUT = "InputTensor", "OutputTensor"
@@ -58,19 +59,29 @@ BY_HAND = {
 }
 
 
+@pytest.fixture(params=["planned", "generic"])
+def kernel(request, monkeypatch):
+    """Which REDUCE kernel an OpenCL device runs: the planner's choice (a streaming kernel for these single-run
+    reductions), or the generic coordinate-walking kernel, which the planner keeps for reductions that are no
+    single run (several axes apart); forcing it here runs the hand-worked cases through both."""
+    if request.param == "generic":
+        monkeypatch.setattr(reduce_operator, "reduction_run", lambda sizes, strides, axes: None)
+    return request.param
+
+
 @pytest.mark.parametrize("function", list(BY_HAND))
-def test_every_float_function_by_hand(device, function):
+def test_every_float_function_by_hand(device, kernel, function):
     got = run(device, reduce_op(function, tensor(F32, [2, 3]), tensor(F32, [2, 1]), [1]), InputTensor=ROWS)[OUT]
     np.testing.assert_allclose(got[:, 0], BY_HAND[function], rtol=1e-6)
 
 
-def test_log_sum(device):
+def test_log_sum(device, kernel):
     x = np.array([[0.5, 1.5, 1.0], [2.0, 3.0, 5.0]], np.float32)  # sums 3 and 10
     got = run(device, reduce_op("LOG_SUM", tensor(F32, [2, 3]), tensor(F32, [2, 1]), [1]), InputTensor=x)[OUT]
     np.testing.assert_allclose(got[:, 0], [math.log(3), math.log(10)], rtol=1e-6)
 
 
-def test_log_sum_exp_does_not_overflow(device):
+def test_log_sum_exp_does_not_overflow(device, kernel):
     """exp(1000) overflows float32 (and float64); the result, 1000 + log 2, does not."""
     x = np.array([1000, 1000], np.float32)
     got = run(device, reduce_op("LOG_SUM_EXP", tensor(F32, [2]), tensor(F32, [1]), [0]), InputTensor=x)[OUT]
@@ -97,8 +108,9 @@ def sum_over(x, axes):
 
 @pytest.mark.parametrize(("sizes", "axes"), [
     ([2, 3, 4], [0, 2]), ([2, 3, 4], [2, 0]), ([5], [0]), ([2, 1, 3, 1, 2, 1, 2, 3], [0, 5, 7]),
-    ([1, 2, 3, 2, 1, 2, 1, 2], [1, 2, 3, 5, 7]), ([3, 130], [1]),
-], ids=["3d-outer", "3d-axes-unsorted", "1d", "8d", "8d-many", "long-rows"])
+    ([1, 2, 3, 2, 1, 2, 1, 2], [1, 2, 3, 5, 7]), ([3, 130], [1]), ([2, 3, 2, 1, 3], [0, 2, 4]),
+    ([2, 3, 2, 2, 3], [1, 3]),
+], ids=["3d-outer", "3d-axes-unsorted", "1d", "8d", "8d-many", "long-rows", "5d-alternate", "5d-inner"])
 def test_sum_any_axes_any_rank(device, sizes, axes):
     x = (np.arange(int(np.prod(sizes))) % 7 - 3).astype(np.float32).reshape(sizes)
     out_sizes = [1 if d in axes else s for d, s in enumerate(sizes)]
