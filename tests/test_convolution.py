@@ -199,6 +199,17 @@ CASES = {
                                   [0, 1], 1, False),
     "3d-backward": (BACKWARD, XCORR, (1, 2, 2, 3, 2), (2, 1, 2, 2, 3), [2, 1, 2], [1, 1, 1], [0, 1, 0],
                     [1, 0, 0], [1, 0, 1], 2, True),
+    # CPU devices' packed path (GEMM's panels: M = output channels in 8-row panels, N = positions in 32-column
+    # panels, K = Cin x taps; edge panels and K remainders): 19 channels (2 panels + 3 rows), 72 positions
+    # (2 panels + 8), K = 45 (a remainder of 1), padding (the non-finite flag and recompute), a batch of 2
+    "2d-forward-packed-padded": (FORWARD, XCORR, (2, 5, 9, 8), (19, 5, 3, 3), [1, 1], [1, 1], [1, 1], [1, 1], [0, 0],
+                                 1, True),
+    # 1 x 1 without padding: no flag; 18 channels, 49 positions, K = 41
+    "2d-forward-packed-1x1": (FORWARD, CONV, (2, 41, 7, 7), (18, 41, 1, 1), [1, 1], [1, 1], [0, 0], [0, 0], [0, 0], 1,
+                              False),
+    # 3-D, flipped, strided, dilated, uneven padding: 16 channels, 160 positions, K = 36
+    "3d-forward-packed-strided-dilated": (FORWARD, CONV, (1, 3, 6, 7, 8), (16, 3, 2, 2, 3), [1, 2, 1], [2, 1, 1],
+                                          [1, 0, 1], [0, 1, 1], [0, 0, 0], 1, True),
     # onnxruntime's DirectML provider's desc: OutputPadding 0, the output larger than the formula (PAST_FORMULA)
     "1d-backward-provider": (BACKWARD, XCORR, (1, 2, 5), (2, 3, 3), [3], [1], [1], [2], [0], 1, True),
     "2d-backward-provider-groups-dilation": (BACKWARD, CONV, (2, 4, 3, 3), (4, 1, 2, 3), [2, 2], [2, 1], [1, 0],
@@ -309,26 +320,28 @@ def test_1x1_gemm_over_strided_views(device, data_type, layout):
     assert report.ok, report.describe("OutputTensor")
 
 
+@pytest.mark.parametrize(("side", "channels"), [(3, 1), (16, 16)], ids=["im2col", "packed"])
 @pytest.mark.parametrize("mode", [XCORR, CONV], ids=["XCORR", "CONV"])
-def test_infinite_filter_weight_next_to_the_padding(device, mode):
-    """The im2col + GEMM path keeps the padding decision (reference.py: a tap over the padding adds nothing): a 3 x 3
-    filter, padding 1, whose corner weight is +inf. Expected by hand: output (0, 0)'s window puts the inf tap
+def test_infinite_filter_weight_next_to_the_padding(device, mode, side, channels):
+    """The im2col + GEMM and packed paths keep the padding decision (reference.py: a tap over the padding adds
+    nothing): a 3 x 3 filter, padding 1, whose corner weight is +inf, on a side x side input of ones (16 x 16 with 16
+    output channels reaches CPU devices' packed path). Expected by hand: output (0, 0)'s window puts the inf tap
     (XCORR: tap (0, 0); CONV reads the filter reversed, so tap (2, 2) meets weight [0][0]) over the padding for
     XCORR, so the sum is finite; every output where that tap reads an input of 1 is +inf."""
-    x = np.ones((1, 1, 3, 3), np.float32)
-    w = np.zeros((1, 1, 3, 3), np.float32)
-    w[0, 0, 0, 0], w[0, 0, 1, 1] = np.inf, 0.5
-    desc = conv_desc(tensor(F32, [1, 1, 3, 3]), tensor(F32, [1, 1, 3, 3]), None, tensor(F32, [1, 1, 3, 3]), mode=mode,
-                     start=[1, 1], end=[1, 1])
-    got = run_operator(device, desc, {"InputTensor": x, "FilterTensor": w})["OutputTensor"][0, 0]
+    x = np.ones((1, 1, side, side), np.float32)
+    w = np.zeros((channels, 1, 3, 3), np.float32)
+    w[:, 0, 0, 0], w[:, 0, 1, 1] = np.inf, 0.5
+    desc = conv_desc(tensor(F32, [1, 1, side, side]), tensor(F32, [channels, 1, 3, 3]), None,
+                     tensor(F32, [1, channels, side, side]), mode=mode, start=[1, 1], end=[1, 1])
+    got = run_operator(device, desc, {"InputTensor": x, "FilterTensor": w})["OutputTensor"][0]
     # XCORR: output (i, j) reads input (i - 1 + a, j - 1 + b) through weight [a][b]; weight [0][0] reads (i-1, j-1),
-    # inside for i, j >= 1. CONV: weight [0][0] multiplies tap (2, 2), input (i + 1, j + 1), inside for i, j <= 1.
-    inside = np.zeros((3, 3), bool)
+    # inside for i, j >= 1. CONV: weight [0][0] multiplies tap (2, 2), input (i + 1, j + 1), inside for i, j <= side-2.
+    inside = np.zeros((side, side), bool)
     if mode == XCORR:
         inside[1:, 1:] = True
     else:
-        inside[:2, :2] = True
-    np.testing.assert_array_equal(got, np.where(inside, np.inf, 0.5))
+        inside[:-1, :-1] = True
+    np.testing.assert_array_equal(got, np.broadcast_to(np.where(inside, np.inf, 0.5), got.shape))
 
 
 def test_onnx_conv_node_cases(device):
@@ -383,20 +396,29 @@ def planned_entries(ref_device, op_desc, is_cpu):
 
 
 UNFOLD = ["im2col", "nonfinite", "gemm_blocked", "convolution"]
-PLANNED = {  # the planner's choice per case (the operator's docstring), CPU target; GPU: gemm_blocked -> gemm
+PACKED = ["gemm_pack", "im2col_pack", "nonfinite", "gemm_packed", "convolution"]
+PLANNED = {  # the planner's choice per case (the operator's docstring): (CPU target, GPU target); GPU: gemm_blocked
+    # -> gemm at these sizes
     "2d-forward-1x1-gemm": ["gemm_blocked"], "1d-forward-1x1-gemm": ["gemm_blocked"],  # pointwise: one GEMM
     # FORWARD, one group, no OutputPadding: im2col into the temporary resource, the filter's non-finite flag, one
     # GEMM, the direct kernel where the flag is set
     "1d-forward-strided-padded": UNFOLD, "1d-forward-dilated": UNFOLD, "2d-forward-1x1-strided": UNFOLD,
     "2d-forward-1x1-padded": UNFOLD, "3d-forward": UNFOLD,
+    # large enough for GEMM's packed path on CPU devices: the filter packed, the input unfolded into B panels,
+    # gemm_packed; the flag and recompute where a window reads padding. GPU targets: im2col + gemm_tiled, or the
+    # 1 x 1 GEMM over views
+    "2d-forward-packed-padded": (PACKED, ["im2col", "nonfinite", "gemm_tiled", "convolution"]),
+    "2d-forward-packed-1x1": (["gemm_pack", "im2col_pack", "gemm_packed"], ["gemm_tiled"]),
+    "3d-forward-packed-strided-dilated": (PACKED, ["im2col", "nonfinite", "gemm_tiled", "convolution"]),
 }
 
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_planner_choice(ref_device, name):
-    """The planner's choice (the operator's docstring): 1 x 1, unit strides, no padding, one group: one GEMM over
-    views; other FORWARD convolutions of one group without OutputPadding: im2col + GEMM (a GPU target's GEMM
-    planner takes per-element gemm at these sizes); the rest (groups, OutputPadding, BACKWARD): the direct kernel."""
+    """The planner's choice (the operator's docstring): on CPU devices, a FORWARD convolution of one group without
+    OutputPadding whose GEMM is large enough (GEMM's own threshold): the packed path; smaller ones, and every such
+    convolution on other devices: 1 x 1, unit strides, no padding: one GEMM over views; others: im2col + GEMM; the
+    rest (groups, OutputPadding, BACKWARD): the direct kernel."""
     direction, mode, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups, has_bias = CASES[name]
     out_sizes = out_sizes_for(direction, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups,
                               PAST_FORMULA.get(name))
@@ -405,8 +427,30 @@ def test_planner_choice(ref_device, name):
                      tensor(F32, out_sizes), mode=mode, direction=direction, strides=strides, dilations=dilations,
                      start=start, end=end, output_padding=output_padding, groups=groups)
     expected = PLANNED.get(name, ["convolution"])
-    assert planned_entries(ref_device, desc, True) == expected
-    assert planned_entries(ref_device, desc, False) == [{"gemm_blocked": "gemm"}.get(e, e) for e in expected]
+    cpu, gpu = expected if isinstance(expected, tuple) else (expected, [{"gemm_blocked": "gemm"}.get(e, e)
+                                                                        for e in expected])
+    assert planned_entries(ref_device, desc, True) == cpu
+    assert planned_entries(ref_device, desc, False) == gpu
+
+
+@pytest.mark.parametrize(("name", "temporary"), [
+    # packed: filter panels 3 x 8 rows x K 45 (once), input panels 2 images x 3 x 32 columns x 45, float32, then
+    # one FLOAT32 flag: (1080 + 8640) x 4 + 4; more than im2col's (2 x 45 x 72 + 1) x 4 = 25924
+    ("2d-forward-packed-padded", (3 * 8 * 45 + 2 * 3 * 32 * 45) * 4 + 4),
+    # 1 x 1: no im2col workspace (GPUs run the GEMM over views); panels 3 x 8 x 41 + 2 x 2 x 32 x 41, and the flag
+    ("2d-forward-packed-1x1", (3 * 8 * 41 + 2 * 2 * 32 * 41) * 4 + 4),
+    ("1d-forward-strided-padded", (2 * 9 * 5 + 1) * 4),  # too small to pack: im2col's workspace and flag
+], ids=["packed-padded", "packed-1x1", "im2col"])
+def test_temporary_size(ref_device, name, temporary):
+    """TemporaryResourceSize covers the larger of the paths the planner may take (decided from the desc alone)."""
+    direction, mode, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups, has_bias = CASES[name]
+    out_sizes = out_sizes_for(direction, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups)
+    desc = conv_desc(tensor(F32, x_sizes), tensor(F32, f_sizes),
+                     tensor(F32, (1, out_sizes[1], *(1,) * (len(x_sizes) - 2))) if has_bias else None,
+                     tensor(F32, out_sizes), mode=mode, direction=direction, strides=strides, dilations=dilations,
+                     start=start, end=end, output_padding=output_padding, groups=groups)
+    compiled = ref_device.CompileOperator(ref_device.CreateOperator(desc), 0)
+    assert compiled.GetBindingProperties().TemporaryResourceSize == temporary
 
 
 # --- ONNX's ConvTranspose through the desc onnxruntime's DirectML provider builds --------------------------

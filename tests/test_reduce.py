@@ -20,8 +20,8 @@ from datamove_support import F16, F32, I8, I32, I64, U8, U32, U64, operator, ref
 from dispatch import Dispatch
 
 import dmlsim as dml
-from dmlsim.operators.plan import LaunchTarget
 from dmlsim.operators import reduce as reduce_operator
+from dmlsim.operators.plan import LaunchTarget
 from dmlsim.operators.reduce import column_vecs
 
 IN, OUT = "InputTensor", "OutputTensor"

@@ -12,7 +12,17 @@ OutputPadding (onnxruntime's provider for ONNX's ``output_padding``/``output_sha
 TensorFlow-DirectML for their explicit output sizes): every position before the OutputPadding gets the
 transposed sum; the OutputPadding positions get zeros (the doc), in either direction.
 
-The planner: a 1 x 1 FORWARD convolution (every filter spatial size 1, Strides 1, no padding of any kind,
+The planner, CPU devices first: a FORWARD convolution of one group without OutputPadding, whose filter's {Cin,
+taps} and output's positions are each one strided run and whose GEMM (M = output channels, N = output positions,
+K = input channels x taps) GEMM's packed path would take (:func:`dmlsim.operators.gemm.packs`, panels of at most
+``PACK_MAX_BYTES``), runs as GEMM's packed path (:func:`packed_shape`): ``gemm_pack`` copies the filter once into
+8-row A panels (shared by every image of the batch: ``A_SHARED``), ``im2col_pack`` unfolds each image straight
+into 32-column B panels (im2col's columns, float32, zeros over the padding; no separate workspace and no second
+pass over it), ``gemm_packed`` writes the output through its strides, the bias added as C; where a window can
+read padding, the non-finite filter flag and the direct kernel's recompute of the im2col path below. The sum over
+{Cin, taps} is accumulated in float32 in that order, as on the im2col path. The temporary resource is the larger
+of this path's panels (+ the flag) and the im2col workspace, since its size is fixed before any device is.
+Otherwise (GPU devices, smaller convolutions): a 1 x 1 FORWARD convolution (every filter spatial size 1, Strides 1, no padding of any kind,
 GroupCount 1) whose input's and output's spatial positions are each one evenly strided run (packed NCHW, NHWC,
 ...) runs as one GEMM over views of its own tensors, no copy (:func:`pointwise_gemm`: GEMM's planner, so
 ``gemm_blocked`` on CPU devices), the bias added as GEMM's C; its sum over the input channels is accumulated in
@@ -51,7 +61,17 @@ from dmlsim.operators.convolution.reference import (
     output_spatial_sizes,
 )
 from dmlsim.operators.float_rules import require_float_tensors, storage_defines
-from dmlsim.operators.gemm import gemm_launches, view_args
+from dmlsim.operators.gemm import (
+    PACK_MAX_BYTES,
+    PANEL_COLUMNS,
+    PANEL_SUB,
+    Packing,
+    gemm_launches,
+    pack_launch,
+    packed_multiply,
+    packs,
+    view_args,
+)
 from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, TemporaryArg, TensorArg, Vector
 
 X, F, BIAS, OUT = "InputTensor", "FilterTensor", "BiasTensor", "OutputTensor"
@@ -192,9 +212,58 @@ class Convolution(Operator):
         return elementwise_work(v) + Work(per_mac * macs, 0, EINSUM_STEPS * taps * groups)
 
     def temporary_size(self, v: ValidatedDesc) -> int:
-        """The im2col workspace (:func:`im2col_shape`) when the planner takes that path, else none."""
-        unfolded = im2col_shape(v)
-        return 0 if unfolded is None else (unfolded.elements + 1) * v.layout(OUT).element_size
+        """The larger of what the planner's paths use, decided from the desc alone (the size is known before any
+        device is): the packed panels and a flag (:func:`packed_shape`, CPU devices), the im2col workspace and a
+        flag (:func:`im2col_shape`, other devices); none when neither path is taken."""
+        size = v.layout(OUT).element_size
+        unfolded, packed = im2col_shape(v), packed_shape(v)
+        workspace = 0 if unfolded is None else (unfolded.elements + 1) * size
+        panels = 0 if packed is None else (flag_index(packed, size) + 1) * size
+        return max(workspace, panels)
+
+    def _packed(self, v: ValidatedDesc, bound: dict[str, Any], packing: Packing) -> list[KernelLaunch]:
+        """The packed path of CPU devices (module docstring): the filter packed once into GEMM's A panels,
+        ``im2col_pack`` unfolding each image straight into B panels, ``gemm_packed`` writing the output (+ Bias);
+        where a window reads padding, the non-finite filter check and the direct kernel's recompute as on the
+        im2col path."""
+        geometry = geometry_of(v)
+        x, f, y = bound[X].layout, bound[F].layout, bound[OUT].layout
+        size = y.element_size
+        storage = storage_defines(y)
+        sizes = (y.sizes[0], 1, packing.m, packing.n)
+        filter_run = spatial_run(f, 1)
+        pack_a = pack_launch(view_args("x", F, (0, 0, f.strides[0], filter_run)), (1, 1, packing.m, packing.n),
+                             f.strides[0], filter_run, packing, False, storage)
+        unfold = KernelLaunch(self.kernel_source, "im2col_pack",
+                              {**storage, "FLIP": geometry.flip, "PW": PANEL_COLUMNS, "PS": PANEL_SUB},
+                              Items(packing.matrices * packing.panels_n * packing.k), [
+            TensorArg("x", X, scalar=True), Vector("x_strides", as_5d(x.strides, 0), rank=8, fill=0),
+            Vector("x_sizes", as_5d(x.sizes, 1), rank=8),
+            TemporaryArg("pack", (("pack__offset", packing.a_elements),), 4),
+            Vector("kernel_sizes", spatial_3(f.sizes[2:], 1)), Vector("out_sizes", spatial_3(y.sizes[2:], 1)),
+            Vector("strides", spatial_3(geometry.strides, 1)), Vector("dilations", spatial_3(geometry.dilations, 1)),
+            Vector("start_padding", spatial_3(geometry.start_padding, 0)),
+            Scalar("taps", np.uint32(math.prod(f.sizes[2:]))), Scalar("rows", np.uint32(packing.k)),
+            Scalar("positions", np.uint32(packing.n)), Scalar("panels", np.uint32(packing.panels_n)),
+            Scalar("count", np.uint32(packing.matrices * packing.panels_n * packing.k))])
+        has_bias = bound.get(BIAS) is not None
+        outputs = view_args("c", BIAS, (0, 0, bound[BIAS].layout.strides[1], 0)) if has_bias else []
+        outputs += view_args("y", OUT, (y.strides[0], 0, y.strides[1], spatial_run(y)))
+        defines = {**storage, **fused_defines(v.attrs.get("FusedActivation"))}
+        multiply = packed_multiply(packing, outputs, sizes, 1.0, 1.0, has_bias, defines)
+        if not reads_padding(geometry):
+            return [pack_a, unfold, multiply]
+        flag_at = flag_index(packing, size)
+        check = self._nonfinite(bound, flag_at, size)
+        return [pack_a, unfold, check, multiply, self._direct(v, bound, flag_at)]
+
+    def _nonfinite(self, bound: dict[str, Any], flag_at: int, size: int) -> KernelLaunch:
+        """The one-work-item scan of the filter for an infinite or NaN weight into the temporary's flag."""
+        f = bound[F].layout
+        return KernelLaunch(self.kernel_source, "nonfinite", storage_defines(bound[OUT].layout), Items(1, 1), [
+            TensorArg("f", F, scalar=True), Vector("f_strides", as_5d(f.strides, 0), rank=8, fill=0),
+            Vector("f_sizes", as_5d(f.sizes, 1), rank=8), TemporaryArg("flag", (("flag__offset", flag_at),), size),
+            Scalar("count", np.uint32(f.element_count))])
 
     def _im2col_gemm(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget,
                      unfolded: Unfolded) -> list[KernelLaunch]:
@@ -222,11 +291,7 @@ class Convolution(Operator):
             operands += view_args("c", BIAS, (0, 0, bound[BIAS].layout.strides[1], 0))
         operands += view_args("y", OUT, (y.strides[0], 0, y.strides[1], unfolded.output_run))
         defines = {**storage, **fused_defines(v.attrs.get("FusedActivation"))}
-        check = KernelLaunch(self.kernel_source, "nonfinite", storage, Items(1, 1), [
-            TensorArg("f", F, scalar=True), Vector("f_strides", as_5d(f.strides, 0), rank=8, fill=0),
-            Vector("f_sizes", as_5d(f.sizes, 1), rank=8),
-            TemporaryArg("flag", (("flag__offset", unfolded.elements),), size),
-            Scalar("count", np.uint32(f.element_count))])
+        check = self._nonfinite(bound, unfolded.elements, size)
         return [unfold, check, *gemm_launches(target, operands, (batch, 1, y.sizes[1], positions), rows, False, False,
                                               1.0, 1.0, has_bias, True, defines),
                 self._direct(v, bound, unfolded.elements)]
@@ -236,6 +301,9 @@ class Convolution(Operator):
         return {OUT: apply_fused(result, v.attrs.get("FusedActivation"))}
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        packing = packed_shape(v) if target.is_cpu else None
+        if packing is not None:
+            return self._packed(v, bound, packing)
         pointwise = pointwise_gemm(v, bound, target)
         if pointwise is not None:
             return pointwise
@@ -349,3 +417,34 @@ def im2col_shape(v: ValidatedDesc) -> Unfolded | None:
     unfolded = Unfolded(x.sizes[0], x.sizes[1] * math.prod(f.sizes[2:]), math.prod(y.sizes[2:]), filter_run,
                         output_run)
     return unfolded if unfolded.elements * y.element_size <= IM2COL_WORKSPACE_BYTES else None
+
+
+def reads_padding(geometry: ConvolutionGeometry) -> bool:
+    """Whether some window may read the padding (then a non-finite weight times the unfolded zeros would differ
+    from the direct kernel, which skips those taps: the flag and recompute launches)."""
+    return any(geometry.start_padding) or any(geometry.end_padding)
+
+
+def flag_index(packing: Packing, element_size: int) -> int:
+    """The element (of the output's size) of the temporary resource after the packed panels that holds the
+    non-finite filter flag."""
+    return -(-packing.bytes // element_size)
+
+
+def packed_shape(v: ValidatedDesc) -> Packing | None:
+    """The CPU packed path's panels when the planner takes it (module docstring), else None: a FORWARD
+    convolution of one group, no OutputPadding, its filter's {Cin, taps} and its output's positions each one
+    strided run, an output GEMM's packed path takes (:func:`dmlsim.operators.gemm.packs`: M = output channels,
+    N = positions, K = input channels x taps) and panels of at most ``PACK_MAX_BYTES``; the filter's panels are
+    packed once for the batch."""
+    geometry = geometry_of(v)
+    x, f, y = v.layout(X), v.layout(F), v.layout(OUT)
+    if geometry.backward or geometry.groups != 1 or any(geometry.output_padding):
+        return None
+    if spatial_run(f, 1) is None or spatial_run(y) is None:
+        return None
+    m, n, k = y.sizes[1], math.prod(y.sizes[2:]), x.sizes[1] * math.prod(f.sizes[2:])
+    if not packs(m, n, k):
+        return None
+    packing = Packing(y.sizes[0], m, n, k, shared_a=True)
+    return None if packing.bytes > PACK_MAX_BYTES else packing

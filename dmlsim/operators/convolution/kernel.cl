@@ -150,3 +150,54 @@ __kernel void nonfinite(__global const store_t *f__base, ulong f__offset, ulong8
     }
     STORE(found, flag, flag__offset);
 }
+
+/* im2col_pack, the CPU packed path's unfold (FORWARD, one group): col[n] of `im2col` above, written straight into
+ * the B panels that GEMM's gemm_packed reads (gemm_pack's layout, gemm/kernel.cl): panel p of image n holds the
+ * PW output positions from p * PW on, over all `rows` (K = input channels x taps) in sub-panels of PS positions,
+ * each k-major; positions past the last are 0 (those lanes are computed, never stored). float32 whatever the
+ * storage (a FLOAT16 input widened, exactly). One work-item per (image, panel, k): its PW positions walk the
+ * output row-major (ow fastest), so a stride-1 window reads PW neighbouring input elements. */
+#ifdef PW /* the plan defines PW and PS for im2col_pack's builds only */
+__kernel void im2col_pack(__global const store_t *x__base, ulong x__offset, ulong8 x_strides, ulong8 x_sizes,
+                          __global float *pack, ulong pack__offset, ulong4 kernel_sizes, ulong4 out_sizes,
+                          ulong4 strides, ulong4 dilations, ulong4 start_padding, uint taps, uint rows,
+                          uint positions, uint panels, uint count)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+    const uint k = gid % rows;
+    const uint rest = gid / rows;          /* n * panels + p */
+    const uint p = rest % panels, n = rest / panels;
+    const uint c = k / taps;
+    uint t = k % taps;
+    const uint kw = t % (uint)kernel_sizes.w;
+    t /= (uint)kernel_sizes.w;
+    const uint kh = t % (uint)kernel_sizes.z, kd = t / (uint)kernel_sizes.z;
+    const uint tap_d = TAP(kd, kernel_sizes.y), tap_h = TAP(kh, kernel_sizes.z), tap_w = TAP(kw, kernel_sizes.w);
+    __global const store_t *xp = x__base + x__offset + (ulong)n * x_strides.s3 + (ulong)c * x_strides.s4;
+    __global float *dst = pack + pack__offset + (ulong)rest * rows * PW + (ulong)k * PS;
+    const uint p0 = p * PW;
+    uint ow = p0 % (uint)out_sizes.w;
+    uint oh = (p0 / (uint)out_sizes.w) % (uint)out_sizes.z;
+    uint od = p0 / (uint)out_sizes.w / (uint)out_sizes.z;
+    for (uint i = 0; i < PW; ++i) {
+        float value = 0.0f;
+        if (p0 + i < positions) {
+            const long id = source_index(od, tap_d, strides.y, dilations.y, start_padding.y, x_sizes.s5);
+            const long ih = source_index(oh, tap_h, strides.z, dilations.z, start_padding.z, x_sizes.s6);
+            const long iw = source_index(ow, tap_w, strides.w, dilations.w, start_padding.w, x_sizes.s7);
+            if (id >= 0 && ih >= 0 && iw >= 0)
+                value = (float)LOAD(xp, (ulong)id * x_strides.s5 + (ulong)ih * x_strides.s6 + (ulong)iw * x_strides.s7);
+        }
+        dst[(ulong)(i / PS) * rows * PS + i % PS] = value;
+        if (++ow == (uint)out_sizes.w) {
+            ow = 0;
+            if (++oh == (uint)out_sizes.z) {
+                oh = 0;
+                ++od;
+            }
+        }
+    }
+}
+#endif

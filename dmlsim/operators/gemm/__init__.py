@@ -127,12 +127,18 @@ def packs(m: int, n: int, k: int) -> bool:
 @dataclass(frozen=True)
 class Packing:
     """The temporary resource of the packed path, in float32 elements: ``matrices`` (batch x channel) A panels of
-    ``CPU_ROWS`` rows and B panels of ``PANEL_COLUMNS`` columns, each over all K terms, A's first."""
+    ``CPU_ROWS`` rows and B panels of ``PANEL_COLUMNS`` columns, each over all K terms, A's first. ``shared_a``:
+    one A for every matrix (CONVOLUTION's filter, the same for every image of the batch), packed once."""
 
     matrices: int
     m: int
     n: int
     k: int
+    shared_a: bool = False
+
+    @property
+    def a_matrices(self) -> int:
+        return 1 if self.shared_a else self.matrices
 
     @property
     def panels_m(self) -> int:
@@ -144,7 +150,7 @@ class Packing:
 
     @property
     def a_elements(self) -> int:
-        return self.matrices * self.panels_m * CPU_ROWS * self.k
+        return self.a_matrices * self.panels_m * CPU_ROWS * self.k
 
     @property
     def b_elements(self) -> int:
@@ -302,30 +308,48 @@ def packed_launches(v: ValidatedDesc, packing: Packing, has_c: bool, defines: di
     out = v.layout(OUT)
     sizes = (1,) * (4 - len(out.sizes)) + tuple(out.sizes)
     trans_a, trans_b = v.attrs["TransA"] == TRANSPOSE, v.attrs["TransB"] == TRANSPOSE
-    k = packing.k
     storage = storage_defines(out)
-    launches = []
     a, b = v.layout(A).strides, v.layout(B).strides
     # opA(A)[m, k] is A[k, m] with TransA, opB(B)[k, n] is B[n, k] with TransB: the strides along M (A's panels'
     # rows) or N (B's panels' columns), and along K
     a_m, a_k = (a[-1], a[-2]) if trans_a else (a[-2], a[-1])
     b_n, b_k = (b[-2], b[-1]) if trans_b else (b[-1], b[-2])
-    # (field, panels, panel width, packed elements before its panels, rows or columns spanned, their strides)
-    for field, panels, width, sub, at, rows, along_rows, along_k in (
-            (A, packing.panels_m, CPU_ROWS, CPU_ROWS, 0, packing.m, a_m, a_k),
-            (B, packing.panels_n, PANEL_COLUMNS, PANEL_SUB, packing.a_elements, packing.n, b_n, b_k)):
-        count = packing.matrices * panels * k
-        launches.append(KernelLaunch(GEMM_SOURCE, "gemm_pack", {**storage, "PW": width, "PS": sub}, Items(count), [
-            TensorArg("x", field), Vector("sizes", sizes), Scalar("row_stride", np.uint64(along_rows)),
-            Scalar("k_stride", np.uint64(along_k)), Scalar("rows", np.uint32(rows)), Scalar("K", np.uint32(k)),
-            Scalar("panels", np.uint32(panels)), TemporaryArg("pack", (("pack__offset", at),)),
-            Scalar("count", np.uint32(count))]))
+    outputs = [*([TensorArg("c", C)] if has_c else []), TensorArg("y", OUT)]
+    return [pack_launch([TensorArg("x", A)], sizes, a_m, a_k, packing, False, storage),
+            pack_launch([TensorArg("x", B)], sizes, b_n, b_k, packing, True, storage),
+            packed_multiply(packing, outputs, sizes, v.attrs["Alpha"], v.attrs["Beta"], has_c, defines)]
+
+
+def pack_launch(source: list[Argument], sizes: tuple[int, ...], along_rows: int, along_k: int, packing: Packing,
+                b_side: bool, storage: dict[str, Any]) -> KernelLaunch:
+    """``gemm_pack`` of one operand into its panels of the temporary resource: ``source`` its ``TENSOR_IN(x)``
+    arguments (a TensorArg, or :func:`view_args` of another operator's tensor), ``sizes`` the 4-D ``{batch,
+    channel, ...}`` whose leading two its strides walk, ``along_rows``/``along_k`` its strides along M (A) or N
+    (``b_side``: B) and along K. A shared A (:attr:`Packing.shared_a`) is packed once."""
+    k = packing.k
+    if b_side:
+        matrices, panels, width, sub, at, rows = packing.matrices, packing.panels_n, PANEL_COLUMNS, PANEL_SUB, \
+            packing.a_elements, packing.n
+    else:
+        matrices, panels, width, sub, at, rows = packing.a_matrices, packing.panels_m, CPU_ROWS, CPU_ROWS, 0, packing.m
+    count = matrices * panels * k
+    return KernelLaunch(GEMM_SOURCE, "gemm_pack", {**storage, "PW": width, "PS": sub}, Items(count), [
+        *source, Vector("sizes", tuple(sizes)), Scalar("row_stride", np.uint64(along_rows)),
+        Scalar("k_stride", np.uint64(along_k)), Scalar("rows", np.uint32(rows)), Scalar("K", np.uint32(k)),
+        Scalar("panels", np.uint32(panels)), TemporaryArg("pack", (("pack__offset", at),)),
+        Scalar("count", np.uint32(count))])
+
+
+def packed_multiply(packing: Packing, outputs: list[Argument], sizes: tuple[int, ...], alpha: float, beta: float,
+                    has_c: bool, defines: dict[str, Any]) -> KernelLaunch:
+    """``gemm_packed`` over the panels of the temporary resource: ``outputs`` the ``[TENSOR_IN(c)],
+    TENSOR_OUT(y)`` arguments (GEMM's tensors, or views of another operator's), ``sizes`` the output's 4-D
+    ``{batch, channel, M, N}``; ``defines`` storage and fused activation."""
     count = packing.matrices * packing.panels_m * packing.panels_n
-    args = [TemporaryArg("pack", (("pa__offset", 0), ("pb__offset", packing.a_elements))),
-            *([TensorArg("c", C)] if has_c else []), TensorArg("y", OUT), Vector("sizes", sizes),
-            Scalar("K", np.uint32(k)), Scalar("alpha", np.float32(v.attrs["Alpha"])),
-            Scalar("beta", np.float32(v.attrs["Beta"])), Scalar("blocks_m", np.uint32(packing.panels_m)),
+    args = [TemporaryArg("pack", (("pa__offset", 0), ("pb__offset", packing.a_elements))), *outputs,
+            Vector("sizes", tuple(sizes)), Scalar("K", np.uint32(packing.k)), Scalar("alpha", np.float32(alpha)),
+            Scalar("beta", np.float32(beta)), Scalar("blocks_m", np.uint32(packing.panels_m)),
             Scalar("blocks_n", np.uint32(packing.panels_n)), Scalar("count", np.uint32(count))]
-    block = {"MR": CPU_ROWS, "PANEL_N": PANEL_COLUMNS, "PS": PANEL_SUB, "VEC": 8, "VN": 8, "KU": 4, "HAS_C": has_c}
-    launches.append(KernelLaunch(GEMM_SOURCE, "gemm_packed", {**defines, **block}, Items(count, CPU_LOCAL), args))
-    return launches
+    block = {"MR": CPU_ROWS, "PANEL_N": PANEL_COLUMNS, "PS": PANEL_SUB, "VEC": 8, "VN": 8, "KU": 4, "HAS_C": has_c,
+             "A_SHARED": packing.shared_a}
+    return KernelLaunch(GEMM_SOURCE, "gemm_packed", {**defines, **block}, Items(count, CPU_LOCAL), args)

@@ -326,7 +326,11 @@ __kernel void gemm_packed(__global const float *pack, ulong pa__offset, ulong pb
     const ulong batch = rest / (uint)sizes.y;
     const uint M = (uint)sizes.z, N = (uint)sizes.w;
     const uint m0 = block_m * MR, n0 = block_n * PANEL_N;
+#ifdef A_SHARED /* one A for every matrix (CONVOLUTION's filter), packed once */
+    __global const float *pa = pack + pa__offset + (ulong)block_m * K * MR;
+#else
     __global const float *pa = pack + pa__offset + ((ulong)rest * blocks_m + block_m) * K * MR;
+#endif
     __global const float *pb = pack + pb__offset + ((ulong)rest * blocks_n + block_n) * K * PANEL_N;
 
     for (uint c0 = 0; c0 < PANEL_N && n0 + c0 < N; c0 += PNV * PVN) {
