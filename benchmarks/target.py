@@ -62,7 +62,7 @@ CASES: dict[str, list[tuple[str, list[str]]]] = {
                               "--peers", "numpy,torch", "--no-native"]),
              ("gemm-skinny", ["gemm-skinny", "--sizes", "1,8,64", "--dtype", "float32,float16", "--no-inplace",
                               "--peers", "numpy,torch", "--no-native"])],
-    "conv": [("convolution-layers", ["convolution", "--sizes", "1,2,3,4", "--dtype", "float32", "--no-inplace",
+    "conv": [("convolution-layers", ["convolution", "--sizes", "1,2,3,4,5,6,7,8", "--dtype", "float32", "--no-inplace",
                                      "--peers", "numpy,torch", "--no-native"])],
     # issue 25: memory-bound operators past the last-level cache, against the native same-traffic limit
     "membound": [("reduce-4096", ["reduce-sum", "reduce-sum-middle", "--sizes", "4096", "--dtype", "float32",

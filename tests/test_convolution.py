@@ -210,6 +210,15 @@ CASES = {
     # 3-D, flipped, strided, dilated, uneven padding: 16 channels, 160 positions, K = 36
     "3d-forward-packed-strided-dilated": (FORWARD, CONV, (1, 3, 6, 7, 8), (16, 3, 2, 2, 3), [1, 2, 1], [2, 1, 1],
                                           [1, 0, 1], [0, 1, 1], [0, 0, 0], 1, True),
+    # CPU devices' row kernel (groups, FORWARD): 8 outputs along W at a time, the taps inside the row unchecked:
+    # rows of 24 (three full sets, the last one's right tap over the padding), stride 2 with dilation 2 (rows of
+    # 20: two full sets and 4), and 3-D rows of 17
+    "2d-depthwise-wide": (FORWARD, XCORR, (2, 3, 5, 24), (3, 1, 3, 3), [1, 1], [1, 1], [1, 1], [1, 1], [0, 0], 3,
+                          True),
+    "2d-groups-strided-dilated-wide": (FORWARD, CONV, (1, 4, 4, 40), (4, 2, 2, 3), [1, 2], [1, 2], [0, 2], [1, 1],
+                                       [0, 0], 2, True),
+    "3d-groups-rows": (FORWARD, XCORR, (1, 2, 3, 3, 17), (4, 1, 2, 2, 3), [1, 1, 1], [1, 1, 1], [1, 0, 1], [0, 1, 1],
+                       [0, 0, 0], 2, False),
     # onnxruntime's DirectML provider's desc: OutputPadding 0, the output larger than the formula (PAST_FORMULA)
     "1d-backward-provider": (BACKWARD, XCORR, (1, 2, 5), (2, 3, 3), [3], [1], [1], [2], [0], 1, True),
     "2d-backward-provider-groups-dilation": (BACKWARD, CONV, (2, 4, 3, 3), (4, 1, 2, 3), [2, 2], [2, 1], [1, 0],
@@ -285,6 +294,27 @@ def test_strided_tensors(device):
     expected, bound, terms = conv_loops(x, w, bias, backward=False, flip=False, strides=[1, 1], dilations=[1, 1],
                                         start=[0, 0], output_padding=[0, 0], groups=1, out_sizes=(1, 3, 3, 2))
     report = compare_ulps(got, expected, np.float32, terms + 2, bound)
+    assert report.ok, report.describe("OutputTensor")
+
+
+@pytest.mark.parametrize("data_type", [F32, F16], ids=["FLOAT32", "FLOAT16"])
+def test_depthwise_nhwc(device, data_type):
+    """A depthwise 3 x 3 convolution (CPU devices' row kernel) over NHWC input and output, rows of 19 (two full sets
+    of 8 and 3), padding 1, a bias broadcast through strides: the same numbers as the definition's loops."""
+    rng = np.random.default_rng(13)
+    dtype = NUMPY[data_type]
+    n, c, h, w = 2, 5, 4, 19
+    x = rng.uniform(-1, 1, (n, c, h, w)).astype(dtype)
+    f = rng.uniform(-1, 1, (c, 1, 3, 3)).astype(dtype)
+    bias = rng.uniform(-1, 1, c).astype(dtype)
+    nhwc = [h * w * c, 1, w * c, c]
+    desc = conv_desc(tensor(data_type, [n, c, h, w], nhwc), tensor(data_type, [c, 1, 3, 3]),
+                     tensor(data_type, [1, c, 1, 1], [0, 1, 0, 0]), tensor(data_type, [n, c, h, w], nhwc),
+                     start=[1, 1], end=[1, 1], groups=c)
+    got = run_operator(device, desc, {"InputTensor": x, "FilterTensor": f, "BiasTensor": bias})["OutputTensor"]
+    expected, bound, terms = conv_loops(x, f, bias, backward=False, flip=False, strides=[1, 1], dilations=[1, 1],
+                                        start=[1, 1], output_padding=[0, 0], groups=c, out_sizes=(n, c, h, w))
+    report = compare_ulps(got, expected, dtype, 1 if data_type == F16 else terms + 2, bound)
     assert report.ok, report.describe("OutputTensor")
 
 
@@ -410,6 +440,13 @@ PLANNED = {  # the planner's choice per case (the operator's docstring): (CPU ta
     "2d-forward-packed-padded": (PACKED, ["im2col", "nonfinite", "gemm_tiled", "convolution"]),
     "2d-forward-packed-1x1": (["gemm_pack", "im2col_pack", "gemm_packed"], ["gemm_tiled"]),
     "3d-forward-packed-strided-dilated": (PACKED, ["im2col", "nonfinite", "gemm_tiled", "convolution"]),
+    # FORWARD with groups, no OutputPadding: CPU devices' row kernel; GPU targets the direct kernel
+    "2d-forward-groups-dilation": (["convolution_rows"], ["convolution"]),
+    "2d-depthwise-multiplier": (["convolution_rows"], ["convolution"]),
+    "2d-forward-1x1-groups": (["convolution_rows"], ["convolution"]),
+    "2d-depthwise-wide": (["convolution_rows"], ["convolution"]),
+    "2d-groups-strided-dilated-wide": (["convolution_rows"], ["convolution"]),
+    "3d-groups-rows": (["convolution_rows"], ["convolution"]),
 }
 
 

@@ -35,8 +35,11 @@ filter by it (``gemm_blocked`` on CPU devices, its sum in the order channel, tap
 (reference.py: a tap over the padding adds nothing, not 0 x W) would break where a filter weight is infinite or
 NaN (GEMM multiplies it by the padding's zeros): a one-work-item ``nonfinite`` launch scans the filter into a flag after
 the workspace, and a last launch of the direct kernel recomputes every output when it is set (each work-item
-returns at once otherwise). Every other convolution (groups and depthwise, OutputPadding, BACKWARD, a workspace
-too large) runs the direct kernel, one work-item per output element (``convolution`` in kernel.cl).
+returns at once otherwise). Every other FORWARD convolution without OutputPadding (groups and depthwise, a workspace too
+large) runs, on CPU devices, ``convolution_rows``: one work-item per output row, ``ROW_OUTPUTS`` (8) outputs along
+W at a time, the row's taps and pointers found once, inputs read without bounds checks where the 8 lie inside the
+row; its sums are the direct kernel's, term for term. The rest (OutputPadding, BACKWARD, and those on GPU devices)
+runs the direct kernel, one work-item per output element (``convolution`` in kernel.cl).
 """
 
 from __future__ import annotations
@@ -78,6 +81,8 @@ X, F, BIAS, OUT = "InputTensor", "FilterTensor", "BiasTensor", "OutputTensor"
 ARRAYS = ("Strides", "Dilations", "StartPadding", "EndPadding", "OutputPadding")
 BACKWARD = DML_CONVOLUTION_DIRECTION.DML_CONVOLUTION_DIRECTION_BACKWARD
 FLIPPED = DML_CONVOLUTION_MODE.DML_CONVOLUTION_MODE_CONVOLUTION
+# convolution_rows (CPU devices' direct kernel): outputs along W per accumulator set
+ROW_OUTPUTS = 8
 # reference-device steps (dmlsim.operators.base.Work) of one numpy einsum call of the reference: one per tap and group
 EINSUM_STEPS = 20
 
@@ -310,7 +315,35 @@ class Convolution(Operator):
         unfolded = im2col_shape(v)
         if unfolded is not None:
             return self._im2col_gemm(v, bound, target, unfolded)
+        geometry = geometry_of(v)
+        if target.is_cpu and not geometry.backward and not any(geometry.output_padding):
+            return [self._rows(v, bound)]
         return [self._direct(v, bound, None)]
+
+    def _rows(self, v: ValidatedDesc, bound: dict[str, Any]) -> KernelLaunch:
+        """CPU devices' direct kernel, one work-item per output row (``convolution_rows``: module docstring)."""
+        geometry = geometry_of(v)
+        out = v.layout(OUT)
+        args: list[Any] = []
+        for param, name in (("x", X), ("f", F)):
+            layout = bound[name].layout
+            args += [TensorArg(param, name, scalar=True),
+                     Vector(f"{param}_strides", as_5d(layout.strides, 0), rank=8, fill=0),
+                     Vector(f"{param}_sizes", as_5d(layout.sizes, 1), rank=8)]
+        has_bias = bound.get(BIAS) is not None
+        if has_bias:
+            args += [TensorArg("bias", BIAS, scalar=True),
+                     Scalar("bias_channel_stride", np.uint64(bound[BIAS].layout.strides[1]))]
+        rows = out.element_count // out.sizes[-1]
+        args += [TensorArg("y", OUT, scalar=True),
+                 Vector("y_strides", as_5d(bound[OUT].layout.strides, 0), rank=8, fill=0),
+                 Vector("y_sizes", as_5d(out.sizes, 1), rank=8), Vector("strides", spatial_3(geometry.strides, 1)),
+                 Vector("dilations", spatial_3(geometry.dilations, 1)),
+                 Vector("start_padding", spatial_3(geometry.start_padding, 0)),
+                 Scalar("groups", np.uint32(geometry.groups)), Scalar("count", np.uint32(rows))]
+        defines = {**storage_defines(out), "FLIP": geometry.flip, "HAS_BIAS": has_bias, "RW": ROW_OUTPUTS,
+                   **fused_defines(v.attrs.get("FusedActivation"))}
+        return KernelLaunch(self.kernel_source, "convolution_rows", defines, Items(rows), args)
 
     def _direct(self, v: ValidatedDesc, bound: dict[str, Any], flag_at: int | None) -> KernelLaunch:
         """The direct kernel, one work-item per output element; ``flag_at``: only where the temporary resource's

@@ -201,3 +201,90 @@ __kernel void im2col_pack(__global const store_t *x__base, ulong x__offset, ulon
     }
 }
 #endif
+
+/* convolution_rows, CPU devices' direct kernel (FORWARD, any groups, no OutputPadding: depthwise and grouped
+ * convolutions, and the one-group ones no GEMM path takes): one work-item per output row {n, oc, od, oh}, RW
+ * outputs along W at a time in RW accumulators. Per output the sum runs over the group's input channels and the
+ * taps in `convolution`'s order (ic, kd, kh, kw), skipping the taps over the padding, in float32 without
+ * contraction: bitwise `convolution`'s results. The row's valid kd/kh taps and pointers are found once per row, not
+ * per output; a tap whose RW inputs all lie inside the row reads them without bounds checks (contiguous where the
+ * stride and the input's W stride are 1: the compiler's vector loads). */
+#ifdef RW /* the plan defines RW for convolution_rows' builds only */
+__kernel void convolution_rows(__global const store_t *x__base, ulong x__offset, ulong8 x_strides, ulong8 x_sizes,
+                               __global const store_t *f__base, ulong f__offset, ulong8 f_strides, ulong8 f_sizes,
+#ifdef HAS_BIAS
+                               __global const store_t *bias__base, ulong bias__offset, ulong bias_channel_stride,
+#endif
+                               __global store_t *y__base, ulong y__offset, ulong8 y_strides, ulong8 y_sizes,
+                               ulong4 strides, ulong4 dilations, ulong4 start_padding, uint groups, uint count)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+    const uint out_h = (uint)y_sizes.s6, out_d = (uint)y_sizes.s5, out_c = (uint)y_sizes.s4;
+    const uint oh = gid % out_h;
+    uint rest = gid / out_h;
+    const uint od = rest % out_d;
+    rest /= out_d;
+    const uint oc = rest % out_c, n = rest / out_c;
+    const uint out_w = (uint)y_sizes.s7, in_w = (uint)x_sizes.s7;
+    const uint cin_group = (uint)x_sizes.s4 / groups, cout_group = out_c / groups;
+    const uint group = oc / cout_group;
+    const long sw = (long)strides.w, dw = (long)dilations.w, pw = (long)start_padding.w;
+    const ulong xw = x_strides.s7, fw = f_strides.s7;
+    __global const store_t *x_image = x__base + x__offset + (ulong)n * x_strides.s3;
+    __global const store_t *f_out = f__base + f__offset + (ulong)oc * f_strides.s3;
+#ifdef HAS_BIAS
+    const float bias = (float)LOAD(bias__base + bias__offset, (ulong)oc * bias_channel_stride);
+#endif
+    for (uint ow0 = 0; ow0 < out_w; ow0 += RW) {
+        float acc[RW];
+#pragma unroll
+        for (uint l = 0; l < RW; ++l)
+            acc[l] = 0.0f;
+        const bool full = ow0 + RW <= out_w;
+        for (uint ic = 0; ic < cin_group; ++ic) {
+            const uint c = group * cin_group + ic;
+            for (uint kd = 0; kd < (uint)f_sizes.s5; ++kd) {
+                const long id = source_index(od, kd, strides.y, dilations.y, start_padding.y, x_sizes.s5);
+                if (id < 0)
+                    continue;
+                for (uint kh = 0; kh < (uint)f_sizes.s6; ++kh) {
+                    const long ih = source_index(oh, kh, strides.z, dilations.z, start_padding.z, x_sizes.s6);
+                    if (ih < 0)
+                        continue;
+                    __global const store_t *x_row = x_image + (ulong)c * x_strides.s4 + (ulong)id * x_strides.s5 +
+                                                    (ulong)ih * x_strides.s6;
+                    __global const store_t *f_row = f_out + (ulong)ic * f_strides.s4 +
+                                                    (ulong)TAP(kd, f_sizes.s5) * f_strides.s5 +
+                                                    (ulong)TAP(kh, f_sizes.s6) * f_strides.s6;
+                    for (uint kw = 0; kw < (uint)f_sizes.s7; ++kw) {
+                        const float weight = (float)LOAD(f_row, (ulong)TAP(kw, f_sizes.s7) * fw);
+                        const long iw0 = (long)ow0 * sw + (long)kw * dw - pw;
+                        if (full && iw0 >= 0 && iw0 + (RW - 1) * sw < (long)in_w) {
+#pragma unroll
+                            for (uint l = 0; l < RW; ++l)
+                                acc[l] += (float)LOAD(x_row, (ulong)(iw0 + (long)l * sw) * xw) * weight;
+                        } else {
+                            for (uint l = 0; l < RW; ++l) {
+                                const long iw = iw0 + (long)l * sw;
+                                if (ow0 + l < out_w && iw >= 0 && iw < (long)in_w)
+                                    acc[l] += (float)LOAD(x_row, (ulong)iw * xw) * weight;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        const ulong y_row = (ulong)n * y_strides.s3 + (ulong)oc * y_strides.s4 + (ulong)od * y_strides.s5 +
+                            (ulong)oh * y_strides.s6;
+        for (uint l = 0; l < RW && ow0 + l < out_w; ++l) {
+            float sum = acc[l];
+#ifdef HAS_BIAS
+            sum += bias;
+#endif
+            STORE(FUSED_ACTIVATION(sum), y__base + y__offset, y_row + (ulong)(ow0 + l) * y_strides.s7);
+        }
+    }
+}
+#endif
