@@ -1,12 +1,13 @@
-"""Bench case ``convolution``: DML_OPERATOR_CONVOLUTION FLOAT32/FLOAT16 on ResNet-50 and MobileNetV2 layers, batch 1 and 8.
+"""Bench case ``convolution``: DML_OPERATOR_CONVOLUTION FLOAT32/FLOAT16 on ResNet-50 and MobileNetV2 layers, batch 1
+and 8.
 
-A size is a layer's number in :data:`LAYERS` (``--sizes 1,2,3,4``): 1 ResNet-50's 3 x 3 64 -> 64 at 56 x 56 (pad
-1), 2 its 1 x 1 256 -> 64 at 56 x 56, 3 its 7 x 7 stride-2 3 -> 64 stem at 224 x 224 (pad 3), 4 a MobileNetV2
-depthwise 3 x 3 over 144 channels at 56 x 56 (pad 1), each at batch 1; 5 to 8 the same four layers at batch 8. Reported: FLOP/s (2 multiply-add operations per tap) and a
-note naming the kernel the planner chose for the layer (dmlsim.bench.plans). Peers, float32: torch's
-``conv2d`` when torch is installed, and ``numpy-im2col``: what numpy alone offers, the padded input unfolded
-(``sliding_window_view``) and contracted with the filter by ``tensordot``/``einsum`` (a matmul through
-OpenBLAS), labelled so since it is not a convolution library.
+A size is a layer's number in :data:`LAYERS` (``--sizes 1,2,3,4``): 1 ResNet-50's 3 x 3 64 -> 64 at 56 x 56 (pad 1),
+2 its 1 x 1 256 -> 64 at 56 x 56, 3 its 7 x 7 stride-2 3 -> 64 stem at 224 x 224 (pad 3), 4 a MobileNetV2 depthwise
+3 x 3 over 144 channels at 56 x 56 (pad 1), each at batch 1; 5 to 8 the same four layers at batch 8. Reported:
+FLOP/s (2 multiply-add operations per tap) and a note naming the kernel the planner chose for the layer
+(dmlsim.bench.plans). Peers, float32: torch's ``conv2d`` when torch is installed, and ``numpy-im2col``: what numpy
+alone offers, the padded input unfolded (``sliding_window_view``) and contracted with the filter by
+``tensordot``/``einsum`` (a matmul through OpenBLAS), labelled so since it is not a convolution library.
 """
 
 from __future__ import annotations

@@ -1,45 +1,45 @@
 """DML_OPERATOR_CONVOLUTION (DML_FEATURE_LEVEL_1_0; 1-D spatial from 4_0): desc, rules, reference, launch.
 
-The desc is DirectML's generated one. Input, filter, bias and output are ``{N, C, [D], [H], W}``
-FLOAT32/FLOAT16 tensors of 3 to 5 dimensions (``DimensionCount`` = spatial dimensions = their
-DimensionCount - 2); forward and backward (transposed) direction, CROSS_CORRELATION and CONVOLUTION
-(flipped filter) modes, strides, dilations, start/end/output padding and groups, optional bias; any
-DML strides on every tensor. The semantics are in :mod:`.reference`.
+The desc is DirectML's generated one. Input, filter, bias and output are ``{N, C, [D], [H], W}`` FLOAT32/FLOAT16
+tensors of 3 to 5 dimensions (``DimensionCount`` = spatial dimensions = their DimensionCount - 2); forward and
+backward (transposed) direction, CROSS_CORRELATION and CONVOLUTION (flipped filter) modes, strides, dilations,
+start/end/output padding and groups, optional bias; any DML strides on every tensor. The semantics are in
+:mod:`.reference`.
 
 Output sizes: FORWARD's spatial sizes must be exactly the size formula's; BACKWARD's at least the formula's
 (OutputPadding included), since DirectML's users size a transposed convolution's output themselves and zero
 OutputPadding (onnxruntime's provider for ONNX's ``output_padding``/``output_shape``, Chromium's WebNN and
-TensorFlow-DirectML for their explicit output sizes): every position before the OutputPadding gets the
-transposed sum; the OutputPadding positions get zeros (the doc), in either direction.
+TensorFlow-DirectML for their explicit output sizes): every position before the OutputPadding gets the transposed
+sum; the OutputPadding positions get zeros (the doc), in either direction.
 
-The planner, CPU devices first: a FORWARD convolution of one group without OutputPadding, whose filter's {Cin,
-taps} and output's positions are each one strided run and whose GEMM (M = output channels, N = output positions,
-K = input channels x taps) GEMM's packed path would take (:func:`dmlsim.operators.gemm.packs`, panels of at most
+The planner, CPU devices first: a FORWARD convolution of one group without OutputPadding, whose filter's {Cin, taps}
+and output's positions are each one strided run and whose GEMM (M = output channels, N = output positions, K = input
+channels x taps) GEMM's packed path would take (:func:`dmlsim.operators.gemm.packs`, panels of at most
 ``PACK_MAX_BYTES``), runs as GEMM's packed path (:func:`packed_shape`): ``gemm_pack`` copies the filter once into
-8-row A panels (shared by every image of the batch: ``A_SHARED``), ``im2col_pack`` unfolds each image straight
-into 32-column B panels (im2col's columns, float32, zeros over the padding; no separate workspace and no second
-pass over it), ``gemm_packed`` writes the output through its strides, the bias added as C; where a window can
-read padding, the non-finite filter flag and the direct kernel's recompute of the im2col path below. The sum over
-{Cin, taps} is accumulated in float32 in that order, as on the im2col path. The temporary resource is the larger
-of this path's panels (+ the flag) and the im2col workspace, since its size is fixed before any device is.
-Otherwise (GPU devices, smaller convolutions): a 1 x 1 FORWARD convolution (every filter spatial size 1, Strides 1, no padding of any kind,
-GroupCount 1) whose input's and output's spatial positions are each one evenly strided run (packed NCHW, NHWC,
-...) runs as one GEMM over views of its own tensors, no copy (:func:`pointwise_gemm`: GEMM's planner, so
-``gemm_blocked`` on CPU devices), the bias added as GEMM's C; its sum over the input channels is accumulated in
-float32 in channel order as GEMM's (the device compiler may fuse each multiply-add). Another FORWARD convolution
-of one group without OutputPadding, whose filter's {Cin, taps} and output's positions are each one strided run,
-runs as im2col + GEMM when its workspace (batch x Cin·taps x output positions elements, plus one) fits
-``IM2COL_WORKSPACE_BYTES`` (64 MiB; it is the operator's temporary resource, reported by GetBindingProperties):
-``im2col`` unfolds the input into the temporary resource (0 where a window reads padding), GEMM multiplies the
-filter by it (``gemm_blocked`` on CPU devices, its sum in the order channel, tap). The padding decision
-(reference.py: a tap over the padding adds nothing, not 0 x W) would break where a filter weight is infinite or
-NaN (GEMM multiplies it by the padding's zeros): a one-work-item ``nonfinite`` launch scans the filter into a flag after
-the workspace, and a last launch of the direct kernel recomputes every output when it is set (each work-item
-returns at once otherwise). Every other FORWARD convolution without OutputPadding (groups and depthwise, a workspace too
-large) runs, on CPU devices, ``convolution_rows``: one work-item per output row, ``ROW_OUTPUTS`` (8) outputs along
-W at a time, the row's taps and pointers found once, inputs read without bounds checks where the 8 lie inside the
-row; its sums are the direct kernel's, term for term. The rest (OutputPadding, BACKWARD, and those on GPU devices)
-runs the direct kernel, one work-item per output element (``convolution`` in kernel.cl).
+8-row A panels (shared by every image of the batch: ``A_SHARED``), ``im2col_pack`` unfolds each image straight into
+32-column B panels (im2col's columns, float32, zeros over the padding; no separate workspace and no second pass over
+it), ``gemm_packed`` writes the output through its strides, the bias added as C; where a window can read padding,
+the non-finite filter flag and the direct kernel's recompute of the im2col path below. The sum over {Cin, taps} is
+accumulated in float32 in that order, as on the im2col path. The temporary resource is the larger of this path's
+panels (+ the flag) and the im2col workspace, since its size is fixed before any device is. Otherwise (GPU devices,
+smaller convolutions): a 1 x 1 FORWARD convolution (every filter spatial size 1, Strides 1, no padding of any kind,
+GroupCount 1) whose input's and output's spatial positions are each one evenly strided run (packed NCHW, NHWC, ...)
+runs as one GEMM over views of its own tensors, no copy (:func:`pointwise_gemm`: GEMM's planner, so ``gemm_blocked``
+on CPU devices), the bias added as GEMM's C; its sum over the input channels is accumulated in float32 in channel
+order as GEMM's (the device compiler may fuse each multiply-add). Another FORWARD convolution of one group without
+OutputPadding, whose filter's {Cin, taps} and output's positions are each one strided run, runs as im2col + GEMM
+when its workspace (batch x Cin·taps x output positions elements, plus one) fits ``IM2COL_WORKSPACE_BYTES`` (64 MiB;
+it is the operator's temporary resource, reported by GetBindingProperties): ``im2col`` unfolds the input into the
+temporary resource (0 where a window reads padding), GEMM multiplies the filter by it (``gemm_blocked`` on CPU
+devices, its sum in the order channel, tap). The padding decision (reference.py: a tap over the padding adds
+nothing, not 0 x W) would break where a filter weight is infinite or NaN (GEMM multiplies it by the padding's
+zeros): a one-work-item ``nonfinite`` launch scans the filter into a flag after the workspace, and a last launch of
+the direct kernel recomputes every output when it is set (each work-item returns at once otherwise). Every other
+FORWARD convolution without OutputPadding (groups and depthwise, a workspace too large) runs, on CPU devices,
+``convolution_rows``: one work-item per output row, ``ROW_OUTPUTS`` (8) outputs along W at a time, the row's taps
+and pointers found once, inputs read without bounds checks where the 8 lie inside the row; its sums are the direct
+kernel's, term for term. The rest (OutputPadding, BACKWARD, and those on GPU devices) runs the direct kernel, one
+work-item per output element (``convolution`` in kernel.cl).
 """
 
 from __future__ import annotations
