@@ -319,6 +319,24 @@ def test_depthwise_nhwc(device, data_type):
 
 
 @pytest.mark.parametrize("data_type", [F32, F16], ids=["FLOAT32", "FLOAT16"])
+def test_packed_nhwc(device, data_type):
+    """A 3 x 3 convolution large enough for CPU devices' packed path (16 output channels, 12 x 12 positions, K = 36)
+    over an NHWC input at padding 1: im2col_pack gathers each window's inputs through the W stride."""
+    rng = np.random.default_rng(17)
+    dtype = NUMPY[data_type]
+    n, ci, co, h, w = 1, 4, 16, 12, 12
+    x = rng.uniform(-1, 1, (n, ci, h, w)).astype(dtype)
+    f = rng.uniform(-1, 1, (co, ci, 3, 3)).astype(dtype)
+    desc = conv_desc(tensor(data_type, [n, ci, h, w], [h * w * ci, 1, w * ci, ci]), tensor(data_type, [co, ci, 3, 3]),
+                     None, tensor(data_type, [n, co, h, w]), start=[1, 1], end=[1, 1])
+    got = run_operator(device, desc, {"InputTensor": x, "FilterTensor": f})["OutputTensor"]
+    expected, bound, terms = conv_loops(x, f, None, backward=False, flip=False, strides=[1, 1], dilations=[1, 1],
+                                        start=[1, 1], output_padding=[0, 0], groups=1, out_sizes=(n, co, h, w))
+    report = compare_ulps(got, expected, dtype, 1 if data_type == F16 else terms + 2, bound)
+    assert report.ok, report.describe("OutputTensor")
+
+
+@pytest.mark.parametrize("data_type", [F32, F16], ids=["FLOAT32", "FLOAT16"])
 @pytest.mark.parametrize("layout", ["NHWC", "NCHW-padded-rows"])
 def test_1x1_gemm_over_strided_views(device, data_type, layout):
     """A 1 x 1 convolution runs as a GEMM over views of its tensors: NHWC input and output (the positions one run of
@@ -425,8 +443,8 @@ def planned_entries(ref_device, op_desc, is_cpu):
     return [launch.entry for launch in compiled.operator.plan_launches(compiled.validated, resolved.bound, target)]
 
 
-UNFOLD = ["im2col", "nonfinite", "gemm_blocked", "convolution"]
-PACKED = ["gemm_pack", "im2col_pack", "nonfinite", "gemm_packed", "convolution"]
+UNFOLD = (["im2col", "nonfinite", "gemm_blocked", "convolution_rows"], ["im2col", "nonfinite", "gemm", "convolution"])
+PACKED = ["gemm_pack", "im2col_pack", "nonfinite_panels", "gemm_packed", "convolution_rows"]
 PLANNED = {  # the planner's choice per case (the operator's docstring): (CPU target, GPU target); GPU: gemm_blocked
     # -> gemm at these sizes
     "2d-forward-1x1-gemm": ["gemm_blocked"], "1d-forward-1x1-gemm": ["gemm_blocked"],  # pointwise: one GEMM

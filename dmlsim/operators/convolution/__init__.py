@@ -259,8 +259,11 @@ class Convolution(Operator):
         if not reads_padding(geometry):
             return [pack_a, unfold, multiply]
         flag_at = flag_index(packing, size)
-        check = self._nonfinite(bound, flag_at, size)
-        return [pack_a, unfold, check, multiply, self._direct(v, bound, flag_at)]
+        # the filter's weights, widened to float32 in its packed panels (zero rows past the last output channel)
+        check = KernelLaunch(self.kernel_source, "nonfinite_panels", storage, Items(1, 1), [
+            TemporaryArg("pack", (("pa__offset", 0),), 4), TemporaryArg("flag", (("flag__offset", flag_at),), size),
+            Scalar("count", np.uint32(packing.a_elements))])
+        return [pack_a, unfold, check, multiply, self._rows(v, bound, flag_at)]
 
     def _nonfinite(self, bound: dict[str, Any], flag_at: int, size: int) -> KernelLaunch:
         """The one-work-item scan of the filter for an infinite or NaN weight into the temporary's flag."""
@@ -299,7 +302,7 @@ class Convolution(Operator):
         check = self._nonfinite(bound, unfolded.elements, size)
         return [unfold, check, *gemm_launches(target, operands, (batch, 1, y.sizes[1], positions), rows, False, False,
                                               1.0, 1.0, has_bias, True, defines),
-                self._direct(v, bound, unfolded.elements)]
+                self._rows(v, bound, unfolded.elements) if target.is_cpu else self._direct(v, bound, unfolded.elements)]
 
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
         result = convolution(inputs[X], inputs[F], inputs.get(BIAS), geometry_of(v), v.layout(OUT).sizes[2:])
@@ -320,8 +323,9 @@ class Convolution(Operator):
             return [self._rows(v, bound)]
         return [self._direct(v, bound, None)]
 
-    def _rows(self, v: ValidatedDesc, bound: dict[str, Any]) -> KernelLaunch:
-        """CPU devices' direct kernel, one work-item per output row (``convolution_rows``: module docstring)."""
+    def _rows(self, v: ValidatedDesc, bound: dict[str, Any], flag_at: int | None = None) -> KernelLaunch:
+        """CPU devices' direct kernel, one work-item per output row (``convolution_rows``: module docstring);
+        ``flag_at``: only where the temporary resource's element there is non-zero (the GEMM paths' recompute)."""
         geometry = geometry_of(v)
         out = v.layout(OUT)
         args: list[Any] = []
@@ -342,7 +346,9 @@ class Convolution(Operator):
                  Vector("start_padding", spatial_3(geometry.start_padding, 0)),
                  Scalar("groups", np.uint32(geometry.groups)), Scalar("count", np.uint32(rows))]
         defines = {**storage_defines(out), "FLIP": geometry.flip, "HAS_BIAS": has_bias, "RW": ROW_OUTPUTS,
-                   **fused_defines(v.attrs.get("FusedActivation"))}
+                   **fused_defines(v.attrs.get("FusedActivation")), "IF_FLAGGED": flag_at is not None}
+        if flag_at is not None:
+            args.append(TemporaryArg("flag", (("flag__offset", flag_at),), out.element_size))
         return KernelLaunch(self.kernel_source, "convolution_rows", defines, Items(rows), args)
 
     def _direct(self, v: ValidatedDesc, bound: dict[str, Any], flag_at: int | None) -> KernelLaunch:
@@ -472,7 +478,7 @@ def packed_shape(v: ValidatedDesc) -> Packing | None:
     packed once for the batch."""
     geometry = geometry_of(v)
     x, f, y = v.layout(X), v.layout(F), v.layout(OUT)
-    if geometry.backward or geometry.groups != 1 or any(geometry.output_padding):
+    if geometry.groups != 1 or geometry.backward or any(geometry.output_padding):
         return None
     if spatial_run(f, 1) is None or spatial_run(y) is None:
         return None

@@ -143,12 +143,27 @@ __kernel void nonfinite(__global const store_t *f__base, ulong f__offset, ulong8
                         __global store_t *flag, ulong flag__offset, uint count)
 {
     float found = 0.0f;
-    for (uint i = 0; i < count; ++i) {
-        COORDS8(o, i, f_sizes)
-        if (!isfinite((float)LOAD(f__base + f__offset, AT5(f_strides, o[3], o[4], o[5], o[6], o[7]))))
-            found = 1.0f;
-    }
+    __global const store_t *f = f__base + f__offset;
+    for (ulong a = 0; a < f_sizes.s3; ++a)
+        for (ulong b = 0; b < f_sizes.s4; ++b)
+            for (ulong d = 0; d < f_sizes.s5; ++d)
+                for (ulong h = 0; h < f_sizes.s6; ++h)
+                    for (ulong w = 0; w < f_sizes.s7; ++w)
+                        if (!isfinite((float)LOAD(f, AT5(f_strides, a, b, d, h, w))))
+                            found = 1.0f;
     STORE(found, flag, flag__offset);
+}
+
+/* The packed path's non-finite check: flag = 1 when the filter's packed A panels (float32, `count` of them
+ * contiguous from pa__offset, zero-filled past the last output channel) hold an infinite or NaN weight, else 0. */
+__kernel void nonfinite_panels(__global const float *pack, ulong pa__offset, __global store_t *flag,
+                               ulong flag__offset, uint count)
+{
+    __global const float *pa = pack + pa__offset;
+    int found = 0;
+    for (uint i = 0; i < count; ++i)
+        found |= !isfinite(pa[i]);
+    STORE(found ? 1.0f : 0.0f, flag, flag__offset);
 }
 
 /* im2col_pack, the CPU packed path's unfold (FORWARD, one group): col[n] of `im2col` above, written straight into
@@ -169,8 +184,8 @@ __kernel void im2col_pack(__global const store_t *x__base, ulong x__offset, ulon
     const uint k = gid % rows;
     const uint rest = gid / rows;          /* n * panels + p */
     const uint p = rest % panels, n = rest / panels;
-    const uint c = k / taps;
-    uint t = k % taps;
+    const uint c = k / taps;  /* K runs channel-major, taps row-major within */
+    uint t = k - c * taps;
     const uint kw = t % (uint)kernel_sizes.w;
     t /= (uint)kernel_sizes.w;
     const uint kh = t % (uint)kernel_sizes.z, kd = t / (uint)kernel_sizes.z;
@@ -178,20 +193,43 @@ __kernel void im2col_pack(__global const store_t *x__base, ulong x__offset, ulon
     __global const store_t *xp = x__base + x__offset + (ulong)n * x_strides.s3 + (ulong)c * x_strides.s4;
     __global float *dst = pack + pack__offset + (ulong)rest * rows * PW + (ulong)k * PS;
     const uint p0 = p * PW;
-    uint ow = p0 % (uint)out_sizes.w;
-    uint oh = (p0 / (uint)out_sizes.w) % (uint)out_sizes.z;
-    uint od = p0 / (uint)out_sizes.w / (uint)out_sizes.z;
-    for (uint i = 0; i < PW; ++i) {
-        float value = 0.0f;
-        if (p0 + i < positions) {
-            const long id = source_index(od, tap_d, strides.y, dilations.y, start_padding.y, x_sizes.s5);
-            const long ih = source_index(oh, tap_h, strides.z, dilations.z, start_padding.z, x_sizes.s6);
-            const long iw = source_index(ow, tap_w, strides.w, dilations.w, start_padding.w, x_sizes.s7);
-            if (id >= 0 && ih >= 0 && iw >= 0)
-                value = (float)LOAD(xp, (ulong)id * x_strides.s5 + (ulong)ih * x_strides.s6 + (ulong)iw * x_strides.s7);
+    const uint out_w = (uint)out_sizes.w, in_w = (uint)x_sizes.s7;
+    uint ow = p0 % out_w;
+    uint oh = (p0 / out_w) % (uint)out_sizes.z;
+    uint od = p0 / out_w / (uint)out_sizes.z;
+    const long w_first = (long)tap_w * (long)dilations.w - (long)start_padding.w;  /* iw of ow = 0 */
+    const long sw = (long)strides.w;
+    const ulong xw = x_strides.s7;
+    const bool unit = sw == 1 && xw == 1;
+    uint i = 0;
+    /* the panel's positions in segments within one output row and one sub-panel: each segment's input row found
+     * once, its PS-contiguous destination written front to back (a plain copy where the window's inputs are one
+     * contiguous run inside the row) */
+    while (i < PW && p0 + i < positions) {
+        const uint run = min(min(PS - i % PS, out_w - ow), positions - (p0 + i));
+        __global float *seg = dst + (ulong)(i / PS) * rows * PS + i % PS;
+        const long id = source_index(od, tap_d, strides.y, dilations.y, start_padding.y, x_sizes.s5);
+        const long ih = source_index(oh, tap_h, strides.z, dilations.z, start_padding.z, x_sizes.s6);
+        const long iw0 = (long)ow * sw + w_first;
+        if (id < 0 || ih < 0) {
+            for (uint s = 0; s < run; ++s)
+                seg[s] = 0.0f;
+        } else {
+            __global const store_t *x_row = xp + (ulong)id * x_strides.s5 + (ulong)ih * x_strides.s6;
+            if (unit && iw0 >= 0 && iw0 + (long)run <= (long)in_w) {
+                __global const store_t *src = x_row + iw0;
+                for (uint s = 0; s < run; ++s)
+                    seg[s] = (float)LOAD(src, s);
+            } else {
+                for (uint s = 0; s < run; ++s) {
+                    const long iw = iw0 + (long)s * sw;
+                    seg[s] = iw >= 0 && iw < (long)in_w ? (float)LOAD(x_row, (ulong)iw * xw) : 0.0f;
+                }
+            }
         }
-        dst[(ulong)(i / PS) * rows * PS + i % PS] = value;
-        if (++ow == (uint)out_sizes.w) {
+        i += run;
+        ow += run;
+        if (ow == out_w) {
             ow = 0;
             if (++oh == (uint)out_sizes.z) {
                 oh = 0;
@@ -199,6 +237,8 @@ __kernel void im2col_pack(__global const store_t *x__base, ulong x__offset, ulon
             }
         }
     }
+    for (; i < PW; ++i)  /* past the last position: zeros (computed, never stored) */
+        dst[(ulong)(i / PS) * rows * PS + i % PS] = 0.0f;
 }
 #endif
 
@@ -216,11 +256,19 @@ __kernel void convolution_rows(__global const store_t *x__base, ulong x__offset,
                                __global const store_t *bias__base, ulong bias__offset, ulong bias_channel_stride,
 #endif
                                __global store_t *y__base, ulong y__offset, ulong8 y_strides, ulong8 y_sizes,
-                               ulong4 strides, ulong4 dilations, ulong4 start_padding, uint groups, uint count)
+                               ulong4 strides, ulong4 dilations, ulong4 start_padding, uint groups, uint count
+#ifdef IF_FLAGGED
+                               , __global const store_t *flag, ulong flag__offset
+#endif
+                               )
 {
     const uint gid = get_global_id(0);
     if (gid >= count)
         return;
+#ifdef IF_FLAGGED
+    if ((float)LOAD(flag, flag__offset) == 0.0f)  /* as `convolution`'s: the GEMM paths' recompute, CPU devices */
+        return;
+#endif
     const uint out_h = (uint)y_sizes.s6, out_d = (uint)y_sizes.s5, out_c = (uint)y_sizes.s4;
     const uint oh = gid % out_h;
     uint rest = gid / out_h;
@@ -244,7 +292,7 @@ __kernel void convolution_rows(__global const store_t *x__base, ulong x__offset,
             acc[l] = 0.0f;
         const bool full = ow0 + RW <= out_w;
         for (uint ic = 0; ic < cin_group; ++ic) {
-            const uint c = group * cin_group + ic;
+            const uint c = cin_group * group + ic;
             for (uint kd = 0; kd < (uint)f_sizes.s5; ++kd) {
                 const long id = source_index(od, kd, strides.y, dilations.y, start_padding.y, x_sizes.s5);
                 if (id < 0)
