@@ -207,6 +207,9 @@ CASES = {
     # 1 x 1 without padding: no flag; 18 channels, 49 positions, K = 41
     "2d-forward-packed-1x1": (FORWARD, CONV, (2, 41, 7, 7), (18, 41, 1, 1), [1, 1], [1, 1], [0, 0], [0, 0], [0, 0], 1,
                               False),
+    # stride 2 along W (the unchecked strided copy) and H: 16 channels, 7 x 15 positions, K = 27
+    "2d-forward-packed-stride2": (FORWARD, XCORR, (1, 3, 14, 30), (16, 3, 3, 3), [2, 2], [1, 1], [1, 1], [1, 1],
+                                  [0, 0], 1, False),
     # 3-D, flipped, strided, dilated, uneven padding: 16 channels, 160 positions, K = 36
     "3d-forward-packed-strided-dilated": (FORWARD, CONV, (1, 3, 6, 7, 8), (16, 3, 2, 2, 3), [1, 2, 1], [2, 1, 1],
                                           [1, 0, 1], [0, 1, 1], [0, 0, 0], 1, True),
@@ -458,6 +461,7 @@ PLANNED = {  # the planner's choice per case (the operator's docstring): (CPU ta
     "2d-forward-packed-padded": (PACKED, ["im2col", "nonfinite", "gemm_tiled", "convolution"]),
     "2d-forward-packed-1x1": (["gemm_pack", "im2col_pack", "gemm_packed"], ["gemm_tiled"]),
     "3d-forward-packed-strided-dilated": (PACKED, ["im2col", "nonfinite", "gemm_tiled", "convolution"]),
+    "2d-forward-packed-stride2": (PACKED, ["im2col", "nonfinite", "gemm_tiled", "convolution"]),
     # FORWARD with groups, no OutputPadding: CPU devices' row kernel; GPU targets the direct kernel
     "2d-forward-groups-dilation": (["convolution_rows"], ["convolution"]),
     "2d-depthwise-multiplier": (["convolution_rows"], ["convolution"]),

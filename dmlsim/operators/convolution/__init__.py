@@ -239,9 +239,11 @@ class Convolution(Operator):
         filter_run = spatial_run(f, 1)
         pack_a = pack_launch(view_args("x", F, (0, 0, f.strides[0], filter_run)), (1, 1, packing.m, packing.n),
                              f.strides[0], filter_run, packing, False, storage)
+        # one work-item per image, panel and KW-long slice of K (kernel.cl)
+        slices = packing.matrices * packing.panels_n * packing.k // f.sizes[-1]
         unfold = KernelLaunch(self.kernel_source, "im2col_pack",
                               {**storage, "FLIP": geometry.flip, "PW": PANEL_COLUMNS, "PS": PANEL_SUB},
-                              Items(packing.matrices * packing.panels_n * packing.k), [
+                              Items(slices), [
             TensorArg("x", X, scalar=True), Vector("x_strides", as_5d(x.strides, 0), rank=8, fill=0),
             Vector("x_sizes", as_5d(x.sizes, 1), rank=8),
             TemporaryArg("pack", (("pack__offset", packing.a_elements),), 4),
@@ -250,7 +252,7 @@ class Convolution(Operator):
             Vector("start_padding", spatial_3(geometry.start_padding, 0)),
             Scalar("taps", np.uint32(math.prod(f.sizes[2:]))), Scalar("rows", np.uint32(packing.k)),
             Scalar("positions", np.uint32(packing.n)), Scalar("panels", np.uint32(packing.panels_n)),
-            Scalar("count", np.uint32(packing.matrices * packing.panels_n * packing.k))])
+            Scalar("count", np.uint32(slices))])
         has_bias = bound.get(BIAS) is not None
         outputs = view_args("c", BIAS, (0, 0, bound[BIAS].layout.strides[1], 0)) if has_bias else []
         outputs += view_args("y", OUT, (y.strides[0], 0, y.strides[1], spatial_run(y)))

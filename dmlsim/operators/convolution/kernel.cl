@@ -170,8 +170,11 @@ __kernel void nonfinite_panels(__global const float *pack, ulong pa__offset, __g
  * the B panels that GEMM's gemm_packed reads (gemm_pack's layout, gemm/kernel.cl): panel p of image n holds the
  * PW output positions from p * PW on, over all `rows` (K = input channels x taps) in sub-panels of PS positions,
  * each k-major; positions past the last are 0 (those lanes are computed, never stored). float32 whatever the
- * storage (a FLOAT16 input widened, exactly). One work-item per (image, panel, k): its PW positions walk the
- * output row-major (ow fastest), so a stride-1 window reads PW neighbouring input elements. */
+ * storage (a FLOAT16 input widened, exactly). One work-item per (image, panel, channel, kd, kh): the KW rows of K
+ * that share an input row (k = ((c * KD + kd) * KH + kh) * KW + kw), so that the panel's walk over the output
+ * positions, in segments within one output row and one sub-panel, finds each segment's input row once for all
+ * KW taps; a segment whose window inputs lie inside the row is copied without bounds checks (a plain contiguous
+ * copy where the stride and the input's W stride are 1). */
 #ifdef PW /* the plan defines PW and PS for im2col_pack's builds only */
 __kernel void im2col_pack(__global const store_t *x__base, ulong x__offset, ulong8 x_strides, ulong8 x_sizes,
                           __global float *pack, ulong pack__offset, ulong4 kernel_sizes, ulong4 out_sizes,
@@ -181,49 +184,53 @@ __kernel void im2col_pack(__global const store_t *x__base, ulong x__offset, ulon
     const uint gid = get_global_id(0);
     if (gid >= count)
         return;
-    const uint k = gid % rows;
-    const uint rest = gid / rows;          /* n * panels + p */
+    const uint kernel_w = (uint)kernel_sizes.w;
+    const uint slices = rows / kernel_w;   /* channels x kd x kh */
+    const uint slice = gid % slices;
+    const uint rest = gid / slices;        /* n * panels + p */
     const uint p = rest % panels, n = rest / panels;
-    const uint c = k / taps;  /* K runs channel-major, taps row-major within */
-    uint t = k - c * taps;
-    const uint kw = t % (uint)kernel_sizes.w;
-    t /= (uint)kernel_sizes.w;
-    const uint kh = t % (uint)kernel_sizes.z, kd = t / (uint)kernel_sizes.z;
-    const uint tap_d = TAP(kd, kernel_sizes.y), tap_h = TAP(kh, kernel_sizes.z), tap_w = TAP(kw, kernel_sizes.w);
+    const uint kh = slice % (uint)kernel_sizes.z;
+    const uint kd = (slice / (uint)kernel_sizes.z) % (uint)kernel_sizes.y;
+    const uint c = slice / (uint)kernel_sizes.z / (uint)kernel_sizes.y;  /* K runs channel-major */
+    const uint tap_d = TAP(kd, kernel_sizes.y), tap_h = TAP(kh, kernel_sizes.z);
     __global const store_t *xp = x__base + x__offset + (ulong)n * x_strides.s3 + (ulong)c * x_strides.s4;
-    __global float *dst = pack + pack__offset + (ulong)rest * rows * PW + (ulong)k * PS;
+    __global float *dst = pack + pack__offset + (ulong)rest * rows * PW + (ulong)slice * kernel_w * PS;
     const uint p0 = p * PW;
     const uint out_w = (uint)out_sizes.w, in_w = (uint)x_sizes.s7;
     uint ow = p0 % out_w;
     uint oh = (p0 / out_w) % (uint)out_sizes.z;
     uint od = p0 / out_w / (uint)out_sizes.z;
-    const long w_first = (long)tap_w * (long)dilations.w - (long)start_padding.w;  /* iw of ow = 0 */
-    const long sw = (long)strides.w;
+    const long sw = (long)strides.w, dw = (long)dilations.w, pw = (long)start_padding.w;
     const ulong xw = x_strides.s7;
     const bool unit = sw == 1 && xw == 1;
     uint i = 0;
-    /* the panel's positions in segments within one output row and one sub-panel: each segment's input row found
-     * once, its PS-contiguous destination written front to back (a plain copy where the window's inputs are one
-     * contiguous run inside the row) */
     while (i < PW && p0 + i < positions) {
         const uint run = min(min(PS - i % PS, out_w - ow), positions - (p0 + i));
         __global float *seg = dst + (ulong)(i / PS) * rows * PS + i % PS;
         const long id = source_index(od, tap_d, strides.y, dilations.y, start_padding.y, x_sizes.s5);
         const long ih = source_index(oh, tap_h, strides.z, dilations.z, start_padding.z, x_sizes.s6);
-        const long iw0 = (long)ow * sw + w_first;
         if (id < 0 || ih < 0) {
-            for (uint s = 0; s < run; ++s)
-                seg[s] = 0.0f;
+            for (uint kw = 0; kw < kernel_w; ++kw)
+                for (uint s = 0; s < run; ++s)
+                    seg[kw * PS + s] = 0.0f;
         } else {
             __global const store_t *x_row = xp + (ulong)id * x_strides.s5 + (ulong)ih * x_strides.s6;
-            if (unit && iw0 >= 0 && iw0 + (long)run <= (long)in_w) {
-                __global const store_t *src = x_row + iw0;
-                for (uint s = 0; s < run; ++s)
-                    seg[s] = (float)LOAD(src, s);
-            } else {
-                for (uint s = 0; s < run; ++s) {
-                    const long iw = iw0 + (long)s * sw;
-                    seg[s] = iw >= 0 && iw < (long)in_w ? (float)LOAD(x_row, (ulong)iw * xw) : 0.0f;
+            for (uint kw = 0; kw < kernel_w; ++kw) {
+                __global float *out = seg + kw * PS;
+                const long iw0 = (long)ow * sw + (long)TAP(kw, kernel_w) * dw - pw;
+                const bool inside = iw0 >= 0 && iw0 + (long)(run - 1) * sw < (long)in_w;
+                if (unit && inside) {
+                    __global const store_t *src = x_row + iw0;
+                    for (uint s = 0; s < run; ++s)
+                        out[s] = (float)LOAD(src, s);
+                } else if (inside) {
+                    for (uint s = 0; s < run; ++s)
+                        out[s] = (float)LOAD(x_row, (ulong)(iw0 + (long)s * sw) * xw);
+                } else {
+                    for (uint s = 0; s < run; ++s) {
+                        const long iw = iw0 + (long)s * sw;
+                        out[s] = iw >= 0 && iw < (long)in_w ? (float)LOAD(x_row, (ulong)iw * xw) : 0.0f;
+                    }
                 }
             }
         }
@@ -238,7 +245,8 @@ __kernel void im2col_pack(__global const store_t *x__base, ulong x__offset, ulon
         }
     }
     for (; i < PW; ++i)  /* past the last position: zeros (computed, never stored) */
-        dst[(ulong)(i / PS) * rows * PS + i % PS] = 0.0f;
+        for (uint kw = 0; kw < kernel_w; ++kw)
+            dst[(ulong)(i / PS) * rows * PS + kw * PS + i % PS] = 0.0f;
 }
 #endif
 
