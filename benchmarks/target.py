@@ -12,13 +12,18 @@ dmlsim.backends.opencl.icd), ``dmlsim bench`` processes that see only that ICD t
 - ``gemm`` (issue 25): GEMM N x N x N for N = 1024, 2048, 4096 and skinny M = 1, 8, 64 (K = N = 2048), FLOAT32
   and FLOAT16, against numpy's float32 matmul (FLOAT16: torch's when installed, else numpy's, named in the
   verdict) -> ``gemm-square-<implementation>.json``, ``gemm-skinny-...``; ``conv``: CONVOLUTION FLOAT32 on four
-  ResNet-50/MobileNetV2 layers against torch when installed, else numpy's im2col + matmul (``numpy-im2col``)
+  ResNet-50/MobileNetV2 layers at batch 1 and 8 against torch when installed, else numpy's im2col + matmul
+  (``numpy-im2col``)
   -> ``convolution-layers-...``; each at least 0.5x its peer on host time per call, the planner's kernel choice
   in the bench output's notes;
 - ``membound`` (issue 25): REDUCE SUM over the last axis of 4096 x 4096 and over the middle axis of
   [8, 4096, 512], ACTIVATION_SOFTMAX and SOFTMAX1 (Axes {1}) of 4096 x 4096, FLOAT32, against the native
   same-traffic limit (the input read; SOFTMAX's output written) and numpy -> ``reduce-4096-<implementation>.json``,
   ``softmax-4096-...``; each at least 0.9x the native limit on host time per call;
+- ``models`` (issue 25): the ResNet-style CNN and the transformer encoder layer of dmlsim.onnx.architectures at
+  batch 1 and 8, each lowered by dmlsim.backend into one compiled graph, against onnxruntime's CPU provider on
+  the same model and inputs -> ``onnx-models-<implementation>.json``; each at least 0.5x onnxruntime on host time
+  per call;
 - ``overhead``: the dispatch overhead, a 1-element Adam dispatch's record+execute+wait against the bare
   pyopencl enqueue+finish of the same prepared kernel (host time, medians over shuffled alternating rounds,
   with a 95 % bootstrap interval of the difference; the issue's target: dmlsim adds at most 5 us, called met
@@ -69,6 +74,9 @@ CASES: dict[str, list[tuple[str, list[str]]]] = {
                                   "--no-inplace", "--peers", "numpy"]),
                  ("softmax-4096", ["softmax", "softmax1", "--sizes", "4096", "--dtype", "float32", "--no-inplace",
                                    "--peers", "numpy"])],
+    # issue 25: whole ONNX models through dmlsim.backend's lowering, against onnxruntime's CPU provider
+    "models": [("onnx-models", ["onnx-resnet", "onnx-transformer", "--sizes", "1,8", "--dtype", "float32",
+                                "--no-inplace", "--peers", "onnxruntime", "--no-native"])],
     "overhead": [("dispatch-overhead", ["adam", "--sizes", "1K", "--dtype", "float32", "--inplace", "--peers", "none",
                                         "--no-native"])],
 }
@@ -88,6 +96,8 @@ TARGETS: dict[tuple[str, str], tuple[str, float, float | None]] = {
     ("convolution", "float32"): ("torch-cpu|numpy-im2col", 0.5, None),
     ("reduce-sum", "float32"): ("native", 0.9, None), ("reduce-sum-middle", "float32"): ("native", 0.9, None),
     ("softmax", "float32"): ("native", 0.9, None), ("softmax1", "float32"): ("native", 0.9, None),
+    ("onnx-resnet", "float32"): ("onnxruntime-cpu", 0.5, None),
+    ("onnx-transformer", "float32"): ("onnxruntime-cpu", 0.5, None),
 }
 # GPUs: "copy", the device's measured copy bandwidth (the faster of the OpenCL copy kernel and CUDA's own
 # device-to-device copy, same byte count, same run), on device time: a bandwidth is the device's, and the

@@ -261,6 +261,24 @@ def out_sizes_for(direction, x_sizes, f_sizes, strides, dilations, start, end, o
 @pytest.mark.parametrize("data_type", [F32, F16], ids=["FLOAT32", "FLOAT16"])
 @pytest.mark.parametrize("name", list(CASES))
 def test_convolution_matches_the_definition(device, data_type, name):
+    check_against_the_definition(device, data_type, name)
+
+
+# one case of each path the planner takes on either kind of device (test_planner_choice): GPU targets take im2col +
+# GEMM and the direct kernel for what CPU targets run packed or by rows
+SHAPE_CASES = ["1d-forward-strided-padded", "3d-forward", "1d-forward-dilated", "2d-forward-1x1-gemm",
+               "2d-forward-packed-padded", "2d-depthwise-wide", "2d-backward-groups", "2d-forward-output-padding"]
+
+
+@pytest.mark.parametrize("name", SHAPE_CASES)
+def test_convolution_on_every_launch_shape(shaped_device, name):
+    """The definition on every launch shape (DMLSIM_LAUNCH_SHAPE): a CPU device forced to GPU shapes runs the GPU
+    plans (im2col + GEMM, the direct kernel), which its own shape never takes."""
+    check_against_the_definition(shaped_device, F32, name)
+
+
+def check_against_the_definition(device, data_type, name):
+    """CASES[name] on ``device`` against the definition's loops (conv_loops), within its ulp bound."""
     direction, mode, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups, has_bias = CASES[name]
     out_sizes = out_sizes_for(direction, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups,
                               PAST_FORMULA.get(name))
@@ -371,14 +389,24 @@ def test_1x1_gemm_over_strided_views(device, data_type, layout):
     assert report.ok, report.describe("OutputTensor")
 
 
-@pytest.mark.parametrize(("side", "channels"), [(3, 1), (16, 16)], ids=["im2col", "packed"])
+@pytest.mark.parametrize(("side", "channels"), [(3, 1), (16, 16)], ids=["small", "packed"])
 @pytest.mark.parametrize("mode", [XCORR, CONV], ids=["XCORR", "CONV"])
 def test_infinite_filter_weight_next_to_the_padding(device, mode, side, channels):
-    """The im2col + GEMM and packed paths keep the padding decision (reference.py: a tap over the padding adds
-    nothing): a 3 x 3 filter, padding 1, whose corner weight is +inf, on a side x side input of ones (16 x 16 with 16
-    output channels reaches CPU devices' packed path). Expected by hand: output (0, 0)'s window puts the inf tap
-    (XCORR: tap (0, 0); CONV reads the filter reversed, so tap (2, 2) meets weight [0][0]) over the padding for
-    XCORR, so the sum is finite; every output where that tap reads an input of 1 is +inf."""
+    check_infinite_filter_weight(device, mode, side, channels)
+
+
+@pytest.mark.parametrize("mode", [XCORR, CONV], ids=["XCORR", "CONV"])
+def test_infinite_filter_weight_on_every_launch_shape(shaped_device, mode):
+    """The same on every launch shape: GPU shapes take im2col + GEMM and the non-finite flag here."""
+    check_infinite_filter_weight(shaped_device, mode, 3, 1)
+
+
+def check_infinite_filter_weight(device, mode, side, channels):
+    """The GEMM paths keep the padding decision (reference.py: a tap over the padding adds nothing): a 3 x 3 filter,
+    padding 1, whose corner weight is +inf, on a side x side input of ones (16 x 16 with 16 output channels reaches
+    CPU devices' packed path; 3 x 3, GPU devices' im2col + GEMM). Expected by hand: output (0, 0)'s window puts the
+    inf tap (XCORR: tap (0, 0); CONV reads the filter reversed, so tap (2, 2) meets weight [0][0]) over the padding
+    for XCORR, so the sum is finite; every output where that tap reads an input of 1 is +inf."""
     x = np.ones((1, 1, side, side), np.float32)
     w = np.zeros((channels, 1, 3, 3), np.float32)
     w[:, 0, 0, 0], w[:, 0, 1, 1] = np.inf, 0.5
@@ -446,13 +474,14 @@ def planned_entries(ref_device, op_desc, is_cpu):
     return [launch.entry for launch in compiled.operator.plan_launches(compiled.validated, resolved.bound, target)]
 
 
-UNFOLD = (["im2col", "nonfinite", "gemm_blocked", "convolution_rows"], ["im2col", "nonfinite", "gemm", "convolution"])
+# CPU targets: the row kernel (cheaper than unfolding where GEMM's packed path is not taken); GPU targets: im2col into
+# the temporary resource, the filter's non-finite flag, one GEMM, the direct kernel where the flag is set
+UNFOLD = (["convolution_rows"], ["im2col", "nonfinite", "gemm", "convolution"])
 PACKED = ["gemm_pack", "im2col_pack", "nonfinite_panels", "gemm_packed", "convolution_rows"]
 PLANNED = {  # the planner's choice per case (the operator's docstring): (CPU target, GPU target); GPU: gemm_blocked
     # -> gemm at these sizes
     "2d-forward-1x1-gemm": ["gemm_blocked"], "1d-forward-1x1-gemm": ["gemm_blocked"],  # pointwise: one GEMM
-    # FORWARD, one group, no OutputPadding: im2col into the temporary resource, the filter's non-finite flag, one
-    # GEMM, the direct kernel where the flag is set
+    # FORWARD, one group, no OutputPadding, too small to pack
     "1d-forward-strided-padded": UNFOLD, "1d-forward-dilated": UNFOLD, "2d-forward-1x1-strided": UNFOLD,
     "2d-forward-1x1-padded": UNFOLD, "3d-forward": UNFOLD,
     # large enough for GEMM's packed path on CPU devices: the filter packed, the input unfolded into B panels,
@@ -474,10 +503,11 @@ PLANNED = {  # the planner's choice per case (the operator's docstring): (CPU ta
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_planner_choice(ref_device, name):
-    """The planner's choice (the operator's docstring): on CPU devices, a FORWARD convolution of one group without
-    OutputPadding whose GEMM is large enough (GEMM's own threshold): the packed path; smaller ones, and every such
-    convolution on other devices: 1 x 1, unit strides, no padding: one GEMM over views; others: im2col + GEMM; the
-    rest (groups, OutputPadding, BACKWARD): the direct kernel."""
+    """The planner's choice (the operator's docstring). CPU devices: a FORWARD convolution of one group without
+    OutputPadding whose GEMM is large enough (GEMM's own threshold): the packed path; else 1 x 1, unit strides, no
+    padding: one GEMM over views; else FORWARD without OutputPadding: the row kernel. GPU devices: the GEMM over
+    views, else im2col + GEMM (FORWARD, one group, no OutputPadding). The rest (OutputPadding, BACKWARD, GPU
+    groups): the direct kernel."""
     direction, mode, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups, has_bias = CASES[name]
     out_sizes = out_sizes_for(direction, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups,
                               PAST_FORMULA.get(name))

@@ -12,34 +12,40 @@ OutputPadding (onnxruntime's provider for ONNX's ``output_padding``/``output_sha
 TensorFlow-DirectML for their explicit output sizes): every position before the OutputPadding gets the transposed
 sum; the OutputPadding positions get zeros (the doc), in either direction.
 
-The planner, CPU devices first: a FORWARD convolution of one group without OutputPadding, whose filter's {Cin, taps}
-and output's positions are each one strided run and whose GEMM (M = output channels, N = output positions, K = input
-channels x taps) GEMM's packed path would take (:func:`dmlsim.operators.gemm.packs`, panels of at most
-``PACK_MAX_BYTES``), runs as GEMM's packed path (:func:`packed_shape`): ``gemm_pack`` copies the filter once into
-8-row A panels (shared by every image of the batch: ``A_SHARED``), ``im2col_pack`` unfolds each image straight into
-32-column B panels (im2col's columns, float32, zeros over the padding; no separate workspace and no second pass over
-it), ``gemm_packed`` writes the output through its strides, the bias added as C; where a window can read padding,
-the non-finite filter flag and the direct kernel's recompute of the im2col path below. The sum over {Cin, taps} is
-accumulated in float32 in that order, as on the im2col path. The temporary resource is the larger of this path's
-panels (+ the flag) and the im2col workspace, since its size is fixed before any device is. Otherwise (GPU devices,
-smaller convolutions): a 1 x 1 FORWARD convolution (every filter spatial size 1, Strides 1, no padding of any kind,
-GroupCount 1) whose input's and output's spatial positions are each one evenly strided run (packed NCHW, NHWC, ...)
-runs as one GEMM over views of its own tensors, no copy (:func:`pointwise_gemm`: GEMM's planner, so ``gemm_blocked``
-on CPU devices), the bias added as GEMM's C; its sum over the input channels is accumulated in float32 in channel
-order as GEMM's (the device compiler may fuse each multiply-add). Another FORWARD convolution of one group without
-OutputPadding, whose filter's {Cin, taps} and output's positions are each one strided run, runs as im2col + GEMM
-when its workspace (batch x Cin·taps x output positions elements, plus one) fits ``IM2COL_WORKSPACE_BYTES`` (64 MiB;
-it is the operator's temporary resource, reported by GetBindingProperties): ``im2col`` unfolds the input into the
-temporary resource (0 where a window reads padding), GEMM multiplies the filter by it (``gemm_blocked`` on CPU
-devices, its sum in the order channel, tap). The padding decision (reference.py: a tap over the padding adds
-nothing, not 0 x W) would break where a filter weight is infinite or NaN (GEMM multiplies it by the padding's
-zeros): a one-work-item ``nonfinite`` launch scans the filter into a flag after the workspace, and a last launch of
-the direct kernel recomputes every output when it is set (each work-item returns at once otherwise). Every other
-FORWARD convolution without OutputPadding (groups and depthwise, a workspace too large) runs, on CPU devices,
-``convolution_rows``: one work-item per output row, ``ROW_OUTPUTS`` (8) outputs along W at a time, the row's taps
-and pointers found once, inputs read without bounds checks where the 8 lie inside the row; its sums are the direct
-kernel's, term for term. The rest (OutputPadding, BACKWARD, and those on GPU devices) runs the direct kernel, one
-work-item per output element (``convolution`` in kernel.cl).
+The planner (:meth:`Convolution.plan_launches`):
+
+- CPU devices, a FORWARD convolution of one group without OutputPadding, whose filter's {Cin, taps} and output's
+  positions are each one strided run and whose GEMM (M = output channels, N = output positions, K = input channels x
+  taps) GEMM's packed path would take (:func:`dmlsim.operators.gemm.packs`, panels of at most ``PACK_MAX_BYTES``):
+  GEMM's packed path (:func:`packed_shape`). ``gemm_pack`` copies the filter once into 8-row A panels (shared by
+  every image of the batch: ``A_SHARED``); ``im2col_pack`` unfolds each image straight into 32-column B panels
+  (im2col's columns, float32, zeros over the padding; no separate workspace, no second pass over it); ``gemm_packed``
+  writes the output through its strides, the bias added as C. Where a window can read padding, ``nonfinite_panels``
+  scans the packed filter for an infinite or NaN weight into a flag and a last ``convolution_rows`` launch recomputes
+  the outputs when it is set (the padding decision below). The sum over {Cin, taps} is accumulated in float32 in
+  that order.
+- Every device, a 1 x 1 FORWARD convolution (every filter spatial size 1, Strides 1, no padding of any kind,
+  GroupCount 1) whose input's and output's spatial positions are each one evenly strided run (packed NCHW, NHWC,
+  ...): one GEMM over views of its own tensors, no copy (:func:`pointwise_gemm`: GEMM's planner, ``gemm_blocked`` on
+  CPU devices), the bias added as GEMM's C, its sum over the input channels in channel order.
+- GPU devices, another FORWARD convolution of one group without OutputPadding whose filter's {Cin, taps} and
+  output's positions are each one strided run and whose workspace (batch x Cin·taps x output positions elements,
+  plus one) fits ``IM2COL_WORKSPACE_BYTES`` (64 MiB): im2col + GEMM. ``im2col`` unfolds the input into the temporary
+  resource (0 where a window reads padding), GEMM multiplies the filter by it (its sum in the order channel, tap).
+  The padding decision (reference.py: a tap over the padding adds nothing, not 0 x W) would break where a filter
+  weight is infinite or NaN (GEMM multiplies it by the padding's zeros): a one-work-item ``nonfinite`` launch scans
+  the filter into a flag after the workspace, and a last launch of the direct kernel recomputes every output when
+  it is set (each work-item returns at once otherwise).
+- CPU devices, every other FORWARD convolution without OutputPadding (groups and depthwise, one-group ones too small
+  to pack: unfolding cost a ResNet-style model's 8-channel 3 x 3 layers 0.5-0.7 ms in im2col alone, the row kernel
+  0.2 ms): ``convolution_rows``, one work-item per output row, ``ROW_OUTPUTS`` (8) outputs along W at a time, the
+  row's taps and pointers found once, inputs read without bounds checks where the 8 lie inside the row; its sums
+  are the direct kernel's, term for term.
+- The rest (OutputPadding, BACKWARD, GPU devices' groups): the direct kernel, one work-item per output element
+  (``convolution`` in kernel.cl).
+
+The temporary resource is the larger of the packed path's panels (+ the flag) and the im2col workspace (+ the flag),
+since its size is fixed from the desc before any device is.
 """
 
 from __future__ import annotations
@@ -304,7 +310,7 @@ class Convolution(Operator):
         check = self._nonfinite(bound, unfolded.elements, size)
         return [unfold, check, *gemm_launches(target, operands, (batch, 1, y.sizes[1], positions), rows, False, False,
                                               1.0, 1.0, has_bias, True, defines),
-                self._rows(v, bound, unfolded.elements) if target.is_cpu else self._direct(v, bound, unfolded.elements)]
+                self._direct(v, bound, unfolded.elements)]
 
     def evaluate(self, v: ValidatedDesc, inputs: dict[str, Any]) -> dict[str, Any]:
         result = convolution(inputs[X], inputs[F], inputs.get(BIAS), geometry_of(v), v.layout(OUT).sizes[2:])
@@ -317,7 +323,7 @@ class Convolution(Operator):
         pointwise = pointwise_gemm(v, bound, target)
         if pointwise is not None:
             return pointwise
-        unfolded = im2col_shape(v)
+        unfolded = None if target.is_cpu else im2col_shape(v)
         if unfolded is not None:
             return self._im2col_gemm(v, bound, target, unfolded)
         geometry = geometry_of(v)
@@ -348,7 +354,7 @@ class Convolution(Operator):
                  Vector("start_padding", spatial_3(geometry.start_padding, 0)),
                  Scalar("groups", np.uint32(geometry.groups)), Scalar("count", np.uint32(rows))]
         defines = {**storage_defines(out), "FLIP": geometry.flip, "HAS_BIAS": has_bias, "RW": ROW_OUTPUTS,
-                   **fused_defines(v.attrs.get("FusedActivation")), "IF_FLAGGED": flag_at is not None}
+                   "IF_FLAGGED": flag_at is not None, **fused_defines(v.attrs.get("FusedActivation"))}
         if flag_at is not None:
             args.append(TemporaryArg("flag", (("flag__offset", flag_at),), out.element_size))
         return KernelLaunch(self.kernel_source, "convolution_rows", defines, Items(rows), args)

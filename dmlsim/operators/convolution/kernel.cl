@@ -302,7 +302,7 @@ __kernel void convolution_rows(__global const store_t *x__base, ulong x__offset,
         for (uint ic = 0; ic < cin_group; ++ic) {
             const uint c = cin_group * group + ic;
             for (uint kd = 0; kd < (uint)f_sizes.s5; ++kd) {
-                const long id = source_index(od, kd, strides.y, dilations.y, start_padding.y, x_sizes.s5);
+                const long id = source_index(od, kd, strides.s1, dilations.s1, start_padding.s1, x_sizes.s5);
                 if (id < 0)
                     continue;
                 for (uint kh = 0; kh < (uint)f_sizes.s6; ++kh) {
