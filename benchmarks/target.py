@@ -181,7 +181,7 @@ def verdict(point: dict, gpu: bool = False) -> str:
     if reached is None:
         return f"{yardstick} not measured"
     met = reached >= fraction
-    text = f">= {fraction:g}x {yardstick}"
+    text = f"{reached:.2f}x, >= {fraction:g}x {yardstick}"
     if torch is not None:
         peer = torch_peer(point, gpu)
         text += f", >= {torch:.1f}x torch"
@@ -190,8 +190,10 @@ def verdict(point: dict, gpu: bool = False) -> str:
 
 
 def sized(point: dict) -> str:
-    """The point's size where the case has several in one run (GEMM's N or M, CONVOLUTION's layer)."""
-    return f"  size {point['elements']}" if point.get("item_unit") == "FLOP" and "elements" in point else ""
+    """The point's size where the case has several in one run (GEMM's N or M, CONVOLUTION's layer, a model's
+    batch)."""
+    several = point.get("item_unit") in ("FLOP", "images", "sequences")
+    return f"  size {point['elements']}" if several and "elements" in point else ""
 
 
 def overhead_line(run: dict) -> str:

@@ -54,11 +54,16 @@ def test_gemm_and_convolution_need_half_their_peer_torch_first_else_numpy(target
     (or numpy's im2col + matmul), and the verdict names the peer used."""
     def gemm(operator, dtype, peers):
         return {"operator": operator, "dtype": dtype, "peers": {k: {"ratio": r} for k, r in peers.items()}}
-    assert target.verdict(gemm("gemm", "float32", {"numpy": 0.5})) == ">= 0.5x numpy: met"
+    assert target.verdict(gemm("gemm", "float32", {"numpy": 0.5})) == "0.50x, >= 0.5x numpy: met"
     assert target.verdict(gemm("gemm-skinny", "float32", {"numpy": 0.49})).endswith("NOT met")
-    assert target.verdict(gemm("gemm", "float16", {"numpy": 0.6})) == ">= 0.5x numpy: met"
-    assert target.verdict(gemm("gemm", "float16", {"numpy": 0.6, "torch-cpu": 0.4})) == ">= 0.5x torch-cpu: NOT met"
-    assert target.verdict(gemm("convolution", "float32", {"numpy-im2col": 0.7})) == ">= 0.5x numpy-im2col: met"
+    assert target.verdict(gemm("gemm", "float16", {"numpy": 0.6})) == "0.60x, >= 0.5x numpy: met"
+    assert target.verdict(gemm("gemm", "float16", {"numpy": 0.6, "torch-cpu": 0.4})) == \
+        "0.40x, >= 0.5x torch-cpu: NOT met"
+    assert target.verdict(gemm("convolution", "float32", {"numpy-im2col": 0.7})) == "0.70x, >= 0.5x numpy-im2col: met"
+    # issue 25's whole models: against onnxruntime's CPU provider
+    assert target.verdict(gemm("onnx-resnet", "float32", {"onnxruntime-cpu": 0.14})) == \
+        "0.14x, >= 0.5x onnxruntime-cpu: NOT met"
+    assert target.verdict(gemm("onnx-transformer", "float32", {"onnxruntime-cpu": 0.5})).endswith(": met")
     assert "not measured" in target.verdict(gemm("convolution", "float32", {}))
 
 
