@@ -153,7 +153,15 @@ inline ulong strided_offset4(uint i, ulong4 sizes, ulong4 strides)
  * function argument changes the ABI on CPUs without AVX-512 (PoCL warns). COORDS8(c, i, sizes) declares
  * uint c[8], the row-major coordinates of linear index i; OFFSET8(c, strides) is that element's offset in
  * elements. Coordinates fit in uint: DirectML tensors have at most 2^32-1 elements. */
-#define COORDS8_STEP_(c, r, sizes, k) c[k] = r % (uint)(sizes).s##k; r /= (uint)(sizes).s##k;
+/* a dimension of size 1 (every leading one of a tensor of fewer than 8) costs no division: the branch is uniform
+ * over the launch, and a 32-bit division costs tens of cycles where the kernel's own work is a few */
+#define COORDS8_STEP_(c, r, sizes, k)                    \
+    if ((uint)(sizes).s##k == 1u) {                      \
+        c[k] = 0;                                        \
+    } else {                                             \
+        c[k] = r % (uint)(sizes).s##k;                   \
+        r /= (uint)(sizes).s##k;                         \
+    }
 #define COORDS8(c, i, sizes)                                                              \
     uint c[8];                                                                            \
     {                                                                                     \

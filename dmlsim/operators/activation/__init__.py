@@ -104,13 +104,15 @@ class Activation(Operator):
         """Rules on attribute values, also checked when the activation is fused (``where`` names the desc)."""
 
     def launch(self, v: ValidatedDesc, bound: dict[str, Any], defines: dict[str, Any]) -> KernelLaunch:
-        """One work-item per element over the desc's tensors (8-D strides), in ``tensors`` order."""
+        """One work-item per element over the desc's tensors (8-D strides), in ``tensors`` order; where every
+        tensor is packed (``PACKED``: the kernels that define it index element i at offset i, no coordinates)."""
         layout = v.layout(IN)
         count = layout.element_count
         args = [*(TensorArg(KERNEL_PARAMS[name], name, rank=8) for name in self.tensors),
                 Vector("sizes", layout.sizes, rank=8), Scalar("n", np.uint32(count))]
-        return KernelLaunch(self.kernel_source, self.kernel_entry, {**STORAGE[layout.data_type], **defines},
-                            Items(count), args)
+        packed = all(bound[name].layout.is_packed for name in self.tensors if bound.get(name) is not None)
+        return KernelLaunch(self.kernel_source, self.kernel_entry,
+                            {**STORAGE[layout.data_type], "PACKED": packed, **defines}, Items(count), args)
 
 
 def check_softplus_steepness(steepness: float, where: str, problems: Problems) -> None:

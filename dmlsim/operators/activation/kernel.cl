@@ -36,14 +36,23 @@ inline real_t shrink_integer(real_t x)
 #define FUSED_ACTIVATION(x) shrink_integer(x)
 #endif
 
+/* -DPACKED (every tensor packed: element i at offset i, the plan's choice): no coordinates at all */
+#ifdef PACKED
+#define ELEMENT_COORDS
+#define ELEMENT_AT(name) ((ulong)gid)
+#else
+#define ELEMENT_COORDS COORDS8(c, gid, sizes)
+#define ELEMENT_AT(name) OFFSET8(c, name##__strides)
+#endif
+
 __kernel void activation_unary(TENSOR_IN8(x), TENSOR_OUT8(y), ulong8 sizes, uint n)
 {
     const uint gid = get_global_id(0);
     if (gid >= n)
         return;
-    COORDS8(c, gid, sizes)
-    real_t v = LOAD(TENSOR_PTR(x), OFFSET8(c, x__strides));
-    STORE(FUSED_ACTIVATION(v), TENSOR_PTR(y), OFFSET8(c, y__strides));
+    ELEMENT_COORDS
+    real_t v = LOAD(TENSOR_PTR(x), ELEMENT_AT(x));
+    STORE(FUSED_ACTIVATION(v), TENSOR_PTR(y), ELEMENT_AT(y));
 }
 
 __kernel void activation_parameterized_relu(TENSOR_IN8(x), TENSOR_IN8(slope), TENSOR_OUT8(y), ulong8 sizes, uint n)
