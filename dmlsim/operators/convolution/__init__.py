@@ -336,23 +336,10 @@ class Convolution(Operator):
         ``flag_at``: only where the temporary resource's element there is non-zero (the GEMM paths' recompute)."""
         geometry = geometry_of(v)
         out = v.layout(OUT)
-        args: list[Any] = []
-        for param, name in (("x", X), ("f", F)):
-            layout = bound[name].layout
-            args += [TensorArg(param, name, scalar=True),
-                     Vector(f"{param}_strides", as_5d(layout.strides, 0), rank=8, fill=0),
-                     Vector(f"{param}_sizes", as_5d(layout.sizes, 1), rank=8)]
         has_bias = bound.get(BIAS) is not None
-        if has_bias:
-            args += [TensorArg("bias", BIAS, scalar=True),
-                     Scalar("bias_channel_stride", np.uint64(bound[BIAS].layout.strides[1]))]
         rows = out.element_count // out.sizes[-1]
-        args += [TensorArg("y", OUT, scalar=True),
-                 Vector("y_strides", as_5d(bound[OUT].layout.strides, 0), rank=8, fill=0),
-                 Vector("y_sizes", as_5d(out.sizes, 1), rank=8), Vector("strides", spatial_3(geometry.strides, 1)),
-                 Vector("dilations", spatial_3(geometry.dilations, 1)),
-                 Vector("start_padding", spatial_3(geometry.start_padding, 0)),
-                 Scalar("groups", np.uint32(geometry.groups)), Scalar("count", np.uint32(rows))]
+        args = [*direct_operands(bound, geometry),
+                Scalar("groups", np.uint32(geometry.groups)), Scalar("count", np.uint32(rows))]
         defines = {**storage_defines(out), "FLIP": geometry.flip, "HAS_BIAS": has_bias, "RW": ROW_OUTPUTS,
                    "IF_FLAGGED": flag_at is not None, **fused_defines(v.attrs.get("FusedActivation"))}
         if flag_at is not None:
@@ -365,28 +352,33 @@ class Convolution(Operator):
         geometry = geometry_of(v)
         out = v.layout(OUT)
         computed = computed_spatial_sizes(geometry, out.sizes[2:])
-        args: list[Any] = []
-        for param, name in (("x", X), ("f", F)):
-            layout = bound[name].layout
-            args += [TensorArg(param, name, scalar=True),
-                     Vector(f"{param}_strides", as_5d(layout.strides, 0), rank=8, fill=0),
-                     Vector(f"{param}_sizes", as_5d(layout.sizes, 1), rank=8)]
         has_bias = bound.get(BIAS) is not None
-        if has_bias:
-            args += [TensorArg("bias", BIAS, scalar=True),
-                     Scalar("bias_channel_stride", np.uint64(bound[BIAS].layout.strides[1]))]
-        args += [TensorArg("y", OUT, scalar=True),
-                 Vector("y_strides", as_5d(bound[OUT].layout.strides, 0), rank=8, fill=0),
-                 Vector("y_sizes", as_5d(out.sizes, 1), rank=8), Vector("strides", spatial_3(geometry.strides, 1)),
-                 Vector("dilations", spatial_3(geometry.dilations, 1)),
-                 Vector("start_padding", spatial_3(geometry.start_padding, 0)),
-                 Vector("computed", spatial_3(computed, 1)),
-                 Scalar("groups", np.uint32(geometry.groups)), Scalar("count", np.uint32(out.element_count))]
+        args = [*direct_operands(bound, geometry), Vector("computed", spatial_3(computed, 1)),
+                Scalar("groups", np.uint32(geometry.groups)), Scalar("count", np.uint32(out.element_count))]
         defines = {**storage_defines(out), "BACKWARD": geometry.backward, "FLIP": geometry.flip, "HAS_BIAS": has_bias,
                    **fused_defines(v.attrs.get("FusedActivation")), "IF_FLAGGED": flag_at is not None}
         if flag_at is not None:
             args.append(TemporaryArg("flag", (("flag__offset", flag_at),), out.element_size))
         return KernelLaunch(self.kernel_source, "convolution", defines, Items(out.element_count), args)
+
+
+def direct_operands(bound: dict[str, Any], geometry: ConvolutionGeometry) -> list[Any]:
+    """The arguments the direct and the row kernels share: input, filter, [bias], output as 5-D strides and sizes,
+    then strides, dilations and start padding per spatial dimension."""
+    args: list[Any] = []
+    for param, name in (("x", X), ("f", F)):
+        layout = bound[name].layout
+        args += [TensorArg(param, name, scalar=True),
+                 Vector(f"{param}_strides", as_5d(layout.strides, 0), rank=8, fill=0),
+                 Vector(f"{param}_sizes", as_5d(layout.sizes, 1), rank=8)]
+    if bound.get(BIAS) is not None:
+        args += [TensorArg("bias", BIAS, scalar=True),
+                 Scalar("bias_channel_stride", np.uint64(bound[BIAS].layout.strides[1]))]
+    y = bound[OUT].layout
+    return [*args, TensorArg("y", OUT, scalar=True), Vector("y_strides", as_5d(y.strides, 0), rank=8, fill=0),
+            Vector("y_sizes", as_5d(y.sizes, 1), rank=8), Vector("strides", spatial_3(geometry.strides, 1)),
+            Vector("dilations", spatial_3(geometry.dilations, 1)),
+            Vector("start_padding", spatial_3(geometry.start_padding, 0))]
 
 
 def spatial_run(layout: TensorLayout, first: int = 2) -> int | None:
