@@ -39,8 +39,9 @@ The planner (:meth:`Convolution.plan_launches`):
 - CPU devices, every other FORWARD convolution without OutputPadding (groups and depthwise, one-group ones too small
   to pack: unfolding cost a ResNet-style model's 8-channel 3 x 3 layers 0.5-0.7 ms in im2col alone, the row kernel
   0.2 ms): ``convolution_rows``, one work-item per output row, ``ROW_OUTPUTS`` (8) outputs along W at a time, the
-  row's taps and pointers found once, inputs read without bounds checks where the 8 lie inside the row; its sums
-  are the direct kernel's, term for term.
+  row's taps and pointers found once, inputs read without bounds checks where the 8 lie inside the row (as one
+  contiguous run where the stride and the input's W stride are 1: ``UNIT_W``, vector loads for the compiler); its
+  sums are the direct kernel's, term for term.
 - The rest (OutputPadding, BACKWARD, GPU devices' groups): the direct kernel, one work-item per output element
   (``convolution`` in kernel.cl).
 
@@ -340,8 +341,10 @@ class Convolution(Operator):
         rows = out.element_count // out.sizes[-1]
         args = [*direct_operands(bound, geometry),
                 Scalar("groups", np.uint32(geometry.groups)), Scalar("count", np.uint32(rows))]
+        unit_w = geometry.strides[-1] == 1 and bound[X].layout.strides[-1] == 1
         defines = {**storage_defines(out), "FLIP": geometry.flip, "HAS_BIAS": has_bias, "RW": ROW_OUTPUTS,
-                   "IF_FLAGGED": flag_at is not None, **fused_defines(v.attrs.get("FusedActivation"))}
+                   "UNIT_W": unit_w, "IF_FLAGGED": flag_at is not None,
+                   **fused_defines(v.attrs.get("FusedActivation"))}
         if flag_at is not None:
             args.append(TemporaryArg("flag", (("flag__offset", flag_at),), out.element_size))
         return KernelLaunch(self.kernel_source, "convolution_rows", defines, Items(rows), args)

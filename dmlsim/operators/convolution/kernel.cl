@@ -318,9 +318,16 @@ __kernel void convolution_rows(__global const store_t *x__base, ulong x__offset,
                         const float weight = (float)LOAD(f_row, (ulong)TAP(kw, f_sizes.s7) * fw);
                         const long iw0 = (long)ow0 * sw + (long)kw * dw - pw;
                         if (full && iw0 >= 0 && iw0 + (RW - 1) * sw < (long)in_w) {
+#ifdef UNIT_W /* stride 1 over a W-contiguous input: RW neighbouring elements, one vector load for the compiler */
+                            __global const store_t *x_run = x_row + iw0;
+#pragma unroll
+                            for (uint l = 0; l < RW; ++l)
+                                acc[l] += (float)LOAD(x_run, l) * weight;
+#else
 #pragma unroll
                             for (uint l = 0; l < RW; ++l)
                                 acc[l] += (float)LOAD(x_row, (ulong)(iw0 + (long)l * sw) * xw) * weight;
+#endif
                         } else {
                             for (uint l = 0; l < RW; ++l) {
                                 const long iw = iw0 + (long)l * sw;
