@@ -16,7 +16,13 @@ whose devices cannot build kernels runs tests/test_adapters.py, which checks tha
 error. At least one usable OpenCL device must exist: a machine where only the reference device runs does
 not pass. Each run's counts and wall time are printed at the end.
 
-Usage: python tests/matrix.py [extra pytest args]
+The runs are independent processes, so they run ``--jobs`` at a time (default: two, or one on a one-core
+machine; ``DMLSIM_MATRIX_JOBS`` sets it too), the longest first: most of a run is one Python thread
+compiling and checking, so two at once take about half the time on CI's two cores. With more than one job,
+each run's pytest output is kept and printed whole when the run ends, and a line a minute says which runs
+are still going; with ``--jobs 1`` each run streams its output as before.
+
+Usage: python tests/matrix.py [--jobs N] [extra pytest args]
        python tests/matrix.py --first-icd [pytest args]   (one run, on the whole-suite ICD only: ``make fuzz-api``)
 """
 
@@ -26,8 +32,10 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from dmlsim.backends.opencl.icd import IcdReport, icd_files, probe_icd
@@ -35,13 +43,24 @@ from dmlsim.backends.opencl.icd import IcdReport, icd_files, probe_icd
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run_pytest(label: str, icd: str, args: list[str], env_extra: dict[str, str], junit: Path) -> tuple[int, dict]:
+def run_pytest(label: str, icd: str, args: list[str], env_extra: dict[str, str], junit: Path,
+               log: Path | None = None) -> tuple[int, dict]:
+    """One pytest process that sees only ``icd``: its exit code and junit counts. Its output goes to this
+    process's stdout, or into ``log`` (kept whole, printed by the caller) when runs go side by side."""
     env = {**os.environ, "OCL_ICD_VENDORS": icd, **env_extra}
     command = [sys.executable, "-m", "pytest", f"--junitxml={junit}", *args]
-    print(f"\n=== {label}: OCL_ICD_VENDORS={icd} {' '.join(f'{k}={v}' for k, v in env_extra.items())}"
-          f" pytest {' '.join(args)}", flush=True)
+    header = (f"\n=== {label}: OCL_ICD_VENDORS={icd} {' '.join(f'{k}={v}' for k, v in env_extra.items())}"
+              f" pytest {' '.join(args)}")
     started = time.monotonic()
-    rc = subprocess.run(command, env=env, cwd=ROOT, check=False).returncode
+    if log is None:
+        print(header, flush=True)
+        rc = subprocess.run(command, env=env, cwd=ROOT, check=False).returncode
+    else:
+        with log.open("w") as out:
+            out.write(header + "\n")
+            out.flush()
+            rc = subprocess.run(command, env=env, cwd=ROOT, check=False, stdout=out,
+                                stderr=subprocess.STDOUT).returncode
     counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "seconds": time.monotonic() - started}
     if junit.exists():
         for suite in ET.parse(junit).getroot().iter("testsuite"):
@@ -87,9 +106,37 @@ def runs_for(first: bool, report: IcdReport, extra: list[str],
     return runs
 
 
+def default_jobs() -> int:
+    """``DMLSIM_MATRIX_JOBS``, else two runs at a time (one on a one-core machine)."""
+    named = os.environ.get("DMLSIM_MATRIX_JOBS")
+    return max(1, int(named)) if named else min(2, os.cpu_count() or 1)
+
+
+def take_jobs(extra: list[str]) -> tuple[int, list[str]]:
+    """``--jobs N`` / ``--jobs=N`` taken out of ``extra`` (the rest goes to pytest)."""
+    jobs, rest, i = default_jobs(), [], 0
+    while i < len(extra):
+        if extra[i] == "--jobs" and i + 1 < len(extra):
+            jobs, i = max(1, int(extra[i + 1])), i + 2
+            continue
+        if extra[i].startswith("--jobs="):
+            jobs = max(1, int(extra[i].split("=", 1)[1]))
+        else:
+            rest.append(extra[i])
+        i += 1
+    return jobs, rest
+
+
+def weight(label: str) -> int:
+    """How long a run takes, roughly, for the longest-first order: the whole suite, then a device tier, then an
+    Oclgrind part (a minute or less each)."""
+    return 3 if label == "whole suite" else 1 if label.startswith("Oclgrind") else 2
+
+
 def main(extra: list[str]) -> int:
     first_only = "--first-icd" in extra
     extra = [a for a in extra if a != "--first-icd"]
+    jobs, extra = take_jobs(extra)
     reports = [probe_icd(path) for path in icd_files()]
     hardware = [r for r in reports if r.usable and not r.simulator]
     print("OpenCL ICDs:")
@@ -116,24 +163,66 @@ def main(extra: list[str]) -> int:
             family = frozenset(d.get("implementation") or d["id"] for d in report.devices)
             plan += [(i, j, report, run) for j, run in enumerate(runs_for(i == 0, report, extra, family not in shaped))]
             shaped.add(family)
-        for step, (i, j, report, (label, args, env)) in enumerate(plan, 1):
-            # progress (issue 30 item 7): which run of how many; pytest's own line shows each run's progress
-            rc, counts = run_pytest(f"run {step}/{len(plan)}, {label}", report.path, args, env,
-                                    Path(tmp) / f"run{i}-{j}.xml")
+        lock = threading.Lock()
+        running: dict[str, float] = {}
+        results: dict[int, tuple[str, str]] = {}
+
+        def one(step: int) -> None:
+            i, j, report, (label, args, env) = plan[step - 1]
+            log = Path(tmp) / f"run{i}-{j}.log" if jobs > 1 else None
+            name = f"run {step}/{len(plan)}, {label}"
+            if log is not None:
+                with lock:
+                    running[name] = time.monotonic()
+                    print(f"matrix: started {name} on {Path(report.path).name}", flush=True)
+            rc, counts = run_pytest(name, report.path, args, env, Path(tmp) / f"run{i}-{j}.xml", log)
             if rc < 0 and report.simulator:  # the simulator's own crash (a signal), not a test's verdict
-                print(f"\nmatrix: {label} ended by signal {-rc} in Oclgrind: running it once more", flush=True)
-                summary.append(f"  {label}: ended by signal {-rc} in Oclgrind, run again")
-                rc, counts = run_pytest(f"run {step}/{len(plan)} again, {label}", report.path, args, env,
-                                        Path(tmp) / f"run{i}-{j}-again.xml")
-            for key in total:
-                total[key] += counts[key]
+                with lock:
+                    print(f"\nmatrix: {label} ended by signal {-rc} in Oclgrind: running it once more", flush=True)
+                    if log is not None:
+                        print(log.read_text(), flush=True)
+                again = Path(tmp) / f"run{i}-{j}-again.log" if log is not None else None
+                label = f"{label} (ended by signal {-rc} in Oclgrind, run again)"
+                rc, counts = run_pytest(f"run {step}/{len(plan)} again, {plan[step - 1][3][0]}", report.path, args, env,
+                                        Path(tmp) / f"run{i}-{j}-again.xml", again)
+                log = again
             implementation = ", ".join(sorted({d.get("implementation") or d["id"] for d in report.devices}))
             passed = counts["tests"] - counts["failures"] - counts["errors"] - counts["skipped"]
-            summary.append(f"  {label} on {implementation} ({Path(report.path).name}): {passed} passed, "
-                           f"{counts['failures'] + counts['errors']} failed, {counts['skipped']} skipped "
-                           f"in {counts['seconds']:.0f} s")
-            if rc != 0 or counts["tests"] == 0:
-                failed_runs.append(f"{label} on {report.path} (pytest exit {rc})")
+            line = (f"  {label} on {implementation} ({Path(report.path).name}): {passed} passed, "
+                    f"{counts['failures'] + counts['errors']} failed, {counts['skipped']} skipped "
+                    f"in {counts['seconds']:.0f} s")
+            with lock:
+                running.pop(name, None)
+                if log is not None:  # the whole run's output in one piece, as it would have streamed
+                    print(log.read_text().rstrip() + f"\nmatrix: finished {name}", flush=True)
+                for key in total:
+                    total[key] += counts[key]
+                if rc != 0 or counts["tests"] == 0:
+                    failed_runs.append(f"{label} on {report.path} (pytest exit {rc})")
+                results[step] = (line, label)
+
+        done = threading.Event()
+
+        def heartbeat() -> None:  # progress while the runs' output is held back
+            while not done.wait(60):
+                with lock:
+                    now = time.monotonic()
+                    going = "; ".join(f"{n} ({now - t:.0f} s)" for n, t in running.items())
+                    print(f"matrix: {len(results)} of {len(plan)} runs done; running: {going}", flush=True)
+
+        order_of_runs = sorted(range(1, len(plan) + 1), key=lambda k: -weight(plan[k - 1][3][0]))
+        if jobs == 1:
+            for step in range(1, len(plan) + 1):
+                one(step)
+        else:
+            print(f"matrix: {len(plan)} runs, {jobs} at a time (--jobs); each run's output follows when it ends",
+                  flush=True)
+            ticker = threading.Thread(target=heartbeat, daemon=True)
+            ticker.start()
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                list(pool.map(one, order_of_runs))
+            done.set()
+        summary += [results[step][0] for step in sorted(results)]
     passed = total["tests"] - total["failures"] - total["errors"] - total["skipped"]
     failed = total["failures"] + total["errors"]
     print("\nmatrix runs:\n" + "\n".join(summary))

@@ -286,10 +286,54 @@ def test_the_test_matrix_numbers_its_runs(monkeypatch, capsys):
     labels = []
     monkeypatch.setattr(matrix, "run_pytest", lambda label, *rest: (labels.append(label), (0, {
         "tests": 1, "failures": 0, "errors": 0, "skipped": 0, "seconds": 0.0}))[1])
-    assert matrix.main([]) == 0
+    assert matrix.main(["--jobs", "1"]) == 0
     assert labels == ["run 1/5, whole suite", "run 2/5, device tier, GPU launch shapes", "run 3/5, device tier",
                       "run 4/5, device tier, GPU launch shapes", "run 5/5, device tier"]
     capsys.readouterr()
+
+
+def test_the_test_matrix_runs_two_at_a_time_longest_first(monkeypatch, capsys):
+    """CI has two cores and each run is mostly one Python thread: ``make test`` runs two at a time, the whole
+    suite first, each run's output printed whole when it ends, the summary in the plan's order, and a failed run
+    still fails the matrix."""
+    import importlib.util
+
+    from dmlsim.backends.opencl.icd import IcdReport
+
+    spec = importlib.util.spec_from_file_location("matrix_jobs", ROOT / "tests" / "matrix.py")
+    matrix = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(matrix)
+    cpu = {"id": "0:0", "kind": "CPU", "problem": None, "implementation": "pocl"}
+    sim = {"id": "0:0", "kind": "SIMULATOR", "problem": None, "implementation": "oclgrind"}
+    reports = {"a.icd": IcdReport("a.icd", [cpu]), "b.icd": IcdReport("b.icd", [{**cpu, "implementation": "intel"}]),
+               "o.icd": IcdReport("o.icd", [sim])}
+    monkeypatch.setattr(matrix, "icd_files", lambda: list(reports))
+    monkeypatch.setattr(matrix, "probe_icd", lambda path: reports[path])
+    monkeypatch.delenv("DMLSIM_MATRIX_JOBS", raising=False)
+    started, logs = [], []
+
+    def fake(label, icd, args, env, junit, log=None):
+        started.append(label)
+        logs.append(log)
+        log.write_text(f"output of {label}\n")
+        return (1 if label.endswith("device tier") else 0), {
+            "tests": 3, "failures": int(label.endswith("device tier")), "errors": 0, "skipped": 0, "seconds": 1.0}
+
+    monkeypatch.setattr(matrix, "run_pytest", fake)
+    assert matrix.main(["--jobs", "2"]) == 1  # run 3 (Intel's device tier) failed
+    n = matrix.OCLGRIND_PARTS
+    assert len(started) == 4 + n and None not in logs
+    assert started[0] == f"run 1/{4 + n}, whole suite"  # the longest run starts first
+    assert all("Oclgrind" in label for label in started[-n:])  # the shortest last
+    out = capsys.readouterr().out
+    assert "2 at a time" in out
+    for label in started:
+        assert f"output of {label}\nmatrix: finished {label}" in out
+    summary = out[out.index("matrix runs:"):]
+    lines = [line for line in summary.splitlines()[1:] if line.startswith("  ")]
+    assert [line.split(" on ")[0].strip() for line in lines[:4]] == [
+        "whole suite", "device tier, GPU launch shapes", "device tier", "device tier, GPU launch shapes"]
+    assert "device tier on b.icd (pytest exit 1) FAILED" in summary
 
 
 def test_kernel_builds_print_no_compiler_warning_unless_asked(monkeypatch):
@@ -340,7 +384,7 @@ def test_the_oclgrind_tier_runs_in_parts_and_a_crashed_part_runs_again(monkeypat
         return outcomes.pop(label, 0), {"tests": 1, "failures": 0, "errors": 0, "skipped": 0, "seconds": 0.0}
 
     monkeypatch.setattr(matrix, "run_pytest", fake)
-    assert matrix.main([]) == 0
+    assert matrix.main(["--jobs", "1"]) == 0
     expected = [f"run {2 + k}/{total}, Oclgrind tier, part {k}/{n}" for k in range(1, n + 1)]
     expected.insert(2, f"run 4/{total} again, Oclgrind tier, part 2/{n}")  # the crashed part, once more
     assert labels[2:] == expected

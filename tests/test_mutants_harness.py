@@ -375,3 +375,44 @@ def test_baselines_are_taken_per_group_of_selections_differing_only_in_their_k_e
         (("tests/b.py", "--harness-cases", "60", "-k", "z"), False): [keys[3]],
         (("tests/c.py",), False): keys[4:],
     }
+
+
+# --- the fork server (tools/forkserver.py) ---------------------------------------------------------------------
+
+
+def test_forked_runs_get_their_folder_environment_path_and_arguments_and_report_exits_signals_and_timeouts(tmp_path):
+    """Each forked run is what ``python -c code *argv`` in its folder under its environment would be: its output,
+    its exit status (negative for a signal, as subprocess reports one), a timeout that kills it; runs overlap."""
+    import time
+
+    server = mutants.ForkServer()
+    try:
+        assert server.alive
+        work = tmp_path / "copy"
+        work.mkdir()
+        env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": "/nowhere", "MUTANT_X": "42"}
+        show = ("import os, sys\nprint(os.getcwd(), os.environ['MUTANT_X'], sys.path[:2], sys.argv[1:],"
+                " 'HOME' in os.environ, sys.dont_write_bytecode)\nsys.exit(3)")
+        code, output = server.run(work, env, ["-a", "b"], 30, code=show)
+        assert code == 3
+        assert output.strip() == f"{work} 42 {[str(work), '/nowhere']} ['-a', 'b'] False True"
+        code, output = server.run(work, env, [], 30, code="import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)")
+        assert code == -11
+        code, output = server.run(work, env, [], 30, code="raise ValueError('from the run')")
+        assert code == 1 and "ValueError: from the run" in output
+        started = time.monotonic()
+        code, output = server.run(work, env, [], 1.0, code="print('sleeping', flush=True)\nimport time\n"
+                                                           "time.sleep(12)")
+        assert code is None and "sleeping" in output and time.monotonic() - started < 8
+        assert not list(tmp_path.glob("*.out"))  # each run's output file is removed once read
+        from concurrent.futures import ThreadPoolExecutor
+
+        started = time.monotonic()
+        with ThreadPoolExecutor(2) as pool:  # the harness's -j 2: two runs at once, not one after the other
+            both = list(pool.map(lambda k: server.run(work, env, [str(k)], 30, code="import sys, time\n"
+                                                      "time.sleep(2)\nprint(sys.argv[1])"), (1, 2)))
+        assert [(code, out.strip()) for code, out in both] == [(0, "1"), (0, "2")]
+        assert time.monotonic() - started < 3.5
+    finally:
+        server.close()
+    assert server.run(work, env, [], 5, code="pass") is None  # gone: the caller starts a process instead

@@ -47,17 +47,25 @@ no device here compiles and that states no ``needs:`` fails (nobody declared its
 ``--require-exercised`` (CI: ``.ci/run``, which installs Debian's PoCL, compiling every line) makes every
 ``not-exercised`` fail, so that each mutant is exercised somewhere.
 
+Speed. A pytest run spends about two seconds importing pytest, hypothesis and numpy before its first test, more
+than most mutants' tests take, so the runs are forked from a fork server (``tools/forkserver.py``) that has
+those imported (no dmlsim, no OpenCL: each child imports the scratch copy's dmlsim and its own driver, and the
+guard above checks it). ``--no-fork`` starts each run as a process of its own, as before. Over CI's 1,100+
+mutants that halves the harness's time.
+
 A machine without some driver is reproduced by restricting the ICDs: ``OCL_ICD_VENDORS=<empty folder>``
 leaves only pyopencl's bundled ones (PyPI's PoCL, Intel's runtime, Oclgrind: a machine without
 Debian's PoCL), ``OCL_ICD_VENDORS=<one .icd file>`` or ``--icd <file>`` (repeatable) exactly those.
 
 Usage: python tools/mutants.py [--list] [--only NAME ...] [-j N] [--timeout S] [--icd FILE ...]
-                               [--require-exercised] [-v]
+                               [--require-exercised] [--no-fork] [-v]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import os
 import re
 import shlex
@@ -318,21 +326,122 @@ def child_env(copy: Path, icd: str | None, extra: dict[str, str] | None = None) 
     return env
 
 
+class ForkServer:
+    """The client of tools/forkserver.py: pytest runs forked from a process that has pytest, hypothesis, numpy and
+    pyopencl imported, so that a run starts in milliseconds instead of two seconds (see that file). Thread-safe;
+    ``run`` returns None when the server is gone (the caller then starts the run as a process of its own)."""
+
+    def __init__(self) -> None:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # no project on its path: it imports none
+        self._process = subprocess.Popen([sys.executable, str(Path(__file__).with_name("forkserver.py"))],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
+                                         cwd=tempfile.gettempdir())
+        self._lock = threading.Lock()
+        self._serial = 0
+        self._waiting: dict[int, tuple[Future, Future]] = {}
+        ready = self._process.stdout.readline()
+        self.alive = bool(ready) and json.loads(ready).get("ready") is True
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self._process.stdout:
+            message = json.loads(line)
+            pid_future, status_future = self._waiting[message["id"]]
+            if "pid" in message:
+                pid_future.set_result(message["pid"])
+            else:
+                status_future.set_result(message["status"])
+        with self._lock:
+            self.alive = False
+            for pid_future, status_future in self._waiting.values():
+                for future in (pid_future, status_future):
+                    if not future.done():
+                        future.set_result(None)
+
+    def run(self, cwd: Path, env: dict[str, str], argv: list[str], timeout: float,
+            code: str = GUARD) -> tuple[int | None, str] | None:
+        """(exit code, or None on a timeout; the output) of ``code`` (the guard that runs pytest) with ``argv``
+        in ``cwd`` under ``env``, as ``python -c code *argv`` would give them."""
+        with self._lock:
+            if not self.alive:
+                return None
+            self._serial += 1
+            serial = self._serial
+            futures = self._waiting[serial] = (Future(), Future())
+        out = cwd.parent / f"{cwd.name}.run{serial}.out"  # baselines share one folder
+        path = [str(cwd), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+        request = {"id": serial, "cwd": str(cwd), "env": env, "argv": argv, "path": path, "out": str(out),
+                   "code": code}
+        try:
+            with self._lock:
+                self._process.stdin.write((json.dumps(request) + "\n").encode())
+                self._process.stdin.flush()
+        except OSError:
+            return None
+        pid = futures[0].result()
+        if pid is None:
+            return None
+        try:
+            status = futures[1].result(timeout=timeout)
+        except TimeoutError:
+            os.killpg(pid, signal.SIGKILL)
+            futures[1].result()
+            status = None
+        output = out.read_text(errors="replace") if out.exists() else ""
+        out.unlink(missing_ok=True)
+        with self._lock:
+            self._waiting.pop(serial, None)
+        return status, output
+
+    def close(self) -> None:
+        with self._lock:
+            self.alive = False
+        if self._process.stdin:
+            self._process.stdin.close()
+        self._process.wait()
+
+
+FORK_SERVER: ForkServer | None = None  # main() starts one unless --no-fork
+
+
+@contextlib.contextmanager
+def fork_server(wanted: bool) -> Iterator[None]:
+    """While inside, pytest runs are forked by a fork server (if ``wanted`` and it starts)."""
+    global FORK_SERVER
+    FORK_SERVER = ForkServer() if wanted else None
+    try:
+        yield
+    finally:
+        server, FORK_SERVER = FORK_SERVER, None
+        if server is not None:
+            server.close()
+
+
 def run_selection(copy: Path, tests: tuple[str, ...], timeout: float, icd: str | None,
                   extra_env: dict[str, str] | None = None) -> tuple[str, float, str]:
-    """('passed' | 'failed' | 'timeout' | 'error: ...', seconds, output) of one pytest run in ``copy``."""
-    command = [sys.executable, "-c", GUARD, *PYTEST_ARGS, *tests]
+    """('passed' | 'failed' | 'timeout' | 'error: ...', seconds, output) of one pytest run in ``copy``: forked by
+    the fork server when one runs, else a process of its own (the same guard, arguments and environment)."""
     start = time.monotonic()
-    process = subprocess.Popen(command, cwd=copy, env=child_env(copy, icd, extra_env), stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    try:
-        output, _ = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        output, _ = process.communicate()
-        return "timeout", time.monotonic() - start, output
+    env = child_env(copy, icd, extra_env)
+    # pytest warns that the server's preloaded plugins (hypothesis's) were imported before it could rewrite them
+    quiet = ("-W", "ignore::pytest.PytestAssertRewriteWarning")
+    forked = FORK_SERVER.run(copy, env, [*PYTEST_ARGS, *quiet, *tests], timeout) if FORK_SERVER else None
+    if forked is not None:
+        code, output = forked
+        if code is None:
+            return "timeout", time.monotonic() - start, output
+    else:
+        command = [sys.executable, "-c", GUARD, *PYTEST_ARGS, *tests]
+        process = subprocess.Popen(command, cwd=copy, env=env, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        try:
+            output, _ = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            output, _ = process.communicate()
+            return "timeout", time.monotonic() - start, output
+        code = process.returncode
     seconds = time.monotonic() - start
-    code = process.returncode
     if code == 0:
         return "passed", seconds, output
     if code == 1:
@@ -565,6 +674,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="fail on a mutant no device here compiles, even one whose needs: says why (CI)")
     parser.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)  # a test's fake project
     parser.add_argument("-v", "--verbose", action="store_true", help="show pytest's output for every mutant")
+    parser.add_argument("--no-fork", action="store_true",
+                        help="start every pytest run as a process of its own (default: fork them from "
+                             "tools/forkserver.py, which has the third-party imports done)")
     args = parser.parse_args(argv)
     root = args.root.resolve()
 
@@ -595,7 +707,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"mutants: {len(mutants)} mutant(s), {args.jobs} job(s), OCL_ICD_VENDORS={label(primary)}"
           f"{' (other ICDs only for code it does not compile)' if len(icds.paths) > 1 else ''}", flush=True)
     outcomes: dict[str, Outcome] = {}
-    with tempfile.TemporaryDirectory(prefix="dmlsim-mutants-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="dmlsim-mutants-") as tmp, fork_server(not args.no_fork):
         scratch = Path(tmp)
         base = make_base(root, scratch)
         harness = Harness(base, scratch, args.timeout, icds)
