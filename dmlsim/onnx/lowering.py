@@ -108,6 +108,9 @@ class Lowering:
         self.read_back: Callable[[str], np.ndarray] | None = None
         # lowers one more ONNX node in this model (run_model sets it): If branches, unrolled Loop/Scan bodies
         self.lower_more: Callable[[Any], None] | None = None
+        # the FusedActivation of the node being lowered (dmlsim.onnx.fusion): the first operator it emits whose desc
+        # has a FusedActivation field takes it (run_model applies it as its own node if none did)
+        self.fused_activation: Any = None
 
     # --- naming and errors ------------------------------------------------------------------------------------
     def where(self) -> str:
@@ -219,6 +222,8 @@ class Lowering:
                 fields[field] = made[1]
                 wiring_out[field] = made[0]
         fields.update(attributes)
+        if self.fused_activation is not None and "FusedActivation" in fields and "FusedActivation" not in attributes:
+            fields["FusedActivation"], self.fused_activation = self.fused_activation, None
         self.builder.node(op_type, desc_cls(**fields), wiring_in, wiring_out)
 
 

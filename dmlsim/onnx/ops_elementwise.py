@@ -71,7 +71,10 @@ def unary(low: Lowering, name: str, source: View, out: str, dtype: Any = None, *
 
 
 def binary(low: Lowering, name: str, a: View, b: View, out: str, dtype: Any = None) -> None:
-    """One two-input DirectML node over the broadcast shape of ``a`` and ``b``."""
+    """One two-input DirectML node over the broadcast shape of ``a`` and ``b`` (ADD1 for an Add with a fused
+    activation pending: ELEMENT_WISE_ADD has no FusedActivation field)."""
+    if name == "ELEMENT_WISE_ADD" and low.fused_activation is not None:
+        name = "ELEMENT_WISE_ADD1"
     op_type, desc_cls = _op(name)
     shape = broadcast_shape(low, [a.shape, b.shape])
     fields = _fields(desc_cls)

@@ -53,7 +53,11 @@ def lower_matmul(low: Lowering, node: Any, attrs: dict[str, Any]) -> None:
     a4 = broadcast_view(low, a, (*lead, m, k))
     b4 = broadcast_view(low, b, (*lead, k, n))
     temp = low.fresh(node.output[0])
-    _gemm(low, a4, b4, None, temp, (*lead, m, n))
+    c = None  # a bias added by dmlsim.onnx.fusion (onnxruntime's MatMulAddFusion): GEMM's C, Beta 1
+    if attrs.get("dmlsim_bias") and len(node.input) > 2 and node.input[2]:
+        c = broadcast_view(low, low.view(node.input[2]), (*lead, m, n))
+    _gemm(low, a4, b4, c, temp, (*lead, m, n), alpha=float(attrs.get("dmlsim_alpha", 1.0)),
+          beta=1.0 if c is not None else 0.0)
     shape = (*batch, *(() if drop_m else (m,)), *(() if drop_n else (n,)))
     rename(low, low.views[temp], node.output[0], tuple(shape))
 

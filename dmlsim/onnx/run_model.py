@@ -38,6 +38,7 @@ from dmlsim.onnx import (  # noqa: F401  (each registers its lowerings)
 )
 from dmlsim.onnx.empty import CPU_INPUTS, lower_empty
 from dmlsim.onnx.functions import expand, has_body
+from dmlsim.onnx.fusion import Fusions, fuse, fused_activation_desc
 from dmlsim.onnx.lowering import LOWERINGS, Lowering, UnmappedError, View, attributes_of, dml_type
 from dmlsim.runtime.device import Device
 
@@ -141,8 +142,27 @@ class _HostReads(dict):
         return super().get(key, default)
 
 
-def lower(model: Any, feeds: dict[str, Any], device: Device) -> LoweredGraph:
-    """The model lowered and compiled for the shapes (and host-read values) of ``feeds``."""
+def _initializer_values(graph: Any, low: Lowering) -> Any:
+    """The value of an initializer or a Constant node's tensor by name, else None (what the fusions may fold)."""
+    constants = {node.output[0]: node for node in graph.node if node.op_type == "Constant" and node.output}
+    initializers = {init.name for init in graph.initializer} - {value.name for value in graph.input}
+
+    def value(name: str) -> np.ndarray | None:
+        if name in initializers:
+            return np.asarray(low.host[name])
+        if name in constants:
+            try:
+                return _constant(constants[name], attributes_of(constants[name]))
+            except DMLError:
+                return None
+        return None
+    return value
+
+
+def lower(model: Any, feeds: dict[str, Any], device: Device, optimize: bool = True) -> LoweredGraph:
+    """The model lowered and compiled for the shapes (and host-read values) of ``feeds``; ``optimize``: first
+    rewrite the graph as onnxruntime does for its DirectML provider (:mod:`dmlsim.onnx.fusion`; onnxruntime's
+    ``ORT_DISABLE_ALL`` is ``optimize=False``)."""
     from onnx import numpy_helper
 
     graph = model.graph
@@ -179,10 +199,17 @@ def lower(model: Any, feeds: dict[str, Any], device: Device) -> LoweredGraph:
             low.views[name] = View(builder_name, shape, packed_strides(shape), array.dtype)
     low.read_back = lambda name: _read_back(low, name, feeds)
     low.lower_more = lambda node: lower_node(low, node, constants)
-    for node in graph.node:
+    nodes, fusions = list(graph.node), Fusions()
+    if optimize:
+        nodes, fusions = fuse(nodes, {o.name for o in graph.output}, _initializer_values(graph, low))
+        for name, value in fusions.constants.items():
+            low.host[name] = value
+            constants.add(name)
+    for node in nodes:
         lower_node(low, node, constants)
     low.node = None
     lowered = _finish(low, graph, feeds)
+    lowered.fusions = fusions
     lowered.host_reads = {name: np.array(feeds[name]) for name in low.host.read if name in feeds}
     lowered.builder = low.builder  # its nodes and values: what dmlsim.onnx.export writes as a DxDispatch model
     return lowered
@@ -296,12 +323,31 @@ def lower_node(low: Lowering, node: Any, constants: set[str], depth: int = 0) ->
         if expand(low, node, lambda inner_low, inner, d: lower_node(inner_low, inner, constants, d), depth):
             return
         raise low.refuse("no DirectML lowering for this op yet")
+    low.fused_activation = fused_activation_desc(attrs)
     try:
         lowering(low, node, attrs)
     except UnmappedError:  # a form the lowering does not map: its function body, as onnxruntime inlines it
+        low.fused_activation = None
         if expand(low, node, lambda inner_low, inner, d: lower_node(inner_low, inner, constants, d), depth):
+            _apply_activation(low, node, fused_activation_desc(attrs))
             return
         raise
+    _apply_activation(low, node, low.fused_activation)
+
+
+def _apply_activation(low: Lowering, node: Any, activation: Any) -> None:
+    """A fused activation no emitted operator took (its lowering made several nodes, or a function body ran):
+    applied to the node's output as an operator of its own, so the result is the same."""
+    low.fused_activation = None
+    if activation is None or node.output[0] not in low.views:
+        return
+    import dataclasses
+
+    view = low.views[node.output[0]]
+    params = {f.name: getattr(activation.Desc, f.name) for f in dataclasses.fields(activation.Desc)
+              if f.name not in ("InputTensor", "OutputTensor")}
+    low.emit(activation.Type, type(activation.Desc), {"InputTensor": view},
+             {"OutputTensor": low.output(node.output[0], view.shape, view.dtype)}, **params)
 
 
 def _finish(low: Lowering, graph: Any, feeds: dict[str, Any]) -> LoweredGraph:
@@ -337,6 +383,7 @@ class LoweredGraph:
 
     def __init__(self, network: Any, device_outputs: dict[str, tuple[str, View]], host_outputs: dict[str, np.ndarray],
                  output_names: list[str], node_count: int) -> None:
+        self.fusions = Fusions()  # what dmlsim.onnx.fusion rewrote before lowering
         self.network = network
         self.device_outputs = device_outputs
         self.host_outputs = host_outputs
