@@ -270,3 +270,20 @@ def test_registered():
 
     names = implemented_names()
     assert "DML_OPERATOR_BATCH_NORMALIZATION" in names and "DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1" in names
+
+
+def test_mvn_takes_the_single_run_path_only_where_each_tensors_group_lies_on_one_line():
+    """The planner's test for -DRUN (each group's element r at its first element plus r times the tensor's run
+    stride), worked by hand: packed trailing axes run with stride 1; the outer and inner axes of a packed
+    3-D tensor (strides 10 and 1 for sizes 3 and 2) do not; a transposed tensor's reduced axis runs with its
+    stride; a broadcast tensor (stride 0 on every reduced axis) runs with 0, one broadcast on only some of them
+    does not; size-1 axes do not matter."""
+    from dmlsim.operators.normalization import run_stride
+
+    assert run_stride((20, 5, 1), (1, 4, 5)) == 1  # axes 1 and 2 of a packed {3, 4, 5}
+    assert run_stride((10, 2, 1), (3, 1, 2)) is None  # axes 0 and 2 of a packed {3, 5, 2}
+    assert run_stride((1, 4), (1, 6)) == 4  # axis 1 of a column-major {4, 6}
+    assert run_stride((0, 0, 0), (1, 4, 5)) == 0
+    assert run_stride((0, 0, 1), (1, 4, 5)) is None
+    assert run_stride((7, 99, 1), (1, 1, 5)) == 1
+    assert run_stride(None, (1, 4, 5)) == 0  # an absent tensor

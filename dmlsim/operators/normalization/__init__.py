@@ -128,6 +128,7 @@ Decisions where the pages are silent (pinned in tests/test_normalization.py):
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -184,6 +185,24 @@ def check_broadcast(v: ValidatedDesc, problems: Problems, names: tuple[str, ...]
 def broadcast_strides(layout: TensorLayout) -> tuple[int, ...]:
     """``layout``'s strides with 0 on its size-1 dimensions: the same coordinates as the output address it."""
     return tuple(0 if size == 1 else stride for size, stride in zip(layout.sizes, layout.strides, strict=True))
+
+
+def run_stride(strides: Sequence[int] | None, red_sizes: Sequence[int]) -> int | None:
+    """The stride between consecutive elements of a group when a tensor's reduced elements lie on one line (element
+    r at the group's first plus r times it: each reduced axis's stride is the next reduced axis's times that
+    axis's size, size-1 axes aside; a broadcast tensor's 0 too), else None. ``strides`` None: no tensor (0)."""
+    if strides is None:
+        return 0
+    axes = [d for d, n in enumerate(red_sizes) if n > 1]
+    if not axes:
+        return 0
+    step = int(strides[axes[-1]])
+    span = step
+    for d in reversed(axes):
+        if int(strides[d]) != span:
+            return None
+        span *= int(red_sizes[d])
+    return step
 
 
 def tensor_args(param: str, name: str, bound: dict[str, Any]) -> list[Any]:
@@ -282,10 +301,15 @@ class MeanVariance(Normalization):
         args += [TensorArg("y", OUT, scalar=True), ulong8("y_strides", bound[OUT].layout.strides)]
         for param, name in (("m", OUT_MEAN), ("v", OUT_VAR)):  # BATCH_NORMALIZATION_TRAINING's statistics
             args += tensor_args(param, name, bound)
+        runs = [run_stride(broadcast_strides(bound[name].layout) if bound.get(name) is not None else None, red_sizes)
+                for name in (X, SCALE, BIAS, FUSED_ADD, OUT)]
+        single_run = all(r is not None for r, name in zip(runs, (X, SCALE, BIAS, FUSED_ADD, OUT), strict=True)
+                         if bound.get(name) is not None)
         args += [ulong8("group_sizes", group_sizes, fill=1), ulong8("red_sizes", red_sizes, fill=1),
+                 ulong8("runs", [*(r or 0 for r in runs), 0, 0, 0]),  # s0..s4: x, Scale, Bias, addend, output
                  Scalar("epsilon", np.float32(v.attrs["Epsilon"])), Scalar("n_groups", np.uint32(n_groups)),
                  Scalar("n_red", np.uint32(math.prod(red_sizes)))]
-        defines = {**storage_defines(x), "NORMALIZE_VARIANCE": self.use_variance(v),
+        defines = {**storage_defines(x), "RUN": single_run, "NORMALIZE_VARIANCE": self.use_variance(v),
                    "NO_MEAN": not self.use_mean(v), "HAS_FUSED_ADD": bound.get(FUSED_ADD) is not None,
                    "WRITE_STATISTICS": bound.get(OUT_MEAN) is not None,
                    "HAS_SCALE": bound.get(SCALE) is not None, "HAS_BIAS": bound.get(BIAS) is not None,

@@ -62,6 +62,24 @@ __kernel void batch_normalization(__global const store_t *x__base, ulong x__offs
  * Variance is the mean of the squares (RMS normalization). BATCH_NORMALIZATION_TRAINING adds FusedAdd before the
  * activation (-DHAS_FUSED_ADD) and writes Mean and Variance (-DWRITE_STATISTICS); the other members bind null
  * buffers there. */
+/* Step r of a group (MEAN_VARIANCE_NORMALIZATION): with -DRUN (the planner found that, in every tensor, the reduced
+ * axes' elements lie on one line: element r of the group at its first element plus r times the tensor's run stride,
+ * runs.s0..s4 for x, Scale, Bias, the fused addend and the output) one multiply-add per address; otherwise the
+ * coordinates of r over red_sizes added to g, and each tensor's 8-D offset. */
+#ifdef RUN
+#define MVN_ELEMENT(r) const ulong r_ = (r);
+#define MVN_RUN_x runs.s0
+#define MVN_RUN_s runs.s1
+#define MVN_RUN_b runs.s2
+#define MVN_RUN_a runs.s3
+#define MVN_RUN_y runs.s4
+#define MVN_AT(name) (name##_at + r_ * MVN_RUN_##name)
+#else
+#define MVN_ELEMENT(r) GROUP_COORDS(k, r)
+#define MVN_AT(name) AT(k, name)
+#endif
+#define MVN_DEVIATION() (((float)LOAD(x, MVN_AT(x)) - first) - shift)
+
 __kernel void mean_variance_normalization(__global const store_t *x__base, ulong x__offset, ulong8 x_strides,
                                           __global const store_t *s__base, ulong s__offset, ulong8 s_strides,
                                           __global const store_t *b__base, ulong b__offset, ulong8 b_strides,
@@ -69,14 +87,26 @@ __kernel void mean_variance_normalization(__global const store_t *x__base, ulong
                                           __global store_t *y__base, ulong y__offset, ulong8 y_strides,
                                           __global store_t *m__base, ulong m__offset, ulong8 m_strides,
                                           __global store_t *v__base, ulong v__offset, ulong8 v_strides,
-                                          ulong8 group_sizes, ulong8 red_sizes, float epsilon, uint n_groups,
-                                          uint n_red)
+                                          ulong8 group_sizes, ulong8 red_sizes, ulong8 runs, float epsilon,
+                                          uint n_groups, uint n_red)
 {
     const uint gid = get_global_id(0);
     if (gid >= n_groups)
         return;
     COORDS8(g, gid, group_sizes)
     __global const store_t *x = TENSOR_PTR(x);
+#ifdef RUN
+    const ulong x_at = AT(g, x), y_at = AT(g, y);
+#ifdef HAS_SCALE
+    const ulong s_at = AT(g, s);
+#endif
+#ifdef HAS_BIAS
+    const ulong b_at = AT(g, b);
+#endif
+#ifdef HAS_FUSED_ADD
+    const ulong a_at = AT(g, a);
+#endif
+#endif
 #ifdef NO_MEAN
     const float first = 0.0f, shift = 0.0f; /* Mean 0: every d is x itself */
 #else
@@ -86,8 +116,8 @@ __kernel void mean_variance_normalization(__global const store_t *x__base, ulong
     const float first = isfinite(x0) ? x0 : 0.0f;
     float sum = 0.0f;
     for (uint r = 0; r < n_red; ++r) {
-        GROUP_COORDS(k, r)
-        sum += (float)LOAD(x, AT(k, x)) - first;
+        MVN_ELEMENT(r)
+        sum += (float)LOAD(x, MVN_AT(x)) - first;
     }
     const float shift = sum / (float)n_red;
 #endif
@@ -97,8 +127,8 @@ __kernel void mean_variance_normalization(__global const store_t *x__base, ulong
     bool has_nan = false;
 #endif
     for (uint r = 0; r < n_red; ++r) {
-        GROUP_COORDS(k, r)
-        const float d = DEVIATION(k);
+        MVN_ELEMENT(r)
+        const float d = MVN_DEVIATION();
         largest = fmax(largest, fabs(d));
 #ifdef NO_MEAN
         has_nan |= isnan(d);
@@ -120,8 +150,8 @@ __kernel void mean_variance_normalization(__global const store_t *x__base, ulong
     if (largest > 0.0f) {
         float squares = 0.0f;
         for (uint r = 0; r < n_red; ++r) {
-            GROUP_COORDS(k, r)
-            const float t = DEVIATION(k) / largest; /* |t| <= 1: no overflow, and 0 stays 0 */
+            MVN_ELEMENT(r)
+            const float t = MVN_DEVIATION() / largest; /* |t| <= 1: no overflow, and 0 stays 0 */
             squares += t * t;
         }
         variance = (largest * (squares / (float)n_red)) * largest;
@@ -133,21 +163,21 @@ __kernel void mean_variance_normalization(__global const store_t *x__base, ulong
     }
 #endif
     for (uint r = 0; r < n_red; ++r) {
-        GROUP_COORDS(k, r)
-        float value = DEVIATION(k);
+        MVN_ELEMENT(r)
+        float value = MVN_DEVIATION();
 #ifdef NORMALIZE_VARIANCE
         value = (value / unit) / root;
 #endif
 #ifdef HAS_SCALE
-        value *= (float)LOAD(TENSOR_PTR(s), AT(k, s));
+        value *= (float)LOAD(TENSOR_PTR(s), MVN_AT(s));
 #endif
 #ifdef HAS_BIAS
-        value += (float)LOAD(TENSOR_PTR(b), AT(k, b));
+        value += (float)LOAD(TENSOR_PTR(b), MVN_AT(b));
 #endif
 #ifdef HAS_FUSED_ADD
-        value += (float)LOAD(TENSOR_PTR(a), AT(k, a));
+        value += (float)LOAD(TENSOR_PTR(a), MVN_AT(a));
 #endif
-        STORE(FUSED_ACTIVATION(value), TENSOR_PTR(y), AT(k, y));
+        STORE(FUSED_ACTIVATION(value), TENSOR_PTR(y), MVN_AT(y));
     }
 #if defined(WRITE_STATISTICS) && defined(NORMALIZE_VARIANCE) && !defined(NO_MEAN)
     /* BATCH_NORMALIZATION_TRAINING's Mean and (biased) Variance, at the group's coordinates (0 on the reduced
