@@ -121,6 +121,21 @@ def test_activation_matches_its_doc_formula(device, name, data_type):
     check(got["OutputTensor"], expected, bound, data_type, name)
 
 
+@pytest.mark.formula
+def test_gelu_on_a_dense_grid_and_its_specials(device):
+    """GELU goes through dmlsim's own erfc (dmlsim.h: PoCL's builtin took 60 ns an element): 8,193 points over
+    [-16, 16] (the far negative tail, where erfc is tiny and then flushed to 0 below FLT_MIN, included) against
+    the float64 formula under the table's tolerance; +inf stays +inf, -inf gives NaN (-inf * 0, the formula as
+    written), NaN stays NaN, -0 gives -0."""
+    x = np.linspace(-16, 16, 8193).astype(np.float32).reshape(3, 2731)
+    got = run_operator(device, activation("GELU", tensor(F32, x.shape)), {"InputTensor": x})["OutputTensor"]
+    expected, bound = expected_of("GELU", x)
+    check(got, expected, bound, F32, "GELU")
+    special = np.array([np.inf, -np.inf, np.nan, -0.0], np.float32)
+    got = run_operator(device, activation("GELU", tensor(F32, [4])), {"InputTensor": special})["OutputTensor"]
+    assert got[0] == np.inf and np.isnan(got[1]) and np.isnan(got[2]) and got[3] == 0 and np.signbit(got[3])
+
+
 def _raw_dispatch(device, op_desc, inputs, outputs):
     """inputs/outputs: lists of (buffer, offset, size) in field order."""
     compiled = device.CompileOperator(device.CreateOperator(op_desc), dml.DML_EXECUTION_FLAG_NONE)

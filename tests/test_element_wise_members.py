@@ -82,6 +82,19 @@ FLOAT_UNARY = {
 }
 
 
+@pytest.mark.formula
+def test_erf_on_a_dense_grid_and_its_specials(device):
+    """ERF is dmlsim's own float32 erf (dmlsim.h; tools/fit_erf.py emulates it within 2.3 ulps): 16,385 points
+    over [-6, 6] and 64 tiny ones (down to 1e-30, where erf(x) = 2x/sqrt(pi)) within 4 ulps of math.erf;
+    erf(+-inf) = +-1, erf(-0) = -0, NaN stays NaN."""
+    x = np.concatenate([np.linspace(-6, 6, 16385), np.geomspace(1e-30, 1e-3, 64)]).astype(np.float32)
+    got = unary(device, "ERF", x)
+    report = compare_ulps(got, stored([math.erf(float(v)) for v in x], F32), np.float32, 4)
+    assert report.ok, report.describe("ERF")
+    got = unary(device, "ERF", np.array([np.inf, -np.inf, -0.0, np.nan], np.float32))
+    assert got[0] == 1 and got[1] == -1 and got[2] == 0 and np.signbit(got[2]) and np.isnan(got[3])
+
+
 FLOAT16_SAMPLE = ["ABS", "ERF", "EXP", "SIN", "SQRT"]  # FLOAT16 storage is shared by every member
 UNARY_CASES = [(n, F32) for n in sorted(FLOAT_UNARY)] + [(n, F16) for n in FLOAT16_SAMPLE]
 

@@ -226,6 +226,7 @@ class ElementWise(Operator):
             "B_T": _storage(second.data_type, bitwise), f"FUNC_{self.member.name}": True,
             "INPUTS": len(self.data_inputs), "CONDITION": CONDITION in v.tensors, "PACKED": packed, "VEC": vec,
             "IS_FLOAT": not bitwise and first.data_type in (*FLOATS, FLOAT64),
+            "REAL_DOUBLE": not bitwise and first.data_type == FLOAT64,
             "IS_SIGNED": not bitwise and first.data_type in SIGNED,
             "B_IS_FLOAT": not bitwise and second.data_type in (*FLOATS, FLOAT64),
             "IN_HALF": not bitwise and first.data_type == FLOAT16,
