@@ -190,3 +190,78 @@ def test_feature_level_and_registry():
     from dmlsim.operators import implemented_names
 
     assert "DML_OPERATOR_ELEMENT_WISE_IDENTITY" in implemented_names()
+
+
+def _run_guarded(device, op_desc, inputs, output_desc, guard=0xAB):
+    """``op_desc`` with each input (array, its strides) written through its strides into a buffer of its own and
+    the output at byte offset 64 of a buffer filled with ``guard``: the output's elements as an array of its
+    sizes, and the bytes outside the output's elements (all must still be the guard)."""
+    from dmlsim.api.tensor import packed_strides
+
+    def strides_of(desc):
+        return list(desc.Desc.Strides) if desc.Desc.Strides is not None else list(packed_strides(desc.Desc.Sizes))
+
+    compiled = device.CompileOperator(device.CreateOperator(op_desc), dml.DML_EXECUTION_FLAG_NONE)
+    table = device.CreateBindingTable(dml.DML_BINDING_TABLE_DESC(
+        compiled, None, None, compiled.GetBindingProperties().RequiredDescriptorCount))
+    bindings = []
+    for array, desc in inputs:
+        strides = strides_of(desc)
+        buffer = device.CreateBuffer(desc.Desc.TotalTensorSizeInBytes)
+        image = np.zeros(desc.Desc.TotalTensorSizeInBytes // array.itemsize, array.dtype)
+        for index in np.ndindex(*array.shape):
+            image[sum(i * s for i, s in zip(index, strides, strict=True))] = array[index]
+        buffer.Write(image.tobytes())
+        bindings.append(dml.buffer_binding(buffer, 0, desc.Desc.TotalTensorSizeInBytes))
+    table.BindInputs(bindings)
+    size = output_desc.Desc.TotalTensorSizeInBytes
+    target = device.CreateBuffer(64 + size + 64)
+    target.Write(bytes([guard]) * (size + 128))
+    table.BindOutputs([dml.buffer_binding(target, 64, size)])
+    cmd = device.CreateCommandList()
+    device.CreateCommandRecorder().RecordDispatch(cmd, compiled, table)
+    queue = device.CreateCommandQueue()
+    queue.ExecuteCommandLists([cmd])
+    queue.WaitForIdle()
+    raw = np.frombuffer(target.Read(), np.uint8).copy()
+    strides, itemsize = strides_of(output_desc), 4  # a FLOAT32 output
+    values = np.frombuffer(raw[64:64 + size].tobytes(), np.float32)
+    sizes = list(output_desc.Desc.Sizes)
+    got = np.empty(sizes, np.float32)
+    touched = np.zeros(len(raw), bool)
+    for index in np.ndindex(*sizes):
+        element = sum(i * s for i, s in zip(index, strides, strict=True))
+        got[index] = values[element]
+        touched[64 + element * itemsize: 64 + (element + 1) * itemsize] = True
+    return got, raw[~touched]
+
+
+def test_rows_of_broadcast_and_strided_tensors(device):
+    """The CPU's ROWS path (a row of the innermost dimension per work-item, each tensor stepped with its own
+    innermost stride), as a transformer's attention mask meets it: IF with a [3, 1, 1, 9] condition broadcast over
+    heads and queries, a packed A, a scalar B (every stride 0); 30 rows, so work-items past the last row exist;
+    then ADD of a column-major A (innermost stride 4) and a row broadcast B into a padded output (innermost
+    stride 1, rows 16 apart). Expected values by numpy; no byte outside the output's elements may change."""
+    rng = np.random.default_rng(11)
+    sizes = [3, 2, 5, 9]
+    condition = (rng.random((3, 1, 1, 9)) < 0.5).astype(np.uint8)
+    a = rng.standard_normal(sizes).astype(np.float32)
+    b = np.array(-1e4, np.float32)
+    cond_desc = tensor(_T.DML_TENSOR_DATA_TYPE_UINT8, sizes, [9, 0, 0, 1])
+    a_desc, b_desc, y_desc = tensor(F32, sizes), tensor(F32, sizes, [0, 0, 0, 0]), tensor(F32, sizes)
+    op_desc = dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ELEMENT_WISE_IF, dml.DML_ELEMENT_WISE_IF_OPERATOR_DESC(
+        cond_desc, a_desc, b_desc, y_desc))
+    got, outside = _run_guarded(device, op_desc, [(np.broadcast_to(condition, sizes), cond_desc), (a, a_desc),
+                                                  (np.broadcast_to(b, sizes), b_desc)], y_desc)
+    np.testing.assert_array_equal(got, np.where(np.broadcast_to(condition, sizes) != 0, a, b))
+    assert (outside == 0xAB).all()
+
+    x = rng.standard_normal((4, 10)).astype(np.float32)
+    row = rng.standard_normal((1, 10)).astype(np.float32)
+    x_desc, row_desc, out_desc = tensor(F32, [4, 10], [1, 4]), tensor(F32, [4, 10], [0, 1]), tensor(F32, [4, 10],
+                                                                                                    [16, 1])
+    op_desc = dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ELEMENT_WISE_ADD, dml.DML_ELEMENT_WISE_ADD_OPERATOR_DESC(
+        x_desc, row_desc, out_desc))
+    got, outside = _run_guarded(device, op_desc, [(x, x_desc), (np.broadcast_to(row, (4, 10)), row_desc)], out_desc)
+    np.testing.assert_array_equal(got, x + row)
+    assert (outside == 0xAB).all()

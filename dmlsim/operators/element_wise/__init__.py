@@ -61,6 +61,7 @@ BOOLEANS = (UINT32, UINT8)  # what the comparisons, IS_NAN and BIT_COUNT write, 
 # FLOAT32 ran at 1.07 / 1.81 / 2.71 TB/s with 8 / 4 / 2 (benchmarks/README.md).
 CPU_VEC = 8
 GPU_VEC = 1
+ROW_MIN = 8  # innermost size from which a CPU device takes the ROWS path
 
 
 @dataclass(frozen=True)
@@ -243,7 +244,11 @@ class ElementWise(Operator):
                 Scalar("scale", np.float32(1 if scale_bias is None else scale_bias.Scale)),
                 Scalar("bias", np.float32(0 if scale_bias is None else scale_bias.Bias)),
                 *params, Vector("sizes", out.sizes, rank=8), Scalar("n", np.uint32(count))]
-        geometry = Stream(count // vec) if packed else Items(count)
+        # rows along the innermost dimension on a CPU, where the per-element 8-D coordinates cost more than the
+        # element (16 divisions and 32 multiplies for an IF): from 8 elements a row on
+        rows = not packed and target.is_cpu and out.sizes[-1] >= ROW_MIN
+        defines["ROWS"] = rows
+        geometry = Stream(count // vec) if packed else Items(count // out.sizes[-1]) if rows else Items(count)
         return [KernelLaunch(self.kernel_source, "element_wise", defines, geometry, args)]
 
 

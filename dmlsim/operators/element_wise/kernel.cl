@@ -9,8 +9,11 @@
  * members are built with the unsigned integer type of the data's width as IN_T/OUT_T, whatever the data
  * type (their bits are the data). INPUTS = 1 or 2 data inputs; -DCONDITION adds
  * IF's uchar condition first. Paths: -DPACKED (every tensor packed: this work-item's VEC-element runs,
- * FOR_EACH_VECTOR, the remainder of fewer than VEC elements done by work-item 0) or strided (one element
- * per work-item, any DML strides of up to 8 dimensions, stride 0 broadcasting an input). Each element is
+ * FOR_EACH_VECTOR, the remainder of fewer than VEC elements done by work-item 0), -DROWS (CPU devices, some
+ * tensor not packed: one work-item per row of the innermost dimension, each tensor's row start found once
+ * from the row's coordinates, then one multiply-add per element along the row with that tensor's innermost
+ * stride) or strided (one element per work-item, any DML strides of up to 8 dimensions, stride 0
+ * broadcasting an input; the GPU's choice). Each element is
  * read before it is written and no pointer is restrict: the output may alias an input in place.
  */
 #define DMLSIM_CUSTOM_STORAGE
@@ -346,6 +349,28 @@ __kernel void element_wise(
         for (uint k = nvec * VEC; k < n; ++k)
             ELEMENT(k, k, k, k)
     }
+#elif defined(ROWS)
+    const uint inner = (uint)sizes.s7;
+    const uint row = get_global_id(0);
+    if (row >= n / inner)
+        return;
+    COORDS8(c, row * inner, sizes) /* the row's first element: c[7] = 0 */
+#ifdef CONDITION
+    const ulong oc = OFFSET8(c, c__strides), sc = c__strides.s7;
+#define ROW_C(k) (oc + (ulong)(k) * sc)
+#else
+#define ROW_C(k) 0
+#endif
+#if INPUTS == 2
+    const ulong ob = OFFSET8(c, b__strides), sb = b__strides.s7;
+#define ROW_B(k) (ob + (ulong)(k) * sb)
+#else
+#define ROW_B(k) 0
+#endif
+    const ulong oa = OFFSET8(c, a__strides), sa = a__strides.s7;
+    const ulong oy = OFFSET8(c, y__strides), sy = y__strides.s7;
+    for (uint k = 0; k < inner; ++k)
+        ELEMENT(ROW_C(k), oa + (ulong)k * sa, ROW_B(k), oy + (ulong)k * sy)
 #else
     const uint gid = get_global_id(0);
     if (gid >= n)
