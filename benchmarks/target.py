@@ -106,6 +106,9 @@ GPU_TARGETS: dict[tuple[str, str], tuple[str, float, float | None]] = {
     ("adam", "float32"): ("copy", 0.85, None), ("adam", "float16"): ("copy", 0.85, None),
     ("onnx-adam", "float32"): ("copy", 0.85, None), ("onnx-adagrad", "float32"): ("copy", 0.85, None),
     ("onnx-momentum", "float32"): ("copy", 0.85, None),
+    # issue 25 on a GPU: cuBLAS / cuDNN FLOAT32 without TF32 (torch's CUDA peers, CUDA-event timed), device time
+    ("gemm", "float32"): ("torch-cuda@device", 0.5, None), ("gemm-skinny", "float32"): ("torch-cuda@device", 0.5, None),
+    ("convolution", "float32"): ("torch-cuda@device", 0.5, None),
 }
 
 
@@ -172,6 +175,11 @@ def verdict(point: dict, gpu: bool = False) -> str:
     if yardstick == "copy":
         copy = copy_gbps(point)
         reached = None if copy is None else point["gbps"] / copy
+    elif yardstick.endswith("@device"):  # the peer's own (device) duration against dmlsim's device time
+        name = yardstick.removesuffix("@device")
+        peer = point["peers"].get(name)
+        reached = None if peer is None else peer["median_ns"] / point["device_median_ns"]
+        yardstick = f"{name} on device time"
     elif yardstick == "native":
         reached = None if point["host_pct_native"] is None else point["host_pct_native"] / 100
     else:

@@ -96,3 +96,17 @@ def test_dispatch_overhead_is_met_only_when_its_interval_is_within_the_target(ta
     assert target.overhead_line(run(4900.0, 4000.0, 5600.0)).endswith("met at the median only (its 95 % interval "
                                                                          "reaches past)")
     assert target.overhead_line(run(5200.0, 4900.0, 5600.0)).endswith("NOT met")
+
+
+def test_gpu_gemm_and_convolution_are_judged_on_device_time_against_cublas_and_cudnn(target):
+    """On a GPU the yardstick is torch's CUDA peer (cuBLAS / cuDNN FLOAT32 without TF32), which reports its own
+    CUDA-event duration: the ratio is that duration over dmlsim's device time, not the host-time ratio."""
+    def gpu_point(operator, cuda_ns, device_ns):
+        return {"operator": operator, "dtype": "float32", "device_median_ns": device_ns,
+                "peers": {"torch-cuda": {"median_ns": cuda_ns, "ratio": 0.01}, "numpy": {"ratio": 9.0}}}
+
+    assert target.verdict(gpu_point("gemm", 50.0, 100.0), gpu=True) == "0.50x, >= 0.5x torch-cuda on device time: met"
+    assert target.verdict(gpu_point("gemm-skinny", 49.0, 100.0), gpu=True).endswith("NOT met")
+    assert target.verdict(gpu_point("convolution", 80.0, 100.0), gpu=True) == "0.80x, >= 0.5x torch-cuda on device time: met"
+    no_peer = {"operator": "gemm", "dtype": "float32", "device_median_ns": 100.0, "peers": {}}
+    assert target.verdict(no_peer, gpu=True) == "torch-cuda on device time not measured"

@@ -103,6 +103,10 @@ class ConvolutionCase(BenchCase):
                 work.notes.append("torch: not installed")
             else:
                 work.peers["torch-cpu"] = _torch_conv(torch, layer, x32, w32)
+                if torch.cuda.is_available():
+                    work.peers["torch-cuda"] = _torch_conv_cuda(torch, layer, x32, w32)
+                    work.notes.append("torch-cuda: cuDNN FLOAT32 without TF32 (cudnn.allow_tf32 False, benchmark "
+                                      "mode), timed by CUDA events: device time, as dmlsim's")
         return work
 
 
@@ -125,4 +129,20 @@ def _torch_conv(torch: Any, layer: Layer, x: np.ndarray, w: np.ndarray) -> Any:
 
     def run() -> None:
         torch.nn.functional.conv2d(tx, tw, stride=layer.stride, padding=layer.pad, groups=layer.groups)
+    return run
+
+
+def _torch_conv_cuda(torch: Any, layer: Layer, x: np.ndarray, w: np.ndarray) -> Any:
+    """cuDNN's convolution of the layer, its duration (ns) measured by CUDA events: the GPU yardstick."""
+    torch.backends.cudnn.allow_tf32 = False  # issue 25: cuDNN FLOAT32, not TF32
+    torch.backends.cudnn.benchmark = True  # the algorithm cuDNN finds fastest for the shape, as its users run it
+    tx, tw = torch.from_numpy(x).cuda(), torch.from_numpy(w).cuda()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    def run() -> float:
+        start.record()
+        torch.nn.functional.conv2d(tx, tw, stride=layer.stride, padding=layer.pad, groups=layer.groups)
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end) * 1e6
     return run

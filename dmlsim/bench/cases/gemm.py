@@ -87,11 +87,22 @@ def gemm_workload(device: Any, dtype: str, m: int, k: int, n: int, peers: tuple[
 
 
 def _torch_matmul(torch: Any, where: str, a: np.ndarray, b: np.ndarray) -> Any:
+    """torch's matmul on ``where``; on CUDA cuBLAS FLOAT32 without TF32 (issue 25's yardstick), its duration (ns)
+    measured by CUDA events: device time, as dmlsim's."""
     ta, tb = torch.from_numpy(a).to(where), torch.from_numpy(b).to(where)
     out = torch.empty((a.shape[0], b.shape[1]), dtype=ta.dtype, device=where)
 
     def run() -> None:
         torch.matmul(ta, tb, out=out)
-        if where == "cuda":
-            torch.cuda.synchronize()
-    return run
+    if where != "cuda":
+        return run
+    torch.backends.cuda.matmul.allow_tf32 = False
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    def run_cuda() -> float:
+        start.record()
+        torch.matmul(ta, tb, out=out)
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end) * 1e6
+    return run_cuda
