@@ -107,6 +107,7 @@ def test_gpu_gemm_and_convolution_are_judged_on_device_time_against_cublas_and_c
 
     assert target.verdict(gpu_point("gemm", 50.0, 100.0), gpu=True) == "0.50x, >= 0.5x torch-cuda on device time: met"
     assert target.verdict(gpu_point("gemm-skinny", 49.0, 100.0), gpu=True).endswith("NOT met")
-    assert target.verdict(gpu_point("convolution", 80.0, 100.0), gpu=True) == "0.80x, >= 0.5x torch-cuda on device time: met"
+    assert target.verdict(gpu_point("convolution", 80.0, 100.0), gpu=True) == \
+        "0.80x, >= 0.5x torch-cuda on device time: met"
     no_peer = {"operator": "gemm", "dtype": "float32", "device_median_ns": 100.0, "peers": {}}
     assert target.verdict(no_peer, gpu=True) == "torch-cuda on device time not measured"
