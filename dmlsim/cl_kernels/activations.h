@@ -41,7 +41,10 @@ inline float activation_scaled_elu(float x, float alpha, float gamma)
 inline float activation_sigmoid(float x) { return 1.0f / (1.0f + exp(-x)); }
 inline float activation_hard_sigmoid(float x, float alpha, float beta)
 {
-    return fmax(0.0f, fmin(alpha * x + beta, 1.0f));
+    /* fmax(0, fmin(v, 1)) with IEEE fmin/fmax (a NaN v gives 1), written as selects: NVIDIA's OpenCL gave 0 for
+     * the harness's NaN inputs through fmin/fmax */
+    const float v = alpha * x + beta;
+    return (v >= 1.0f || v != v) ? 1.0f : (v > 0.0f ? v : 0.0f);
 }
 inline float activation_tanh(float x) { return tanh(x); }
 inline float activation_scaled_tanh(float x, float alpha, float beta) { return alpha * tanh(beta * x); }
