@@ -352,3 +352,42 @@ def test_an_activation_no_emitted_operator_takes_is_applied_as_its_own(device, m
     lowered = _run(device, model, feeds)
     names = [name for name, _ in _descs(lowered)]
     assert names[-1] == "DML_OPERATOR_ACTIVATION_RELU", names
+
+
+@pytest.mark.device
+def test_a_fused_node_computed_on_the_host_keeps_its_activation(device):
+    """Add(Shape(x), [-3, 1]) then Relu: the Add reads a Shape output, so the pass fuses the Relu into it, but the
+    node is then computed on the host (shape arithmetic, as onnxruntime places it on its CPU provider), where
+    onnx.reference would ignore the fused attributes: it runs as the Add and then the Relu. [2, 3] - gives [-1, 4],
+    then [0, 4]."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    nodes = [_node("Shape", ["x"], ["s"]), _node("Add", ["s", "c"], ["t"]), _node("Relu", ["t"], ["r"])]
+    graph = helper.make_graph(nodes, "host", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("r", TensorProto.INT64, [2])],
+                              [numpy_helper.from_array(np.array([-3, 1], np.int64), "c")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    feeds = {"x": np.zeros((2, 3), np.float32)}
+    lowered = lower(model, feeds, device)
+    assert lowered.fusions.counts == {"Add+Relu": 1}
+    np.testing.assert_array_equal(lowered.run(feeds)[0], [0, 4])  # by hand (onnxruntime's CPU has no int64 Relu)
+
+
+def test_nodes_of_constants_and_malformed_nodes_are_left_to_the_lowering():
+    """A node whose inputs are all constants is folded by onnxruntime before any fusion: no rewrite (an Add of two
+    initializers and its Relu, a MatMul of a constant A). Malformed nodes (a Conv without a filter, a BatchNormalization
+    with three inputs, an Erf or a Relu without input) are not the pass's to judge: no rewrite and no exception (the
+    lowering refuses them, naming the node)."""
+    from dmlsim.onnx.fusion import fuse
+
+    values = {"a": np.ones(3, np.float32), "b": np.ones(3, np.float32), "w": np.ones((3, 4), np.float32),
+              "bias": np.ones(4, np.float32)}
+    nodes = [_node("Add", ["a", "b"], ["t"]), _node("Relu", ["t"], ["y"]),
+             _node("MatMul", ["a", "w"], ["m"]), _node("Add", ["m", "bias"], ["z"])]
+    fused, fusions = fuse(nodes, {"y", "z"}, values.get)
+    assert fusions.counts == {} and [n.op_type for n in fused] == ["Add", "Relu", "MatMul", "Add"]
+    malformed = [_node("Conv", ["x"], ["c"]), _node("BatchNormalization", ["c", "s", "b"], ["n"]),
+                 _node("Erf", [], ["e"]), _node("Relu", [], ["r"]), _node("Add", ["e", "x"], ["q"])]
+    fused, fusions = fuse(malformed, {"n", "q", "r"}, values.get)
+    assert fusions.counts == {} and len(fused) == len(malformed)

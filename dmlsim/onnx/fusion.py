@@ -173,11 +173,11 @@ def _near(value: float | None, target: float) -> bool:
 
 def _conv_batch_norm(graph: _Graph, fusions: Fusions) -> None:
     for index, conv in enumerate(graph.nodes):
-        if conv is None or conv.op_type != "Conv" or not _single_output(conv):
+        if conv is None or conv.op_type != "Conv" or not _single_output(conv) or len(conv.input) < 2:
             continue
         reader = graph.only_reader(conv.output[0])
         norm = graph.nodes[reader] if reader is not None else None
-        if norm is None or norm.op_type != "BatchNormalization" or not _single_output(norm):
+        if norm is None or norm.op_type != "BatchNormalization" or not _single_output(norm) or len(norm.input) < 5:
             continue
         attrs = _attributes(norm)
         if attrs.get("training_mode", 0) or not attrs.get("spatial", 1) or norm.input[0] != conv.output[0]:
@@ -206,7 +206,8 @@ def _conv_batch_norm(graph: _Graph, fusions: Fusions) -> None:
 def _matmul_followers(graph: _Graph, fusions: Fusions) -> None:
     """MatMul + Add of a bias (C) and MatMul × or ÷ a scalar (Alpha; only before the bias is added)."""
     for index, matmul in enumerate(graph.nodes):
-        if matmul is None or matmul.op_type != "MatMul":
+        if matmul is None or matmul.op_type != "MatMul" or len(matmul.input) != 2 or \
+                graph.constant(matmul.input[0]) is not None:  # a product of constants is folded, not fused
             continue
         while True:
             attrs = _attributes(matmul)
@@ -247,7 +248,7 @@ def _scaled_input(graph: _Graph, node: Any) -> str | None:
 def _gelu(graph: _Graph, fusions: Fusions) -> None:
     """x·0.5·(1 + erf(x/√2)) (either order of the two products), found from its Erf node."""
     for erf_index, erf in enumerate(graph.nodes):
-        if erf is None or erf.op_type != "Erf":
+        if erf is None or erf.op_type != "Erf" or not erf.input or not erf.output:
             continue
         scaling_index = graph.producer.get(erf.input[0])
         if scaling_index is None or graph.only_reader(erf.input[0]) != erf_index:
@@ -286,13 +287,14 @@ def _activations(graph: _Graph, fusions: Fusions) -> None:
     for index, node in enumerate(graph.nodes):
         if node is None or node.op_type not in FUSABLE or not _single_output(node):
             continue
-        if node.op_type == "Sum" and len([n for n in node.input if n]) != 2:
+        if (node.op_type == "Sum" and len([n for n in node.input if n]) != 2) or _all_constant(graph, node):
             continue
         if node.op_type == "BatchNormalization" and _attributes(node).get("training_mode", 0):
             continue
         reader = graph.only_reader(node.output[0])
         activation = graph.nodes[reader] if reader is not None else None
-        if activation is None or activation.op_type not in ACTIVATIONS or activation.input[0] != node.output[0]:
+        if (activation is None or activation.op_type not in ACTIVATIONS or not activation.input
+                or activation.input[0] != node.output[0] or not _single_output(activation)):
             continue
         if node.op_type in ("Add", "Sum") and activation.op_type not in SHADER_ACTIVATIONS:
             continue
@@ -302,6 +304,30 @@ def _activations(graph: _Graph, fusions: Fusions) -> None:
                 extra[f"fused_{attr}"] = float(value)
         graph.replace(index, _remake(node, list(node.input), [activation.output[0]], **extra), [reader])
         fusions.add(f"{node.op_type}+{activation.op_type}")
+
+
+def unfuse_activation(node: Any) -> tuple[Any, Any] | None:
+    """A node carrying a fused activation split back into the node and its activation node, or None: for a node
+    that is computed on the host after all (onnx.reference would ignore the fused_* attributes)."""
+    from onnx import helper
+
+    fused = {a.name: helper.get_attribute_value(a) for a in node.attribute if a.name.startswith("fused_")}
+    if "fused_activation" not in fused:
+        return None
+    kind = fused.pop("fused_activation")
+    kind = kind.decode() if isinstance(kind, bytes) else kind
+    middle = f"{node.output[0]}#before_{kind}"
+    plain = helper.make_node(node.op_type, list(node.input), [middle], name=node.name, domain=node.domain or None)
+    plain.attribute.extend(a for a in node.attribute if not a.name.startswith("fused_"))
+    activation = helper.make_node(kind, [middle], [node.output[0]],
+                                  **{name.removeprefix("fused_"): value for name, value in fused.items()})
+    return plain, activation
+
+
+def _all_constant(graph: _Graph, node: Any) -> bool:
+    """Every input of ``node`` is a known constant: onnxruntime folds such a node before any fusion."""
+    given = [name for name in node.input if name]
+    return bool(given) and all(graph.constant(name) is not None for name in given)
 
 
 def fuse(nodes: list[Any], outputs: set[str],

@@ -38,7 +38,7 @@ from dmlsim.onnx import (  # noqa: F401  (each registers its lowerings)
 )
 from dmlsim.onnx.empty import CPU_INPUTS, lower_empty
 from dmlsim.onnx.functions import expand, has_body
-from dmlsim.onnx.fusion import Fusions, fuse, fused_activation_desc
+from dmlsim.onnx.fusion import Fusions, fuse, fused_activation_desc, unfuse_activation
 from dmlsim.onnx.lowering import LOWERINGS, Lowering, UnmappedError, View, attributes_of, dml_type
 from dmlsim.runtime.device import Device
 
@@ -289,7 +289,13 @@ def lower_node(low: Lowering, node: Any, constants: set[str], depth: int = 0) ->
         return
     given = [name for name in node.input if name]
     data = given[:1] if node.op_type == "CastLike" else given  # CastLike's second input gives only its type
-    if data and all(name in constants for name in data) and node.op_type not in NEVER_FOLDED:
+    host = data and all(name in constants for name in data) and node.op_type not in NEVER_FOLDED
+    split = unfuse_activation(node) if host or cpu_preferred(low, node, constants) else None
+    if split is not None:  # computed on the host after all: the node, then its activation, each as itself
+        for part in split:
+            lower_node(low, part, constants, depth)
+        return
+    if host:
         try:
             values = _fold(node, [None if not name else low.host[name] if name in low.host
                                   else np.zeros(0, low.value_dtype(name)) for name in node.input], low.opset)
