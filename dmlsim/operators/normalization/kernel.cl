@@ -39,9 +39,6 @@ __kernel void batch_normalization(__global const store_t *x__base, ulong x__offs
     for (int d_ = 0; d_ < 8; ++d_)     \
         k[d_] += g[d_];
 
-/* x - Mean at coordinates k (step 1 below). */
-#define DEVIATION(k) (((float)LOAD(x, AT(k, x)) - first) - shift)
-
 /* DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION, 1 and 2: one work-item per group (one element of the input with the
  * reduced axes removed, group_sizes: the input's sizes with 1 on the reduced axes), n_red elements each.
  *  1. Mean = K + shift, shift = sum(x - K) / n with K the group's first element (0 if that is not finite), and
@@ -78,6 +75,7 @@ __kernel void batch_normalization(__global const store_t *x__base, ulong x__offs
 #define MVN_ELEMENT(r) GROUP_COORDS(k, r)
 #define MVN_AT(name) AT(k, name)
 #endif
+/* x - Mean of step r (step 1 below) */
 #define MVN_DEVIATION() (((float)LOAD(x, MVN_AT(x)) - first) - shift)
 
 __kernel void mean_variance_normalization(__global const store_t *x__base, ulong x__offset, ulong8 x_strides,
