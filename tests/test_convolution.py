@@ -19,11 +19,10 @@ import itertools
 
 import numpy as np
 import pytest
-from dispatch import Dispatch
+from dispatch import Dispatch, planned_entries
 
 import dmlsim as dml
 from dmlsim.api.numerics import compare_ulps
-from dmlsim.operators.plan import LaunchTarget
 from dmlsim.quick import run_operator
 
 F32, F16 = dml.DML_TENSOR_DATA_TYPE_FLOAT32, dml.DML_TENSOR_DATA_TYPE_FLOAT16
@@ -222,6 +221,13 @@ CASES = {
                                        [0, 0], 2, True),
     "3d-groups-rows": (FORWARD, XCORR, (1, 2, 3, 3, 17), (4, 1, 2, 2, 3), [1, 1, 1], [1, 1, 1], [1, 0, 1], [0, 1, 1],
                        [0, 0, 0], 2, False),
+    # 11 output channels a group: a block of 8 and one of 3 (whose 5 clamped channels store nothing); rows of 32,
+    # 16 outputs at a time: two full sets, the first one's left tap and the last one's right tap over the padding
+    "2d-rows-channel-blocks-wide": (FORWARD, XCORR, (2, 6, 4, 32), (22, 3, 3, 3), [1, 1], [1, 1], [1, 1], [1, 1],
+                                    [0, 0], 2, True),
+    # one group too small to pack: 9 channels (8 + 1), flipped, rows of 4 (4 outputs at a time)
+    "2d-rows-narrow-blocks": (FORWARD, CONV, (1, 2, 5, 3), (9, 2, 2, 2), [1, 1], [1, 1], [1, 1], [1, 1], [0, 0], 1,
+                              False),
     # onnxruntime's DirectML provider's desc: OutputPadding 0, the output larger than the formula (PAST_FORMULA)
     "1d-backward-provider": (BACKWARD, XCORR, (1, 2, 5), (2, 3, 3), [3], [1], [1], [2], [0], 1, True),
     "2d-backward-provider-groups-dilation": (BACKWARD, CONV, (2, 4, 3, 3), (4, 1, 2, 3), [2, 2], [2, 1], [1, 0],
@@ -267,7 +273,8 @@ def test_convolution_matches_the_definition(device, data_type, name):
 # one case of each path the planner takes on either kind of device (test_planner_choice): GPU targets take im2col +
 # GEMM and the direct kernel for what CPU targets run packed or by rows
 SHAPE_CASES = ["1d-forward-strided-padded", "3d-forward", "1d-forward-dilated", "2d-forward-1x1-gemm",
-               "2d-forward-packed-padded", "2d-depthwise-wide", "2d-backward-groups", "2d-forward-output-padding"]
+               "2d-forward-packed-padded", "2d-depthwise-wide", "2d-backward-groups", "2d-forward-output-padding",
+               "2d-rows-channel-blocks-wide"]
 
 
 @pytest.mark.parametrize("name", SHAPE_CASES)
@@ -464,16 +471,6 @@ def test_onnx_conv_node_cases(device):
         assert report.ok, f"{case.name}: {report.describe('OutputTensor')}"
 
 
-def planned_entries(ref_device, op_desc, is_cpu):
-    """The kernel entry points the operator plans for a CPU or a GPU launch target, bound as tests/dispatch.py
-    binds it."""
-    dispatch = Dispatch(ref_device, op_desc)
-    resolved = dispatch.table.resolved(ref_device.backend)
-    compiled = resolved.compiled
-    target = LaunchTarget(is_cpu=is_cpu, compute_units=2)
-    return [launch.entry for launch in compiled.operator.plan_launches(compiled.validated, resolved.bound, target)]
-
-
 # CPU targets: the row kernel (cheaper than unfolding where GEMM's packed path is not taken); GPU targets: im2col into
 # the temporary resource, the filter's non-finite flag, one GEMM, the direct kernel where the flag is set
 UNFOLD = (["convolution_rows"], ["im2col", "nonfinite", "gemm", "convolution"])
@@ -498,6 +495,8 @@ PLANNED = {  # the planner's choice per case (the operator's docstring): (CPU ta
     "2d-depthwise-wide": (["convolution_rows"], ["convolution"]),
     "2d-groups-strided-dilated-wide": (["convolution_rows"], ["convolution"]),
     "3d-groups-rows": (["convolution_rows"], ["convolution"]),
+    "2d-rows-channel-blocks-wide": (["convolution_rows"], ["convolution"]),
+    "2d-rows-narrow-blocks": UNFOLD,
 }
 
 
@@ -629,13 +628,14 @@ def test_onnxruntime_conv_transpose_2d_literals(device):
     np.testing.assert_allclose(got.reshape(-1), expected, rtol=0, atol=5e-7)
 
 
-def test_binding_offsets(device):
-    """The provider's desc and a non-zero OutputPadding with every tensor at a non-zero offset of one shared
-    buffer: the same numbers as the loops, and the bytes around the output left alone."""
-    name = "2d-backward-provider-and-output-padding"
+@pytest.mark.parametrize("name", ["2d-backward-provider-and-output-padding", "2d-rows-narrow-blocks"])
+def test_binding_offsets(device, name):
+    """Every tensor at a non-zero offset of one shared buffer: the same numbers as the loops, and the bytes around
+    the output left alone. The provider's desc with a non-zero OutputPadding, and (CPU devices) the row kernel's
+    last block of channels, most of whose clamped channels lie past the output's last and store nothing."""
     direction, mode, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups, _ = CASES[name]
     out_sizes = out_sizes_for(direction, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups,
-                              PAST_FORMULA[name])
+                              PAST_FORMULA.get(name))
     rng = np.random.default_rng(5)
     x = rng.uniform(-1, 1, x_sizes).astype(np.float32)
     w = rng.uniform(-1, 1, f_sizes).astype(np.float32)
@@ -655,9 +655,9 @@ def test_binding_offsets(device):
     dispatch.load({"InputTensor": x, "FilterTensor": w, "BiasTensor": bias})
     dispatch.execute()
     got = dispatch.read("OutputTensor")
-    expected, bound, terms = conv_loops(x, w, bias, backward=True, flip=False, strides=strides, dilations=dilations,
-                                        start=start, output_padding=output_padding, groups=groups,
-                                        out_sizes=out_sizes)
+    expected, bound, terms = conv_loops(x, w, bias, backward=direction == BACKWARD, flip=mode == CONV,
+                                        strides=strides, dilations=dilations, start=start,
+                                        output_padding=output_padding, groups=groups, out_sizes=out_sizes)
     report = compare_ulps(got, expected, np.float32, terms + 2, bound)
     assert report.ok, report.describe("OutputTensor")
     end_of_output = offsets["OutputTensor"] + int(np.prod(out_sizes)) * 4

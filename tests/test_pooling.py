@@ -37,6 +37,7 @@ from datamove_support import (
     tensor,
     type_id,
 )
+from dispatch import planned_entries
 
 from dmlsim.api.numerics import compare_ulps
 
@@ -331,6 +332,80 @@ def test_average_strided_broadcast_input_and_padded_output(device):
     expected, bound = average_loops(x, [2, 2], [1, 2], [0, 0], [1, 1], (2, 2), True)
     report = compare_ulps(got, expected, np.float32, 6, bound)
     assert report.ok, report.describe("OutputTensor")
+
+
+# --- both kernels: CPU devices' row kernel and the per-element one (every launch shape) -----------------------------
+
+ROW_CASES = {  # sizes, window, strides, start, end, dilations: rows of more than one set of 8 lanes
+    # 16 outputs a row: two full sets of 8 lanes, the first set's first tap and the last set's last over the padding
+    "wide-padded": ((2, 3, 3, 16), (2, 3), (1, 1), (1, 1), (0, 1), (1, 1)),
+    # stride 2 and dilation 2 along W: 19 outputs a row, each set's lanes read every second input
+    "wide-strided-dilated": ((1, 2, 5, 37), (2, 3), (1, 2), (0, 2), (1, 2), (2, 2)),
+    # windows of only padding at both ends of each row (MAX: LOWEST and index all ones; AVERAGE: 0)
+    "padding-only-windows": ((1, 2, 2, 9), (1, 2), (1, 1), (0, 3), (0, 3), (1, 1)),
+}
+ROW_FUNCTIONS = {  # member, value type, index type (MAX) or IncludePadding (AVERAGE)
+    "max-f32-u32": ("MAX_POOLING2", F32, U32), "max-f16-u64": ("MAX_POOLING2", F16, U64),
+    "max-i64": ("MAX_POOLING2", I64, None), "average-f32-padding": ("AVERAGE_POOLING1", F32, True),
+    "average-f16": ("AVERAGE_POOLING1", F16, False),
+}
+
+
+@pytest.mark.parametrize("function", list(ROW_FUNCTIONS))
+@pytest.mark.parametrize("case", list(ROW_CASES))
+def test_max_and_average_on_every_launch_shape(shaped_device, case, function):
+    """MAX and AVERAGE pooling on every launch shape (DMLSIM_LAUNCH_SHAPE): CPU devices run one work-item per output
+    row, 8 outputs at a time (pooling_rows), GPU shapes one per output element (pooling). The input NHWC-strided,
+    the outputs padded: the page's loops (max_loops, average_loops) on negative numbers with ties and NaN (padding is
+    no 0 that would win), indices row-major over the input's sizes."""
+    sizes, window, strides, start, end, dilations = ROW_CASES[case]
+    name, data_type, extra = ROW_FUNCTIONS[function]
+    n, c, h, w = sizes
+    out_spatial = tuple((s + a + b - (k - 1) * d - 1) // st + 1
+                        for s, a, b, k, d, st in zip(sizes[2:], start, end, window, dilations, strides, strict=True))
+    oh, ow = out_spatial
+    out_sizes, out_strides = (n, c, oh, ow), (c * oh * (ow + 3), oh * (ow + 3), ow + 3, 1)
+    x_tensor = tensor(data_type, sizes, (h * w * c, 1, w * c, c))
+    rng = np.random.default_rng(sum(sizes) + len(function))
+    if name.startswith("MAX"):
+        x = -rng.integers(1, 9, sizes).astype(NUMPY[data_type])  # negative, many ties
+        if data_type != I64:
+            x.reshape(-1)[rng.random(x.size) < 0.15] = np.nan
+        desc = max_desc(name, x_tensor, tensor(data_type, out_sizes, out_strides), window, list(strides), list(start),
+                        list(end), list(dilations),
+                        tensor(extra, out_sizes, tuple(2 * s for s in out_strides)) if extra else None)
+        got = run(shaped_device, desc, InputTensor=x)
+        expected, where = max_loops(x, window, strides, start, dilations, out_spatial)
+        np.testing.assert_array_equal(got["OutputTensor"], expected.astype(NUMPY[data_type]))
+        if extra:
+            np.testing.assert_array_equal(got["OutputIndicesTensor"], where.astype(NUMPY[extra]))
+    else:
+        x = rng.uniform(-4, 4, sizes).astype(NUMPY[data_type])
+        desc = average_desc(name, x_tensor, tensor(data_type, out_sizes, out_strides), window, list(strides),
+                            list(start), list(end), list(dilations), extra)
+        got = run(shaped_device, desc, InputTensor=x)["OutputTensor"]
+        expected, bound = average_loops(x, window, strides, start, dilations, out_spatial, extra)
+        report = compare_ulps(got, expected, NUMPY[data_type], 1 if data_type == F16 else math.prod(window) + 2,
+                              bound)
+        assert report.ok, report.describe("OutputTensor")
+
+
+@pytest.mark.parametrize(("name", "cpu"), [("MAX_POOLING2", "pooling_rows"), ("AVERAGE_POOLING1", "pooling_rows"),
+                                         ("LP_POOLING1", "pooling")])
+def test_planner_choice(ref_device, name, cpu):
+    """CPU devices: MAX and AVERAGE by rows, LP one work-item per output; GPU devices: one per output for all."""
+    x, out = tensor(F32, [1, 2, 3, 20]), tensor(F32, [1, 2, 2, 19])
+    fields = {"InputTensor": x, "OutputTensor": out, "DimensionCount": 2, "Strides": [1, 1], "WindowSize": [2, 2],
+              "StartPadding": [0, 0], "EndPadding": [0, 0], "Dilations": [1, 1]}
+    if name == "LP_POOLING1":
+        fields["P"] = 2
+    elif name == "AVERAGE_POOLING1":
+        fields["IncludePadding"] = False
+    else:
+        fields["OutputIndicesTensor"] = None
+    desc = operator(name, **fields)
+    assert planned_entries(ref_device, desc, True) == [cpu]
+    assert planned_entries(ref_device, desc, False) == ["pooling"]
 
 
 def _ap1(x, out, window=(2, 2), **kw):

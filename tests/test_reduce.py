@@ -17,11 +17,10 @@ import re
 import numpy as np
 import pytest
 from datamove_support import F16, F32, I8, I32, I64, U8, U32, U64, operator, refused, run, tensor, type_id
-from dispatch import Dispatch
+from dispatch import planned_entries
 
 import dmlsim as dml
 from dmlsim.operators import reduce as reduce_operator
-from dmlsim.operators.plan import LaunchTarget
 from dmlsim.operators.reduce import column_vecs
 
 IN, OUT = "InputTensor", "OutputTensor"
@@ -386,15 +385,6 @@ def test_strided_and_broadcast_runs(device, name, sizes, strides, axes):
 def test_column_vectors_per_work_item(row, n_out, vectors):
     """reduce_columns' width on a 2-unit CPU: the most vectors dividing the row that leave 4 work-items per unit."""
     assert column_vecs(row, n_out, 2) == vectors
-
-
-def planned_entries(ref_device, op_desc, is_cpu):
-    """The kernel entry points the operator plans for a CPU or a GPU launch target, bound as tests/dispatch.py
-    binds it."""
-    resolved = Dispatch(ref_device, op_desc).table.resolved(ref_device.backend)
-    target = LaunchTarget(is_cpu=is_cpu, compute_units=2)
-    return [launch.entry for launch in resolved.compiled.operator.plan_launches(resolved.compiled.validated,
-                                                                               resolved.bound, target)]
 
 
 @pytest.mark.parametrize(("function", "sizes", "strides", "axes", "cpu", "gpu"), [

@@ -204,6 +204,15 @@ class Items:
     local: int = 64
 
 
+def spread_local(count: int, target: LaunchTarget, local: int = 64) -> int:
+    """Work-items per work-group for ``count`` heavy work-items (a row each): ``local``, halved while that
+    leaves fewer than four work-groups per compute unit (a small layer's few rows would otherwise all run on one
+    core of a CPU device)."""
+    while local > 1 and count < 4 * target.compute_units * local:
+        local //= 2
+    return local
+
+
 @dataclass(frozen=True)
 class Groups:
     """Exactly ``count`` work-groups of ``local`` work-items (a kernel that maps groups to a table)."""

@@ -38,10 +38,13 @@ The planner (:meth:`Convolution.plan_launches`):
   it is set (each work-item returns at once otherwise).
 - CPU devices, every other FORWARD convolution without OutputPadding (groups and depthwise, one-group ones too small
   to pack: unfolding cost a ResNet-style model's 8-channel 3 x 3 layers 0.5-0.7 ms in im2col alone, the row kernel
-  0.2 ms): ``convolution_rows``, one work-item per output row, ``ROW_OUTPUTS`` (8) outputs along W at a time, the
-  row's taps and pointers found once, inputs read without bounds checks where the 8 lie inside the row (as one
-  contiguous run where the stride and the input's W stride are 1: ``UNIT_W``, vector loads for the compiler); its
-  sums are the direct kernel's, term for term.
+  0.2 ms): ``convolution_rows``, one work-item per output row of up to ``ROW_CHANNELS`` (8) output channels of one
+  group (each input read serves them all), 16, 8 or 4 outputs along W at a time (:func:`row_outputs`), the row's
+  taps and pointers found once, inputs read without bounds checks where they all lie inside the row (as one
+  contiguous run where the stride and the input's W stride are 1: ``UNIT_W``, vector loads for the compiler), a
+  lane over the padding adding -0.0f (nothing) in place of its product; its sums are the direct kernel's, term for
+  term. Work-groups shrink for layers of few rows (:func:`dmlsim.operators.plan.spread_local`) so that every core
+  gets some.
 - The rest (OutputPadding, BACKWARD, GPU devices' groups): the direct kernel, one work-item per output element
   (``convolution`` in kernel.cl).
 
@@ -82,7 +85,16 @@ from dmlsim.operators.gemm import (
     packs,
     view_args,
 )
-from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, TemporaryArg, TensorArg, Vector
+from dmlsim.operators.plan import (
+    Items,
+    KernelLaunch,
+    LaunchTarget,
+    Scalar,
+    TemporaryArg,
+    TensorArg,
+    Vector,
+    spread_local,
+)
 
 X, F, BIAS, OUT = "InputTensor", "FilterTensor", "BiasTensor", "OutputTensor"
 ARRAYS = ("Strides", "Dilations", "StartPadding", "EndPadding", "OutputPadding")
@@ -90,6 +102,8 @@ BACKWARD = DML_CONVOLUTION_DIRECTION.DML_CONVOLUTION_DIRECTION_BACKWARD
 FLIPPED = DML_CONVOLUTION_MODE.DML_CONVOLUTION_MODE_CONVOLUTION
 # convolution_rows (CPU devices' direct kernel): outputs along W per accumulator set
 ROW_OUTPUTS = 8
+# convolution_rows: output channels of one group per work-item (each input read serves them all)
+ROW_CHANNELS = 8
 # reference-device steps (dmlsim.operators.base.Work) of one numpy einsum call of the reference: one per tap and group
 EINSUM_STEPS = 20
 
@@ -233,7 +247,8 @@ class Convolution(Operator):
         panels = 0 if packed is None else (flag_index(packed, size) + 1) * size
         return max(workspace, panels)
 
-    def _packed(self, v: ValidatedDesc, bound: dict[str, Any], packing: Packing) -> list[KernelLaunch]:
+    def _packed(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget,
+                packing: Packing) -> list[KernelLaunch]:
         """The packed path of CPU devices (module docstring): the filter packed once into GEMM's A panels,
         ``im2col_pack`` unfolding each image straight into B panels, ``gemm_packed`` writing the output (+ Bias);
         where a window reads padding, the non-finite filter check and the direct kernel's recompute as on the
@@ -272,7 +287,7 @@ class Convolution(Operator):
         check = KernelLaunch(self.kernel_source, "nonfinite_panels", storage, Items(1, 1), [
             TemporaryArg("pack", (("pa__offset", 0),), 4), TemporaryArg("flag", (("flag__offset", flag_at),), size),
             Scalar("count", np.uint32(packing.a_elements))])
-        return [pack_a, unfold, check, multiply, self._rows(v, bound, flag_at)]
+        return [pack_a, unfold, check, multiply, self._rows(v, bound, target, flag_at)]
 
     def _nonfinite(self, bound: dict[str, Any], flag_at: int, size: int) -> KernelLaunch:
         """The one-work-item scan of the filter for an infinite or NaN weight into the temporary's flag."""
@@ -320,7 +335,7 @@ class Convolution(Operator):
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
         packing = packed_shape(v) if target.is_cpu else None
         if packing is not None:
-            return self._packed(v, bound, packing)
+            return self._packed(v, bound, target, packing)
         pointwise = pointwise_gemm(v, bound, target)
         if pointwise is not None:
             return pointwise
@@ -329,25 +344,29 @@ class Convolution(Operator):
             return self._im2col_gemm(v, bound, target, unfolded)
         geometry = geometry_of(v)
         if target.is_cpu and not geometry.backward and not any(geometry.output_padding):
-            return [self._rows(v, bound)]
+            return [self._rows(v, bound, target)]
         return [self._direct(v, bound, None)]
 
-    def _rows(self, v: ValidatedDesc, bound: dict[str, Any], flag_at: int | None = None) -> KernelLaunch:
+    def _rows(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget,
+              flag_at: int | None = None) -> KernelLaunch:
         """CPU devices' direct kernel, one work-item per output row (``convolution_rows``: module docstring);
         ``flag_at``: only where the temporary resource's element there is non-zero (the GEMM paths' recompute)."""
         geometry = geometry_of(v)
         out = v.layout(OUT)
         has_bias = bound.get(BIAS) is not None
-        rows = out.element_count // out.sizes[-1]
+        cout_group = out.sizes[1] // geometry.groups
+        block = min(ROW_CHANNELS, cout_group)
+        rows = out.element_count // out.sizes[-1] // out.sizes[1] * geometry.groups * -(-cout_group // block)
         args = [*direct_operands(bound, geometry),
                 Scalar("groups", np.uint32(geometry.groups)), Scalar("count", np.uint32(rows))]
         unit_w = geometry.strides[-1] == 1 and bound[X].layout.strides[-1] == 1
-        defines = {**storage_defines(out), "FLIP": geometry.flip, "HAS_BIAS": has_bias, "RW": ROW_OUTPUTS,
-                   "UNIT_W": unit_w, "IF_FLAGGED": flag_at is not None,
+        defines = {**storage_defines(out), "FLIP": geometry.flip, "HAS_BIAS": has_bias,
+                   "RW": row_outputs(out.sizes[-1]), "OCB": block, "UNIT_W": unit_w, "IF_FLAGGED": flag_at is not None,
                    **fused_defines(v.attrs.get("FusedActivation"))}
         if flag_at is not None:
             args.append(TemporaryArg("flag", (("flag__offset", flag_at),), out.element_size))
-        return KernelLaunch(self.kernel_source, "convolution_rows", defines, Items(rows), args)
+        return KernelLaunch(self.kernel_source, "convolution_rows", defines, Items(rows, spread_local(rows, target)),
+                            args)
 
     def _direct(self, v: ValidatedDesc, bound: dict[str, Any], flag_at: int | None) -> KernelLaunch:
         """The direct kernel, one work-item per output element; ``flag_at``: only where the temporary resource's
@@ -363,6 +382,14 @@ class Convolution(Operator):
         if flag_at is not None:
             args.append(TemporaryArg("flag", (("flag__offset", flag_at),), out.element_size))
         return KernelLaunch(self.kernel_source, "convolution", defines, Items(out.element_count), args)
+
+
+def row_outputs(out_w: int) -> int:
+    """Outputs along W per accumulator set of ``convolution_rows``: ``ROW_OUTPUTS``, twice that for rows at least
+    that long (a 16-wide row in one pass measured 1.3-1.7x the 8-wide passes' speed on PoCL), half for shorter ones."""
+    if out_w >= 2 * ROW_OUTPUTS:
+        return 2 * ROW_OUTPUTS
+    return ROW_OUTPUTS if out_w > ROW_OUTPUTS // 2 else ROW_OUTPUTS // 2
 
 
 def direct_operands(bound: dict[str, Any], geometry: ConvolutionGeometry) -> list[Any]:

@@ -251,13 +251,17 @@ __kernel void im2col_pack(__global const store_t *x__base, ulong x__offset, ulon
 #endif
 
 /* convolution_rows, CPU devices' direct kernel (FORWARD, any groups, no OutputPadding: depthwise and grouped
- * convolutions, and the one-group ones no GEMM path takes): one work-item per output row {n, oc, od, oh}, RW
- * outputs along W at a time in RW accumulators. Per output the sum runs over the group's input channels and the
- * taps in `convolution`'s order (ic, kd, kh, kw), skipping the taps over the padding, in float32 without
- * contraction: bitwise `convolution`'s results. The row's valid kd/kh taps and pointers are found once per row, not
- * per output; a tap whose RW inputs all lie inside the row reads them without bounds checks (contiguous where the
- * stride and the input's W stride are 1: the compiler's vector loads). */
-#ifdef RW /* the plan defines RW for convolution_rows' builds only */
+ * convolutions, and the one-group ones no GEMM path takes): one work-item per output row {n, oc block, od, oh}: OCB
+ * output channels of one group (OCB divides nothing: a block past the group's last channel computes a clamped
+ * channel and stores nothing) by RW outputs along W at a time, in OCB x RW accumulators, so that each input read
+ * serves OCB channels. Per output the sum runs over the group's input channels and the taps in `convolution`'s
+ * order (ic, kd, kh, kw), skipping the taps over the padding, in float32 without contraction: bitwise
+ * `convolution`'s results. The row's valid kd/kh taps and pointers are found once per row, not per output; a tap
+ * whose RW inputs all lie inside the row reads them without bounds checks (contiguous where the stride and the
+ * input's W stride are 1: UNIT_W, vector loads for the compiler); one reaching the padding or the row's end reads
+ * a clamped index and adds -0.0f in place of the product there (x + -0 is x for every x, so the sum is the one
+ * that skips the tap, an infinite or NaN weight included). */
+#ifdef RW /* the plan defines RW and OCB for convolution_rows' builds only */
 __kernel void convolution_rows(__global const store_t *x__base, ulong x__offset, ulong8 x_strides, ulong8 x_sizes,
                                __global const store_t *f__base, ulong f__offset, ulong8 f_strides, ulong8 f_sizes,
 #ifdef HAS_BIAS
@@ -278,26 +282,30 @@ __kernel void convolution_rows(__global const store_t *x__base, ulong x__offset,
         return;
 #endif
     const uint out_h = (uint)y_sizes.s6, out_d = (uint)y_sizes.s5, out_c = (uint)y_sizes.s4;
+    const uint cout_group = out_c / groups, blocks = (cout_group + OCB - 1) / OCB;
     const uint oh = gid % out_h;
     uint rest = gid / out_h;
     const uint od = rest % out_d;
     rest /= out_d;
-    const uint oc = rest % out_c, n = rest / out_c;
+    const uint block = rest % (blocks * groups), n = rest / (blocks * groups);
+    const uint group = block / blocks, oc0 = group * cout_group + (block % blocks) * OCB;
+    const uint oc_end = (group + 1) * cout_group;
     const uint out_w = (uint)y_sizes.s7, in_w = (uint)x_sizes.s7;
-    const uint cin_group = (uint)x_sizes.s4 / groups, cout_group = out_c / groups;
-    const uint group = oc / cout_group;
+    const uint cin_group = (uint)x_sizes.s4 / groups;
     const long sw = (long)strides.w, dw = (long)dilations.w, pw = (long)start_padding.w;
     const ulong xw = x_strides.s7, fw = f_strides.s7;
     __global const store_t *x_image = x__base + x__offset + (ulong)n * x_strides.s3;
-    __global const store_t *f_out = f__base + f__offset + (ulong)oc * f_strides.s3;
-#ifdef HAS_BIAS
-    const float bias = (float)LOAD(bias__base + bias__offset, (ulong)oc * bias_channel_stride);
-#endif
-    for (uint ow0 = 0; ow0 < out_w; ow0 += RW) {
-        float acc[RW];
+    __global const store_t *f_out[OCB];
 #pragma unroll
-        for (uint l = 0; l < RW; ++l)
-            acc[l] = 0.0f;
+    for (uint o = 0; o < OCB; ++o)  /* a channel past the group's last reads the last one's weights, stores nothing */
+        f_out[o] = f__base + f__offset + (ulong)min(oc0 + o, oc_end - 1) * f_strides.s3;
+    for (uint ow0 = 0; ow0 < out_w; ow0 += RW) {
+        float acc[OCB][RW];
+#pragma unroll
+        for (uint o = 0; o < OCB; ++o)
+#pragma unroll
+            for (uint l = 0; l < RW; ++l)
+                acc[o][l] = 0.0f;
         const bool full = ow0 + RW <= out_w;
         for (uint ic = 0; ic < cin_group; ++ic) {
             const uint c = cin_group * group + ic;
@@ -311,42 +319,67 @@ __kernel void convolution_rows(__global const store_t *x__base, ulong x__offset,
                         continue;
                     __global const store_t *x_row = x_image + (ulong)c * x_strides.s4 + (ulong)id * x_strides.s5 +
                                                     (ulong)ih * x_strides.s6;
-                    __global const store_t *f_row = f_out + (ulong)ic * f_strides.s4 +
-                                                    (ulong)TAP(kd, f_sizes.s5) * f_strides.s5 +
-                                                    (ulong)TAP(kh, f_sizes.s6) * f_strides.s6;
+                    const ulong f_tap = (ulong)ic * f_strides.s4 + (ulong)TAP(kd, f_sizes.s5) * f_strides.s5 +
+                                        (ulong)TAP(kh, f_sizes.s6) * f_strides.s6;
                     for (uint kw = 0; kw < (uint)f_sizes.s7; ++kw) {
-                        const float weight = (float)LOAD(f_row, (ulong)TAP(kw, f_sizes.s7) * fw);
+                        const ulong f_at = f_tap + (ulong)TAP(kw, f_sizes.s7) * fw;
+                        float weight[OCB];
+#pragma unroll
+                        for (uint o = 0; o < OCB; ++o)
+                            weight[o] = (float)LOAD(f_out[o], f_at);
                         const long iw0 = (long)ow0 * sw + (long)kw * dw - pw;
+                        float x[RW];
                         if (full && iw0 >= 0 && iw0 + (RW - 1) * sw < (long)in_w) {
 #ifdef UNIT_W /* stride 1 over a W-contiguous input: RW neighbouring elements, one vector load for the compiler */
                             __global const store_t *x_run = x_row + iw0;
 #pragma unroll
                             for (uint l = 0; l < RW; ++l)
-                                acc[l] += (float)LOAD(x_run, l) * weight;
+                                x[l] = (float)LOAD(x_run, l);
 #else
 #pragma unroll
                             for (uint l = 0; l < RW; ++l)
-                                acc[l] += (float)LOAD(x_row, (ulong)(iw0 + (long)l * sw) * xw) * weight;
+                                x[l] = (float)LOAD(x_row, (ulong)(iw0 + (long)l * sw) * xw);
 #endif
+#pragma unroll
+                            for (uint o = 0; o < OCB; ++o)
+#pragma unroll
+                                for (uint l = 0; l < RW; ++l)
+                                    acc[o][l] += x[l] * weight[o];
                         } else {
+                            bool inside[RW];
+#pragma unroll
                             for (uint l = 0; l < RW; ++l) {
                                 const long iw = iw0 + (long)l * sw;
-                                if (ow0 + l < out_w && iw >= 0 && iw < (long)in_w)
-                                    acc[l] += (float)LOAD(x_row, (ulong)iw * xw) * weight;
+                                inside[l] = ow0 + l < out_w && iw >= 0 && iw < (long)in_w;
+                                x[l] = (float)LOAD(x_row, (ulong)clamp(iw, 0L, (long)in_w - 1) * xw);
                             }
+#pragma unroll
+                            for (uint o = 0; o < OCB; ++o)
+#pragma unroll
+                                for (uint l = 0; l < RW; ++l)
+                                    acc[o][l] += inside[l] ? x[l] * weight[o] : -0.0f;
                         }
                     }
                 }
             }
         }
-        const ulong y_row = (ulong)n * y_strides.s3 + (ulong)oc * y_strides.s4 + (ulong)od * y_strides.s5 +
-                            (ulong)oh * y_strides.s6;
-        for (uint l = 0; l < RW && ow0 + l < out_w; ++l) {
-            float sum = acc[l];
+#pragma unroll
+        for (uint o = 0; o < OCB; ++o) {
+            const uint oc = oc0 + o;
+            if (oc >= oc_end)
+                break;
 #ifdef HAS_BIAS
-            sum += bias;
+            const float bias = (float)LOAD(bias__base + bias__offset, (ulong)oc * bias_channel_stride);
 #endif
-            STORE(FUSED_ACTIVATION(sum), y__base + y__offset, y_row + (ulong)(ow0 + l) * y_strides.s7);
+            const ulong y_row = (ulong)n * y_strides.s3 + (ulong)oc * y_strides.s4 + (ulong)od * y_strides.s5 +
+                                (ulong)oh * y_strides.s6;
+            for (uint l = 0; l < RW && ow0 + l < out_w; ++l) {
+                float sum = acc[o][l];
+#ifdef HAS_BIAS
+                sum += bias;
+#endif
+                STORE(FUSED_ACTIVATION(sum), y__base + y__offset, y_row + (ulong)(ow0 + l) * y_strides.s7);
+            }
         }
     }
 }

@@ -15,6 +15,12 @@ tensor (stride-0 broadcast inputs, padded outputs); no in-place execution (the s
 FLOAT16 is storage: max compares the exact values; average and Lp compute in float32 and round once to nearest
 even.
 
+Kernels: CPU devices run MAX and AVERAGE as ``pooling_rows``, one work-item per output row, ``ROW_OUTPUTS`` (8)
+outputs along W at a time, one lane each, the row's valid D/H taps found once and a lane over the padding keeping its
+state (one work-item per output element cost 8-14 ns an output on PoCL, mostly index arithmetic, and is vectorized
+by no CPU compiler); work-groups shrink for few rows (:func:`dmlsim.operators.plan.spread_local`). LP, and every
+function on GPU devices, run ``pooling``, one work-item per output element. Both give the same bits.
+
 Output sizes: ``OutputTensor.Sizes[0:2]`` = InputTensor's; spatial ``(size + StartPadding + EndPadding -
 ((WindowSize - 1) * Dilations + 1)) / Strides + 1``, which must be at least 1 (refused otherwise). The pages'
 formula omits Dilations (MAX_POOLING2, AVERAGE_POOLING1, LP_POOLING1, copied from the operators without them);
@@ -68,7 +74,7 @@ from dmlsim.api.enums import DML_OPERATOR_TYPE
 from dmlsim.api.errors import Problems
 from dmlsim.api.tensor import TensorLayout
 from dmlsim.operators.base import Operator, ValidatedDesc, Work, add_operator, elementwise_work, require_same
-from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, TensorArg, Vector
+from dmlsim.operators.plan import Items, KernelLaunch, LaunchTarget, Scalar, TensorArg, Vector, spread_local
 from dmlsim.operators.pooling.reference import (
     PoolingGeometry,
     average_pooling,
@@ -105,6 +111,8 @@ LOWEST = {FLOAT32: "-INFINITY", FLOAT16: "-INFINITY", INT64: "LONG_MIN", INT32: 
           INT8: "CHAR_MIN"}
 # reference-device steps (dmlsim.operators.base.Work) per window tap: a few numpy calls over the output
 TAP_STEPS = 10
+# pooling_rows (CPU devices' MAX and AVERAGE): outputs along W per work-item pass, one lane each
+ROW_OUTPUTS = 8
 
 
 def as_5d(values: tuple[int, ...], fill: int) -> tuple[int, ...]:
@@ -232,6 +240,11 @@ class Pooling(Operator):
                  Vector("dilations", spatial_3(g.dilations, 1)), Vector("start_padding", spatial_3(g.start_padding, 0))]
         if self.function == "LP":
             args.append(Scalar("p", np.uint32(v.attrs["P"])))
+        if target.is_cpu and self.function != "LP":
+            rows = out.element_count // out.sizes[-1]
+            args.append(Scalar("count", np.uint32(rows)))
+            return [KernelLaunch(self.kernel_source, "pooling_rows", {**defines, "PW": ROW_OUTPUTS},
+                                 Items(rows, spread_local(rows, target)), args)]
         args.append(Scalar("count", np.uint32(out.element_count)))
         return [KernelLaunch(self.kernel_source, "pooling", defines, Items(out.element_count), args)]
 

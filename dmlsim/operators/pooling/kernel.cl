@@ -112,6 +112,120 @@ __kernel void pooling(TYPED_IN(x), ulong8 x_strides, ulong8 x_sizes, TYPED_OUT(y
 #endif
 }
 
+#ifdef PW
+/* pooling_rows, CPU devices' MAX and AVERAGE pooling (the plan defines PW for its builds only): one work-item per
+ * output row {n, c, od, oh}, PW outputs along W at a time, one lane each; per lane the taps run in `pooling`'s order
+ * and each lane's result is `pooling`'s bit for bit. A lane whose tap reads padding (or that lies past the row's
+ * end) reads a clamped index and keeps its state: MAX takes nothing, AVERAGE adds -0.0f (x + -0 is x for every x)
+ * and counts nothing. The row's valid kd/kh taps are found once per row; a tap whose PW inputs all lie inside the
+ * row reads them without bounds checks. */
+__kernel void pooling_rows(TYPED_IN(x), ulong8 x_strides, ulong8 x_sizes, TYPED_OUT(y), ulong8 y_strides,
+                           ulong8 y_sizes,
+#ifdef HAS_INDICES
+                           __global INDEX_T *indices__base, ulong indices__offset, ulong8 indices_strides,
+#endif
+                           ulong4 strides, ulong4 window, ulong4 dilations, ulong4 start_padding, uint count)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+    const uint out_h = (uint)y_sizes.s6, out_d = (uint)y_sizes.s5, channels = (uint)y_sizes.s4;
+    const uint oh = gid % out_h;
+    uint rest = gid / out_h;
+    const uint od = rest % out_d;
+    rest /= out_d;
+    const uint c = rest % channels, n = rest / channels;
+    const uint out_w = (uint)y_sizes.s7;
+    const long in_w = (long)x_sizes.s7, sw = (long)strides.w, dw = (long)dilations.w, pw = (long)start_padding.w;
+    const ulong xw = x_strides.s7;
+    __global const in_t *x_plane = x__base + x__offset + (ulong)n * x_strides.s3 + (ulong)c * x_strides.s4;
+    for (uint ow0 = 0; ow0 < out_w; ow0 += PW) {
+#ifdef FUNC_MAX
+        ACC_T best[PW];
+        int found[PW];
+#ifdef HAS_INDICES
+        ulong best_index[PW];
+#endif
+#pragma unroll
+        for (uint l = 0; l < PW; ++l) {
+            best[l] = (ACC_T)(LOWEST);
+            found[l] = 0;
+#ifdef HAS_INDICES
+            best_index[l] = ~(ulong)0;
+#endif
+        }
+#else
+        float sum[PW];
+        uint read[PW];
+#pragma unroll
+        for (uint l = 0; l < PW; ++l) {
+            sum[l] = 0.0f;
+            read[l] = 0;
+        }
+#endif
+        const bool full = ow0 + PW <= out_w;
+        for (ulong kd = 0; kd < window.y; ++kd) {
+            const long id = tap_position(od, kd, strides.y, dilations.y, start_padding.y, x_sizes.s5);
+            if (id < 0)
+                continue;
+            for (ulong kh = 0; kh < window.z; ++kh) {
+                const long ih = tap_position(oh, kh, strides.z, dilations.z, start_padding.z, x_sizes.s6);
+                if (ih < 0)
+                    continue;
+                __global const in_t *x_row = x_plane + (ulong)id * x_strides.s5 + (ulong)ih * x_strides.s6;
+#ifdef HAS_INDICES
+                const ulong row_index = ((((ulong)n * x_sizes.s4 + c) * x_sizes.s5 + (ulong)id) * x_sizes.s6 +
+                                         (ulong)ih) * x_sizes.s7;
+#endif
+                for (ulong kw = 0; kw < window.w; ++kw) {
+                    const long iw0 = (long)ow0 * sw + (long)kw * dw - pw;
+                    const bool all_inside = full && iw0 >= 0 && iw0 + (PW - 1) * sw < in_w;
+#pragma unroll
+                    for (uint l = 0; l < PW; ++l) {
+                        const long iw = iw0 + (long)l * sw;
+                        const bool inside = all_inside || (ow0 + l < out_w && iw >= 0 && iw < in_w);
+                        const ACC_T v = LOAD_IN(x_row, (ulong)(all_inside ? iw : clamp(iw, 0L, in_w - 1)) * xw);
+#ifdef FUNC_MAX
+                        const int take = inside && (!found[l] || BETTER(v, best[l]));
+                        best[l] = take ? v : best[l];
+                        found[l] |= take;
+#ifdef HAS_INDICES
+                        best_index[l] = take ? row_index + (ulong)iw : best_index[l];
+#endif
+#else
+                        sum[l] += inside ? (float)v : -0.0f;
+                        read[l] += inside;
+#endif
+                    }
+                }
+            }
+        }
+        const ulong y_row = (ulong)n * y_strides.s3 + (ulong)c * y_strides.s4 + (ulong)od * y_strides.s5 +
+                            (ulong)oh * y_strides.s6;
+#ifdef HAS_INDICES
+        const ulong indices_row = (ulong)n * indices_strides.s3 + (ulong)c * indices_strides.s4 +
+                                  (ulong)od * indices_strides.s5 + (ulong)oh * indices_strides.s6;
+#endif
+        for (uint l = 0; l < PW && ow0 + l < out_w; ++l) {
+#ifdef FUNC_MAX
+            STORE_OUT(best[l], y__base + y__offset, y_row + (ulong)(ow0 + l) * y_strides.s7);
+#ifdef HAS_INDICES
+            indices__base[indices__offset + indices_row + (ulong)(ow0 + l) * indices_strides.s7] =
+                (INDEX_T)best_index[l];
+#endif
+#else
+#ifdef INCLUDE_PADDING
+            const float divisor = (float)(window.y * window.z * window.w);
+#else
+            const float divisor = (float)read[l];
+#endif
+            STORE_OUT(read[l] ? sum[l] / divisor : 0.0f, y__base + y__offset, y_row + (ulong)(ow0 + l) * y_strides.s7);
+#endif
+        }
+    }
+}
+#endif
+
 #ifdef UNPOOL
 /* DML_OPERATOR_MAX_UNPOOLING (built with -DUNPOOL and INDEX_T), launch 1: every output element 0 (one work-item each, 4-D strides in .s4...s7). */
 __kernel void unpool_zero(TYPED_OUT(y), ulong8 y_strides, ulong8 y_sizes, uint count)
