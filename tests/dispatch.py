@@ -214,10 +214,13 @@ def run(device: dml.Device, op_desc: dml.DML_OPERATOR_DESC, inputs: Mapping[str,
     return dispatch.outputs()
 
 
-def planned_entries(ref_device: dml.Device, op_desc: dml.DML_OPERATOR_DESC, is_cpu: bool) -> list[str]:
-    """The kernel entry points the operator plans for a CPU or a GPU launch target (2 compute units), bound as
+def planned_launches(ref_device: dml.Device, op_desc: dml.DML_OPERATOR_DESC, target: LaunchTarget) -> list[Any]:
+    """The launches (dmlsim.operators.plan.KernelLaunch) the operator plans for ``target``, bound as
     :class:`Dispatch` binds it: a planner's choice, checked without a device of that kind."""
     resolved = Dispatch(ref_device, op_desc).table.resolved(ref_device.backend)
-    target = LaunchTarget(is_cpu=is_cpu, compute_units=2)
-    return [launch.entry for launch in resolved.compiled.operator.plan_launches(resolved.compiled.validated,
-                                                                               resolved.bound, target)]
+    return list(resolved.compiled.operator.plan_launches(resolved.compiled.validated, resolved.bound, target))
+
+
+def planned_entries(ref_device: dml.Device, op_desc: dml.DML_OPERATOR_DESC, is_cpu: bool) -> list[str]:
+    """The kernel entry points the operator plans for a CPU or a GPU launch target of 2 compute units."""
+    return [launch.entry for launch in planned_launches(ref_device, op_desc, LaunchTarget(is_cpu, 2))]

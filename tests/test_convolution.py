@@ -19,10 +19,11 @@ import itertools
 
 import numpy as np
 import pytest
-from dispatch import Dispatch, planned_entries
+from dispatch import Dispatch, planned_entries, planned_launches
 
 import dmlsim as dml
 from dmlsim.api.numerics import compare_ulps
+from dmlsim.operators.plan import LaunchTarget
 from dmlsim.quick import run_operator
 
 F32, F16 = dml.DML_TENSOR_DATA_TYPE_FLOAT32, dml.DML_TENSOR_DATA_TYPE_FLOAT16
@@ -519,6 +520,25 @@ def test_planner_choice(ref_device, name):
                                                                         for e in expected])
     assert planned_entries(ref_device, desc, True) == cpu
     assert planned_entries(ref_device, desc, False) == gpu
+
+
+@pytest.mark.parametrize(("vectorizes_items", "items", "outputs"), [(False, 2 * 2 * 4 * 2, 16),
+                                                                     (True, 2 * 2 * 4 * 2 * 32, 1)])
+def test_row_kernel_work_items(ref_device, vectorizes_items, items, outputs):
+    """The row kernel's launch for 2 images x 2 groups of 11 channels (blocks of 8 and 3) x 4 rows of 32: one work-item
+    per row of a block, 16 outputs at a time (PoCL); one per position, 1 output, where the compiler makes neighbouring
+    work-items SIMD lanes (Intel's CPU runtime, LaunchTarget.vectorizes_items)."""
+    direction, mode, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups, _ = \
+        CASES["2d-rows-channel-blocks-wide"]
+    out_sizes = out_sizes_for(direction, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups)
+    desc = conv_desc(tensor(F32, x_sizes), tensor(F32, f_sizes), None, tensor(F32, out_sizes), mode=mode,
+                     direction=direction, strides=strides, dilations=dilations, start=start, end=end,
+                     output_padding=output_padding, groups=groups)
+    (launch,) = planned_launches(ref_device, desc, LaunchTarget(True, 2, vectorizes_items))
+    assert launch.entry == "convolution_rows"
+    assert launch.geometry.count == items
+    assert (launch.defines["RW"], launch.defines["OCB"], launch.defines["POSITIONS"]) == (outputs, 8,
+                                                                                           vectorizes_items)
 
 
 @pytest.mark.parametrize(("name", "temporary"), [

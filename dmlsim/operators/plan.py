@@ -243,6 +243,10 @@ class LaunchTarget:
 
     is_cpu: bool
     compute_units: int = 1
+    # whether the compiler makes neighbouring work-items SIMD lanes (a preferred float vector width of 1: Intel's
+    # CPU runtime, GPUs), so that a kernel whose work-items read neighbouring elements gets vector loads; PoCL's
+    # CPU devices (width 16) rather vectorize the loops inside one work-item
+    vectorizes_items: bool = False
 
     def pick(self, cpu: Any, gpu: Any) -> Any:
         """``cpu`` on CPU devices, else ``gpu``: for per-kind tuning constants."""

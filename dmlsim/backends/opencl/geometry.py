@@ -41,7 +41,8 @@ def launch_target(device: Any) -> LaunchTarget:
     if forced not in ("", "cpu", "gpu"):
         raise DMLError(E_INVALIDARG, f"{SHAPE_VARIABLE}={forced!r}: use 'cpu' or 'gpu' (or leave it unset)")
     is_cpu = forced == "cpu" if forced else bool(getattr(device, "type", 0) & CL_DEVICE_TYPE_CPU)
-    return LaunchTarget(is_cpu, units)
+    vectorizes_items = int(getattr(device, "preferred_vector_width_float", 0) or 0) == 1
+    return LaunchTarget(is_cpu, units, vectorizes_items)
 
 
 def target_options(target: LaunchTarget) -> tuple[str, ...]:

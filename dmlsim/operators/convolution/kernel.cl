@@ -283,8 +283,14 @@ __kernel void convolution_rows(__global const store_t *x__base, ulong x__offset,
 #endif
     const uint out_h = (uint)y_sizes.s6, out_d = (uint)y_sizes.s5, out_c = (uint)y_sizes.s4;
     const uint cout_group = out_c / groups, blocks = (cout_group + OCB - 1) / OCB;
-    const uint oh = gid % out_h;
-    uint rest = gid / out_h;
+#ifdef POSITIONS /* one work-item per output position {n, oc block, od, oh, ow}: neighbouring work-items along W */
+    const uint ow_first = gid % (uint)y_sizes.s7, ow_end = ow_first + 1;
+    const uint row = gid / (uint)y_sizes.s7;
+#else
+    const uint ow_first = 0, ow_end = (uint)y_sizes.s7, row = gid;
+#endif
+    const uint oh = row % out_h;
+    uint rest = row / out_h;
     const uint od = rest % out_d;
     rest /= out_d;
     const uint block = rest % (blocks * groups), n = rest / (blocks * groups);
@@ -299,7 +305,7 @@ __kernel void convolution_rows(__global const store_t *x__base, ulong x__offset,
 #pragma unroll
     for (uint o = 0; o < OCB; ++o)  /* a channel past the group's last reads the last one's weights, stores nothing */
         f_out[o] = f__base + f__offset + (ulong)min(oc0 + o, oc_end - 1) * f_strides.s3;
-    for (uint ow0 = 0; ow0 < out_w; ow0 += RW) {
+    for (uint ow0 = ow_first; ow0 < ow_end; ow0 += RW) {
         float acc[OCB][RW];
 #pragma unroll
         for (uint o = 0; o < OCB; ++o)

@@ -243,10 +243,19 @@ class Pooling(Operator):
         if target.is_cpu and self.function != "LP":
             rows = out.element_count // out.sizes[-1]
             args.append(Scalar("count", np.uint32(rows)))
-            return [KernelLaunch(self.kernel_source, "pooling_rows", {**defines, "PW": ROW_OUTPUTS},
+            return [KernelLaunch(self.kernel_source, "pooling_rows", {**defines, "PW": row_lanes(out.sizes[-1])},
                                  Items(rows, spread_local(rows, target)), args)]
         args.append(Scalar("count", np.uint32(out.element_count)))
         return [KernelLaunch(self.kernel_source, "pooling", defines, Items(out.element_count), args)]
+
+
+def row_lanes(out_w: int) -> int:
+    """Lanes of ``pooling_rows``: ``ROW_OUTPUTS``, or the largest power of two within a shorter row (a global
+    pooling's one output a row would otherwise compute 7 dead lanes over its whole window: 3.4 -> 36 us)."""
+    lanes = ROW_OUTPUTS
+    while lanes > out_w and lanes > 1:
+        lanes //= 2
+    return lanes
 
 
 MEMBERS = (
