@@ -95,6 +95,21 @@ def test_erf_on_a_dense_grid_and_its_specials(device):
     assert got[0] == 1 and got[1] == -1 and got[2] == 0 and np.signbit(got[2]) and np.isnan(got[3])
 
 
+@pytest.mark.formula
+def test_exp_on_a_dense_grid_and_its_specials(device):
+    """EXP is dmlsim's own float32 exp (dmlsim.h's dml_exp; tools/fit_erf.py emulates it within 1.2 ulps): 65,537
+    points over [-104.5, 88.72] (results from subnormal to near FLT_MAX) and 2,049 over [-1, 1] within 2 ulps of
+    math.exp (a subnormal's ulp is the smallest); exp(+-0) = 1, exp(88.73) and exp(inf) = inf, exp(-104.5) and
+    exp(-inf) = 0, NaN stays NaN."""
+    x = np.concatenate([np.linspace(-104.5, 88.72, 65537), np.linspace(-1, 1, 2049)]).astype(np.float32)
+    got = unary(device, "EXP", x)
+    report = compare_ulps(got, stored([math.exp(float(v)) for v in x], F32), np.float32, 2)
+    assert report.ok, report.describe("EXP")
+    got = unary(device, "EXP", np.array([0.0, -0.0, 88.73, np.inf, -104.5, -np.inf, np.nan], np.float32))
+    np.testing.assert_array_equal(got[:6], [1, 1, np.inf, np.inf, 0, 0])
+    assert np.isnan(got[6])
+
+
 FLOAT16_SAMPLE = ["ABS", "ERF", "EXP", "SIN", "SQRT"]  # FLOAT16 storage is shared by every member
 UNARY_CASES = [(n, F32) for n in sorted(FLOAT_UNARY)] + [(n, F16) for n in FLOAT16_SAMPLE]
 

@@ -63,7 +63,7 @@ inline float activation_shrink(float x, float bias, float threshold)
 {
     return x > threshold ? x - bias : (x < -threshold ? x + bias : 0.0f);
 }
-inline float activation_gelu(float x) { return 0.5f * x * dml_erfc(-x * M_SQRT1_2_F); }
+DML_INLINE float activation_gelu(float x) { return 0.5f * x * dml_erfc(-x * M_SQRT1_2_F); }
 inline float activation_swish(float x, float sigmoid_input_scale)
 {
     return x * activation_sigmoid(sigmoid_input_scale * x);

@@ -39,7 +39,7 @@ from dmlsim.operators.activation.reference import (
     shrink_integer_constants,
 )
 from dmlsim.operators.base import Operator, ValidatedDesc, Work, add_operator, elementwise_work, require_same
-from dmlsim.operators.plan import Groups, Items, KernelLaunch, LaunchTarget, Scalar, TensorArg, Vector
+from dmlsim.operators.plan import Groups, Items, KernelLaunch, LaunchTarget, Scalar, Stream, TensorArg, Vector
 from dmlsim.operators.reduce import reduction_run
 
 _T = DML_TENSOR_DATA_TYPE
@@ -154,11 +154,23 @@ class ElementWiseActivation(Activation):
         return {OUT: FORMULAS[self.member].apply(x, v.attrs)}
 
     def plan_launches(self, v: ValidatedDesc, bound: dict[str, Any], target: LaunchTarget) -> list[KernelLaunch]:
+        """One work-item per element; on CPU devices whose compiler vectorizes loops rather than work-items (PoCL),
+        where both tensors are packed, a streaming launch (``STREAM``: a chunk of VEC-element runs per work-item,
+        whose loop the compiler vectorizes): GELU of 16,384 elements 34-77 -> 21-23 us on PoCL 3.1 and 3.0. Intel's
+        runtime, which makes neighbouring work-items SIMD lanes, ran a million GELUs faster one per work-item
+        (1.2 against 1.7 ms)."""
         if self.member == "SHRINK" and v.layout(IN).data_type not in FLOATS:
             constants = shrink_integer_constants(v.attrs["Bias"], v.attrs["Threshold"])
-            return [self.launch(v, bound, {"SHRINK_INTEGER": True,
-                                           **{f"SHRINK_{k.upper()}": f"({n}L)" for k, n in constants.items()}})]
-        return [self.launch(v, bound, fused_defines(v))]
+            launch = self.launch(v, bound, {"SHRINK_INTEGER": True,
+                                            **{f"SHRINK_{k.upper()}": f"({n}L)" for k, n in constants.items()}})
+        else:
+            launch = self.launch(v, bound, fused_defines(v))
+        if launch.defines["PACKED"] and target.is_cpu and not target.vectorizes_items:
+            layout = v.layout(IN)
+            vec = target.stream_vec(8 if layout.data_type == DML_TENSOR_DATA_TYPE.DML_TENSOR_DATA_TYPE_FLOAT64 else 4)
+            launch.defines.update(STREAM=True, VEC=vec)
+            launch.geometry = Stream(layout.element_count // vec)
+        return [launch]
 
 
 class TwoInputActivation(Activation):

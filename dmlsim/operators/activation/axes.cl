@@ -133,14 +133,15 @@ __kernel void activation_run(TENSOR_IN8(x), TENSOR_OUT8(y), ulong8 outer_sizes, 
 #endif
     for (; j < n; ++j)
         sum += exp(LOAD(xp, x0 + j * x_step) - m);
+    const float inverse = 1.0f / sum; /* one division a group; the outputs are multiplied by it */
 #endif
     j = 0;
 #if defined(RUN_CONTIGUOUS) && !defined(AXES_HARDMAX)
     for (; j + 8 <= n; j += 8) {
 #if defined(AXES_SOFTMAX) && !defined(STORE_HALF)
-        RUN_STORE8(RUN_LOAD8(yp, y0 + j) / sum, yp, y0 + j);
+        RUN_STORE8(RUN_LOAD8(yp, y0 + j) * inverse, yp, y0 + j);
 #elif defined(AXES_SOFTMAX)
-        RUN_STORE8(exp(RUN_LOAD8(xp, x0 + j) - m) / sum, yp, y0 + j);
+        RUN_STORE8(exp(RUN_LOAD8(xp, x0 + j) - m) * inverse, yp, y0 + j);
 #else
         const float8 v = RUN_LOAD8(xp, x0 + j);
         RUN_STORE8((v - m) - log(sum), yp, y0 + j);
@@ -149,7 +150,7 @@ __kernel void activation_run(TENSOR_IN8(x), TENSOR_OUT8(y), ulong8 outer_sizes, 
 #endif
     for (; j < n; ++j) {
 #if defined(AXES_SOFTMAX)
-        const float r = exp(LOAD(xp, x0 + j * x_step) - m) / sum;
+        const float r = exp(LOAD(xp, x0 + j * x_step) - m) * inverse;
 #elif defined(AXES_LOG_SOFTMAX)
         const float r = (LOAD(xp, x0 + j * x_step) - m) - log(sum);
 #else

@@ -47,12 +47,31 @@ inline real_t shrink_integer(real_t x)
 
 __kernel void activation_unary(TENSOR_IN8(x), TENSOR_OUT8(y), ulong8 sizes, uint n)
 {
+#ifdef STREAM /* both tensors packed (the plan's choice): this work-item's VEC-element runs (FOR_EACH_VECTOR, a loop
+               * the compiler vectorizes), the remainder of fewer than VEC elements done by work-item 0 */
+    __global const store_t *xp = TENSOR_PTR(x);
+    __global store_t *yp = TENSOR_PTR(y);
+    const uint nvec = n / VEC;
+    FOR_EACH_VECTOR(v, nvec) {
+        for (uint k = v * VEC; k < v * VEC + VEC; ++k) {
+            real_t e = LOAD(xp, k);
+            STORE(FUSED_ACTIVATION(e), yp, k);
+        }
+    }
+    if (get_global_id(0) == 0) {
+        for (uint k = nvec * VEC; k < n; ++k) {
+            real_t e = LOAD(xp, k);
+            STORE(FUSED_ACTIVATION(e), yp, k);
+        }
+    }
+#else
     const uint gid = get_global_id(0);
     if (gid >= n)
         return;
     ELEMENT_COORDS
     real_t v = LOAD(TENSOR_PTR(x), ELEMENT_AT(x));
     STORE(FUSED_ACTIVATION(v), TENSOR_PTR(y), ELEMENT_AT(y));
+#endif
 }
 
 __kernel void activation_parameterized_relu(TENSOR_IN8(x), TENSOR_IN8(slope), TENSOR_OUT8(y), ulong8 sizes, uint n)
