@@ -226,6 +226,9 @@ CASES = {
     # 16 outputs at a time: two full sets, the first one's left tap and the last one's right tap over the padding
     "2d-rows-channel-blocks-wide": (FORWARD, XCORR, (2, 6, 4, 32), (22, 3, 3, 3), [1, 1], [1, 1], [1, 1], [1, 1],
                                     [0, 0], 2, True),
+    # stride 2 along W (inputs read lane by lane): rows of 16, one full set whose last lane's right tap is padding
+    "2d-rows-strided-wide-full-set": (FORWARD, XCORR, (1, 2, 3, 31), (4, 1, 2, 3), [1, 2], [1, 1], [0, 1], [0, 1],
+                                      [0, 0], 2, True),
     # one group too small to pack: 9 channels (8 + 1), flipped, rows of 4 (4 outputs at a time)
     "2d-rows-narrow-blocks": (FORWARD, CONV, (1, 2, 5, 3), (9, 2, 2, 2), [1, 1], [1, 1], [1, 1], [1, 1], [0, 0], 1,
                               False),
@@ -498,6 +501,7 @@ PLANNED = {  # the planner's choice per case (the operator's docstring): (CPU ta
     "3d-groups-rows": (["convolution_rows"], ["convolution"]),
     "2d-rows-channel-blocks-wide": (["convolution_rows"], ["convolution"]),
     "2d-rows-narrow-blocks": UNFOLD,
+    "2d-rows-strided-wide-full-set": (["convolution_rows"], ["convolution"]),
 }
 
 

@@ -37,17 +37,21 @@ The planner (:meth:`Convolution.plan_launches`):
   the filter into a flag after the workspace, and a last launch of the direct kernel recomputes every output when
   it is set (each work-item returns at once otherwise).
 - CPU devices, every other FORWARD convolution without OutputPadding (groups and depthwise, one-group ones too small
-  to pack: unfolding cost a ResNet-style model's 8-channel 3 x 3 layers 0.5-0.7 ms in im2col alone, the row kernel
-  0.2 ms): ``convolution_rows``, one work-item per output row of up to ``ROW_CHANNELS`` (8) output channels of one
-  group (each input read serves them all), 16, 8 or 4 outputs along W at a time (:func:`row_outputs`), the row's
-  taps and pointers found once, inputs read without bounds checks where they all lie inside the row (as one
-  contiguous run where the stride and the input's W stride are 1: ``UNIT_W``, vector loads for the compiler), a
-  lane over the padding adding -0.0f (nothing) in place of its product; its sums are the direct kernel's, term for
-  term. Work-groups shrink for layers of few rows (:func:`dmlsim.operators.plan.spread_local`) so that every core
-  gets some. Where the compiler makes neighbouring work-items SIMD lanes (``LaunchTarget.vectorizes_items``: Intel's
-  CPU runtime) the same kernel runs one work-item per output position (``POSITIONS``, one output at a time), so that
-  the lanes read neighbouring inputs: the ResNet-style model's 3 -> 8 channel layer at batch 8 took 177 us by rows
-  there and 75 us by positions (PoCL the other way round: 34 us by rows, 105 by positions).
+  to pack: unfolding cost a ResNet-style model's 8-channel 3 x 3 layers 0.5-0.7 ms in im2col alone, the row kernel 0.2
+  ms): ``convolution_rows``, one work-item per output row of up to ``ROW_CHANNELS`` (8) output channels of one group
+  (each input read serves them all), 16, 8 or 4 outputs along W at a time (:func:`row_outputs`), the row's taps and
+  pointers found once, inputs read without bounds checks where they all lie inside the row (as one contiguous run
+  where the stride and the input's W stride are 1: ``UNIT_W``, vector loads for the compiler), a lane over the padding
+  adding -0.0f (nothing) in place of its product; its sums are the direct kernel's, term for term. Where ``UNIT_W``
+  holds and the filter's width KW and W dilation DW are build constants (``ROW_TAPS``: the span of outputs + (KW - 1)
+  x DW inputs at most ``ROW_SPAN_MAX``), a row's span is read once per input row into private memory (unchecked inside
+  the row, else clamped with a per-element mask) and every tap reads its lanes from there: checking each tap's lanes
+  at the row's ends had cost the 8-wide rows of the ResNet-style model 2 of their 3 taps (40 -> 18 us a layer at batch
+  8 on PoCL 3.1). Work-groups shrink for layers of few rows (:func:`dmlsim.operators.plan.spread_local`) so that every
+  core gets some. Where the compiler makes neighbouring work-items SIMD lanes (``LaunchTarget.vectorizes_items``:
+  Intel's CPU runtime) the same kernel runs one work-item per output position (``POSITIONS``, one output at a time),
+  so that the lanes read neighbouring inputs: the ResNet-style model's 3 -> 8 channel layer at batch 8 took 177 us by
+  rows there and 75 us by positions (PoCL the other way round: 34 us by rows, 105 by positions).
 - The rest (OutputPadding, BACKWARD, GPU devices' groups): the direct kernel, one work-item per output element
   (``convolution`` in kernel.cl).
 
@@ -107,6 +111,8 @@ FLIPPED = DML_CONVOLUTION_MODE.DML_CONVOLUTION_MODE_CONVOLUTION
 ROW_OUTPUTS = 8
 # convolution_rows: output channels of one group per work-item (each input read serves them all)
 ROW_CHANNELS = 8
+# convolution_rows' ROW_TAPS build: the most inputs along W (outputs + (KW - 1) x DW) it keeps in private memory
+ROW_SPAN_MAX = 40
 # reference-device steps (dmlsim.operators.base.Work) of one numpy einsum call of the reference: one per tap and group
 EINSUM_STEPS = 20
 
@@ -366,9 +372,14 @@ class Convolution(Operator):
         args = [*direct_operands(bound, geometry),
                 Scalar("groups", np.uint32(geometry.groups)), Scalar("count", np.uint32(rows))]
         unit_w = geometry.strides[-1] == 1 and bound[X].layout.strides[-1] == 1
+        outputs = 1 if positions else row_outputs(out.sizes[-1])
+        kw, dw = v.layout(F).sizes[-1], geometry.dilations[-1]
+        span = outputs + (kw - 1) * dw  # the inputs a set of outputs reads along W
+        row_taps = unit_w and not positions and span <= ROW_SPAN_MAX
         defines = {**storage_defines(out), "FLIP": geometry.flip, "HAS_BIAS": has_bias,
-                   "RW": 1 if positions else row_outputs(out.sizes[-1]), "OCB": block, "POSITIONS": positions,
+                   "RW": outputs, "OCB": block, "POSITIONS": positions,
                    "UNIT_W": unit_w, "IF_FLAGGED": flag_at is not None,
+                   **({"ROW_TAPS": True, "KW": kw, "DW": dw, "ROW_SPAN": span} if row_taps else {}),
                    **fused_defines(v.attrs.get("FusedActivation"))}
         if flag_at is not None:
             args.append(TemporaryArg("flag", (("flag__offset", flag_at),), out.element_size))

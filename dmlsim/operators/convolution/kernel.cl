@@ -327,6 +327,52 @@ __kernel void convolution_rows(__global const store_t *x__base, ulong x__offset,
                                                     (ulong)ih * x_strides.s6;
                     const ulong f_tap = (ulong)ic * f_strides.s4 + (ulong)TAP(kd, f_sizes.s5) * f_strides.s5 +
                                         (ulong)TAP(kh, f_sizes.s6) * f_strides.s6;
+#ifdef ROW_TAPS /* UNIT_W with the filter's width KW and W dilation DW known at build time (the plan's choice) */
+                    /* the RW + (KW - 1) * DW inputs the row's taps read, once, in private memory; tap kw of lane l
+                     * reads element l + kw * DW of them */
+                    const long iw_start = (long)ow0 - pw;
+                    float xr[ROW_SPAN];
+                    if (full && iw_start >= 0 && iw_start + ROW_SPAN <= (long)in_w) {
+#pragma unroll
+                        for (uint t = 0; t < ROW_SPAN; ++t)
+                            xr[t] = (float)LOAD(x_row + iw_start, t);
+#pragma unroll
+                        for (uint kw = 0; kw < KW; ++kw) {
+                            const ulong f_inner = f_tap + (ulong)TAP(kw, KW) * fw;
+                            float weight[OCB];
+#pragma unroll
+                            for (uint o = 0; o < OCB; ++o)
+                                weight[o] = (float)LOAD(f_out[o], f_inner);
+#pragma unroll
+                            for (uint o = 0; o < OCB; ++o)
+#pragma unroll
+                                for (uint l = 0; l < RW; ++l)
+                                    acc[o][l] += xr[l + kw * DW] * weight[o];
+                        }
+                    } else {
+                        bool inside[ROW_SPAN];
+#pragma unroll
+                        for (uint t = 0; t < ROW_SPAN; ++t) {
+                            const long iw = iw_start + (long)t;
+                            inside[t] = iw >= 0 && iw < (long)in_w;
+                            /* the index clamped by selects: PoCL 3.0 calls clamp(), and the loop stays scalar */
+                            xr[t] = (float)LOAD(x_row, (ulong)(iw < 0 ? 0 : inside[t] ? iw : (long)in_w - 1));
+                        }
+#pragma unroll
+                        for (uint kw = 0; kw < KW; ++kw) {
+                            const ulong f_edge = f_tap + (ulong)TAP(kw, KW) * fw;
+                            float weight[OCB];
+#pragma unroll
+                            for (uint o = 0; o < OCB; ++o)
+                                weight[o] = (float)LOAD(f_out[o], f_edge);
+#pragma unroll
+                            for (uint o = 0; o < OCB; ++o)
+#pragma unroll
+                                for (uint l = 0; l < RW; ++l)
+                                    acc[o][l] += inside[l + kw * DW] ? xr[l + kw * DW] * weight[o] : -0.0f;
+                        }
+                    }
+#else
                     for (uint kw = 0; kw < (uint)f_sizes.s7; ++kw) {
                         const ulong f_at = f_tap + (ulong)TAP(kw, f_sizes.s7) * fw;
                         float weight[OCB];
@@ -366,6 +412,7 @@ __kernel void convolution_rows(__global const store_t *x__base, ulong x__offset,
                                     acc[o][l] += inside[l] ? x[l] * weight[o] : -0.0f;
                         }
                     }
+#endif
                 }
             }
         }
