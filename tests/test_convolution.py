@@ -545,6 +545,19 @@ def test_row_kernel_work_items(ref_device, vectorizes_items, items, outputs):
                                                                                            vectorizes_items)
 
 
+def test_depthwise_rows_on_every_cpu(ref_device):
+    """A depthwise layer (one channel a block) runs by rows also where work-items are SIMD lanes."""
+    direction, mode, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups, _ = \
+        CASES["2d-depthwise-wide"]
+    out_sizes = out_sizes_for(direction, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups)
+    desc = conv_desc(tensor(F32, x_sizes), tensor(F32, f_sizes), None, tensor(F32, out_sizes), mode=mode,
+                     direction=direction, strides=strides, dilations=dilations, start=start, end=end,
+                     output_padding=output_padding, groups=groups)
+    for vectorizes_items in (False, True):
+        (launch,) = planned_launches(ref_device, desc, LaunchTarget(True, 2, vectorizes_items))
+        assert (launch.defines["OCB"], launch.defines["POSITIONS"], launch.defines["RW"]) == (1, False, 16)
+
+
 @pytest.mark.parametrize(("name", "temporary"), [
     # packed: filter panels 3 x 8 rows x K 45 (once), input panels 2 images x 3 x 32 columns x 45, float32, then
     # one FLOAT32 flag: (1080 + 8640) x 4 + 4; more than im2col's (2 x 45 x 72 + 1) x 4 = 25924

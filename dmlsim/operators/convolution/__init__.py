@@ -50,8 +50,9 @@ The planner (:meth:`Convolution.plan_launches`):
   8 on PoCL 3.1). Work-groups shrink for layers of few rows (:func:`dmlsim.operators.plan.spread_local`) so that every
   core gets some. Where the compiler makes neighbouring work-items SIMD lanes (``LaunchTarget.vectorizes_items``:
   Intel's CPU runtime) the same kernel runs one work-item per output position (``POSITIONS``, one output at a time),
-  so that the lanes read neighbouring inputs: the ResNet-style model's 3 -> 8 channel layer at batch 8 took 177 us by
-  rows there and 75 us by positions (PoCL the other way round: 34 us by rows, 105 by positions).
+  for blocks of more than one channel, so that the lanes read neighbouring inputs: the ResNet-style model's 3 -> 8
+  channel layer at batch 8 took 177 us by rows there and 75 us by positions (PoCL the other way round: 34 us by rows,
+  105 by positions).
 - The rest (OutputPadding, BACKWARD, GPU devices' groups): the direct kernel, one work-item per output element
   (``convolution`` in kernel.cl).
 
@@ -366,7 +367,10 @@ class Convolution(Operator):
         cout_group = out.sizes[1] // geometry.groups
         block = min(ROW_CHANNELS, cout_group)
         rows = out.element_count // out.sizes[-1] // out.sizes[1] * geometry.groups * -(-cout_group // block)
-        positions = target.vectorizes_items  # one work-item per position: SIMD lanes along W (Intel's runtime)
+        # one work-item per position where work-items are SIMD lanes (Intel's runtime), for blocks of channels
+        # (a work-item's OCB x RW accumulators times the SIMD width overflowed its registers there); one channel a
+        # block (depthwise) by rows: 1.3 ms by rows, 2.4 by positions for MobileNetV2's 144-channel layer
+        positions = target.vectorizes_items and block > 1
         if positions:
             rows *= out.sizes[-1]
         args = [*direct_operands(bound, geometry),
