@@ -338,7 +338,10 @@ def test_average_strided_broadcast_input_and_padded_output(device):
 
 ROW_CASES = {  # sizes, window, strides, start, end, dilations: rows of more than one set of 8 lanes
     # 16 outputs a row: two full sets of 8 lanes, the first set's first tap and the last set's last over the padding
+    # (NHWC; and packed, where the row kernel reads a set's span of inputs once: the last set's span ends one past
+    # the row)
     "wide-padded": ((2, 3, 3, 16), (2, 3), (1, 1), (1, 1), (0, 1), (1, 1)),
+    "wide-padded-packed": ((2, 3, 3, 16), (2, 3), (1, 1), (1, 1), (0, 1), (1, 1)),
     # stride 2 and dilation 2 along W: 19 outputs a row, each set's lanes read every second input
     "wide-strided-dilated": ((1, 2, 5, 37), (2, 3), (1, 2), (0, 2), (1, 2), (2, 2)),
     # windows of only padding at both ends of each row (MAX: LOWEST and index all ones; AVERAGE: 0)
@@ -355,9 +358,9 @@ ROW_FUNCTIONS = {  # member, value type, index type (MAX) or IncludePadding (AVE
 @pytest.mark.parametrize("case", list(ROW_CASES))
 def test_max_and_average_on_every_launch_shape(shaped_device, case, function):
     """MAX and AVERAGE pooling on every launch shape (DMLSIM_LAUNCH_SHAPE): CPU devices run one work-item per output
-    row, 8 outputs at a time (pooling_rows), GPU shapes one per output element (pooling). The input NHWC-strided,
-    the outputs padded: the page's loops (max_loops, average_loops) on negative numbers with ties and NaN (padding is
-    no 0 that would win), indices row-major over the input's sizes."""
+    row, 8 outputs at a time (pooling_rows), GPU shapes one per output element (pooling). The input NHWC-strided
+    (or packed), the outputs padded: the page's loops (max_loops, average_loops) on negative numbers with ties and
+    NaN (padding is no 0 that would win), indices row-major over the input's sizes."""
     sizes, window, strides, start, end, dilations = ROW_CASES[case]
     name, data_type, extra = ROW_FUNCTIONS[function]
     n, c, h, w = sizes
@@ -365,7 +368,7 @@ def test_max_and_average_on_every_launch_shape(shaped_device, case, function):
                         for s, a, b, k, d, st in zip(sizes[2:], start, end, window, dilations, strides, strict=True))
     oh, ow = out_spatial
     out_sizes, out_strides = (n, c, oh, ow), (c * oh * (ow + 3), oh * (ow + 3), ow + 3, 1)
-    x_tensor = tensor(data_type, sizes, (h * w * c, 1, w * c, c))
+    x_tensor = tensor(data_type, sizes, None if case.endswith("packed") else (h * w * c, 1, w * c, c))
     rng = np.random.default_rng(sum(sizes) + len(function))
     if name.startswith("MAX"):
         x = -rng.integers(1, 9, sizes).astype(NUMPY[data_type])  # negative, many ties

@@ -16,9 +16,12 @@ FLOAT16 is storage: max compares the exact values; average and Lp compute in flo
 even.
 
 Kernels: CPU devices run MAX and AVERAGE as ``pooling_rows``, one work-item per output row, ``ROW_OUTPUTS`` (8)
-outputs along W at a time, one lane each, the row's valid D/H taps found once and a lane over the padding keeping its
-state (one work-item per output element cost 8-14 ns an output on PoCL, mostly index arithmetic, and is vectorized
-by no CPU compiler); work-groups shrink for few rows (:func:`dmlsim.operators.plan.spread_local`). LP, and every
+outputs along W at a time (fewer for shorter rows), one lane each, the row's valid D/H taps found once and a lane
+over the padding keeping its state; where the input's W stride is 1 (``POOL_TAPS``, the window's W size, dilation
+and stride build constants) a set of lanes' span of inputs is read once into private memory, and the max's choice
+is computed without short-circuits or calls (``BETTER_BITS``), so that the compiler vectorizes the lanes: ResNet-50's
+3 x 3 / 2 max pooling at batch 8 took 14 ms one work-item per output and takes 2.0-3.2 ms on the three CPU
+implementations here. Work-groups shrink for few rows (:func:`dmlsim.operators.plan.spread_local`). LP, and every
 function on GPU devices, run ``pooling``, one work-item per output element. Both give the same bits.
 
 Output sizes: ``OutputTensor.Sizes[0:2]`` = InputTensor's; spatial ``(size + StartPadding + EndPadding -
@@ -113,6 +116,8 @@ LOWEST = {FLOAT32: "-INFINITY", FLOAT16: "-INFINITY", INT64: "LONG_MIN", INT32: 
 TAP_STEPS = 10
 # pooling_rows (CPU devices' MAX and AVERAGE): outputs along W per work-item pass, one lane each
 ROW_OUTPUTS = 8
+# pooling_rows' POOL_TAPS build: the most inputs along W (a set of lanes' window span) it keeps in private memory
+POOL_SPAN_MAX = 48
 
 
 def as_5d(values: tuple[int, ...], fill: int) -> tuple[int, ...]:
@@ -243,7 +248,11 @@ class Pooling(Operator):
         if target.is_cpu and self.function != "LP":
             rows = out.element_count // out.sizes[-1]
             args.append(Scalar("count", np.uint32(rows)))
-            return [KernelLaunch(self.kernel_source, "pooling_rows", {**defines, "PW": row_lanes(out.sizes[-1])},
+            lanes = row_lanes(out.sizes[-1])
+            span = (lanes - 1) * g.strides[-1] + (g.window[-1] - 1) * g.dilations[-1] + 1
+            if bound[X].layout.strides[-1] == 1 and span <= POOL_SPAN_MAX:
+                defines.update(POOL_TAPS=True, KW=g.window[-1], DW=g.dilations[-1], SW=g.strides[-1], POOL_SPAN=span)
+            return [KernelLaunch(self.kernel_source, "pooling_rows", {**defines, "PW": lanes},
                                  Items(rows, spread_local(rows, target)), args)]
         args.append(Scalar("count", np.uint32(out.element_count)))
         return [KernelLaunch(self.kernel_source, "pooling", defines, Items(out.element_count), args)]

@@ -20,8 +20,11 @@
 /* v replaces the best so far: larger, or a number after a NaN (NaN is ignored unless all are NaN) */
 #ifdef IS_FLOAT
 #define BETTER(v, best) ((v) > (best) || (isnan(best) && !isnan(v)))
+/* the same, without short-circuits or calls (pooling_rows' lanes: a loop the compiler vectorizes) */
+#define BETTER_BITS(v, best) ((int)((v) > (best)) | ((int)((best) != (best)) & (int)((v) == (v))))
 #else
 #define BETTER(v, best) ((v) > (best))
+#define BETTER_BITS(v, best) ((int)((v) > (best)))
 #endif
 
 /* The input position tap k reads for output position o along one axis; -1 for padding. */
@@ -119,6 +122,30 @@ __kernel void pooling(TYPED_IN(x), ulong8 x_strides, ulong8 x_sizes, TYPED_OUT(y
  * end) reads a clamped index and keeps its state: MAX takes nothing, AVERAGE adds -0.0f (x + -0 is x for every x)
  * and counts nothing. The row's valid kd/kh taps are found once per row; a tap whose PW inputs all lie inside the
  * row reads them without bounds checks. */
+/* One tap of lane l: value v, inside (not padding), at input position iw along the row. MAX takes v where it is
+ * better than the lane's best so far (the first found always), AVERAGE adds it (-0.0f, nothing, over the padding) */
+#ifdef FUNC_MAX
+#ifdef HAS_INDICES
+#define POOL_TAP_INDEX(take, iw) best_index[l] = (take) ? row_index + (ulong)(iw) : best_index[l];
+#else
+#define POOL_TAP_INDEX(take, iw)
+#endif
+#define POOL_TAP(v, inside, iw)                                                                          \
+    {                                                                                                    \
+        const ACC_T v_ = (v);                                                                            \
+        const int take_ = (int)(inside) & ((int)!found[l] | BETTER_BITS(v_, best[l]));                 \
+        best[l] = take_ ? v_ : best[l];                                                                  \
+        found[l] |= take_;                                                                               \
+        POOL_TAP_INDEX(take_, iw)                                                                        \
+    }
+#else
+#define POOL_TAP(v, inside, iw)                                                                          \
+    {                                                                                                    \
+        const bool in_ = (inside);                                                                       \
+        sum[l] += in_ ? (float)(v) : -0.0f;                                                              \
+        read[l] += in_;                                                                                  \
+    }
+#endif
 __kernel void pooling_rows(TYPED_IN(x), ulong8 x_strides, ulong8 x_sizes, TYPED_OUT(y), ulong8 y_strides,
                            ulong8 y_sizes,
 #ifdef HAS_INDICES
@@ -177,6 +204,35 @@ __kernel void pooling_rows(TYPED_IN(x), ulong8 x_strides, ulong8 x_sizes, TYPED_
                 const ulong row_index = ((((ulong)n * x_sizes.s4 + c) * x_sizes.s5 + (ulong)id) * x_sizes.s6 +
                                          (ulong)ih) * x_sizes.s7;
 #endif
+#ifdef POOL_TAPS /* the input's W stride 1, the window's W size KW, dilation DW and stride SW build constants */
+                /* the POOL_SPAN inputs the set's taps read, once, in private memory: tap kw of lane l reads element
+                 * l * SW + kw * DW of them */
+                const long iw_start = (long)ow0 * sw - pw;
+                ACC_T xr[POOL_SPAN];
+                if (full && iw_start >= 0 && iw_start + POOL_SPAN <= in_w) {
+#pragma unroll
+                    for (uint t = 0; t < POOL_SPAN; ++t)
+                        xr[t] = LOAD_IN(x_row + iw_start, t);
+#pragma unroll
+                    for (uint kw = 0; kw < KW; ++kw)
+#pragma unroll
+                        for (uint l = 0; l < PW; ++l)
+                            POOL_TAP(xr[l * SW + kw * DW], 1, iw_start + (long)(l * SW + kw * DW))
+                } else {
+                    bool ok[POOL_SPAN];
+#pragma unroll
+                    for (uint t = 0; t < POOL_SPAN; ++t) {
+                        const long iw = iw_start + (long)t;
+                        ok[t] = iw >= 0 && iw < in_w;
+                        xr[t] = LOAD_IN(x_row, (ulong)(ok[t] ? iw : 0)); /* selects: PoCL 3.0 calls clamp() */
+                    }
+#pragma unroll
+                    for (uint kw = 0; kw < KW; ++kw)
+#pragma unroll
+                        for (uint l = 0; l < PW; ++l)
+                            POOL_TAP(xr[l * SW + kw * DW], ok[l * SW + kw * DW], iw_start + (long)(l * SW + kw * DW))
+                }
+#else
                 for (ulong kw = 0; kw < window.w; ++kw) {
                     const long iw0 = (long)ow0 * sw + (long)kw * dw - pw;
                     const bool all_inside = full && iw0 >= 0 && iw0 + (PW - 1) * sw < in_w;
@@ -185,19 +241,10 @@ __kernel void pooling_rows(TYPED_IN(x), ulong8 x_strides, ulong8 x_sizes, TYPED_
                         const long iw = iw0 + (long)l * sw;
                         const bool inside = all_inside || (ow0 + l < out_w && iw >= 0 && iw < in_w);
                         const ACC_T v = LOAD_IN(x_row, (ulong)(all_inside ? iw : clamp(iw, 0L, in_w - 1)) * xw);
-#ifdef FUNC_MAX
-                        const int take = inside && (!found[l] || BETTER(v, best[l]));
-                        best[l] = take ? v : best[l];
-                        found[l] |= take;
-#ifdef HAS_INDICES
-                        best_index[l] = take ? row_index + (ulong)iw : best_index[l];
-#endif
-#else
-                        sum[l] += inside ? (float)v : -0.0f;
-                        read[l] += inside;
-#endif
+                        POOL_TAP(v, inside, iw)
                     }
                 }
+#endif
             }
         }
         const ulong y_row = (ulong)n * y_strides.s3 + (ulong)c * y_strides.s4 + (ulong)od * y_strides.s5 +
