@@ -84,8 +84,9 @@ def max_loops(x, window, strides, start, dilations, out_spatial):
 
 # --- by hand --------------------------------------------------------------------------------------------------
 
+@pytest.mark.parametrize("with_indices", [True, False], ids=["indices", "values-only"])
 @pytest.mark.parametrize("data_type", [F32, F16], ids=type_id)
-def test_max_by_hand_ties_signed_zeros_nan_inf(device, data_type):
+def test_max_by_hand_ties_signed_zeros_nan_inf(device, data_type, with_indices):
     """A 4 x 4 input in 2 x 2 windows at stride 2. Window (0, 0) = [1, 3, 3, 2]: 3, the first 3 (index 1).
     Window (0, 1) = [-0, 0, -1, -2]: -0 and +0 are equal, the first (-0, index 2) wins. Window (1, 0) =
     [NaN, -5, NaN, -7]: NaN ignored: -5 (index 9). Window (1, 1) = [NaN, NaN, NaN, NaN]: NaN, index 10 (the first).
@@ -95,12 +96,13 @@ def test_max_by_hand_ties_signed_zeros_nan_inf(device, data_type):
                   [-inf, -inf, inf, 1], [-inf, -inf, 2, inf], [4, 4, 4, 4], [4, 4, 4, 4]],
                  NUMPY[data_type]).reshape(1, 2, 4, 4)
     desc = max_desc("MAX_POOLING2", tensor(data_type, [1, 2, 4, 4]), tensor(data_type, [1, 2, 2, 2]), [2, 2],
-                    strides=[2, 2], indices=tensor(U32, [1, 2, 2, 2]))
+                    strides=[2, 2], indices=tensor(U32, [1, 2, 2, 2]) if with_indices else None)
     got = run(device, desc, InputTensor=x)
     values = got["OutputTensor"].reshape(-1)
     np.testing.assert_array_equal(values, [3, 0, -5, nan, -inf, inf, 4, 4])
     assert np.signbit(values[1]), "the first of equal zeros (-0) must win"
-    np.testing.assert_array_equal(got["OutputIndicesTensor"].reshape(-1), [1, 2, 9, 10, 16, 18, 24, 26])
+    if with_indices:
+        np.testing.assert_array_equal(got["OutputIndicesTensor"].reshape(-1), [1, 2, 9, 10, 16, 18, 24, 26])
 
 
 @pytest.mark.parametrize(("name", "data_type"), [("MAX_POOLING", F32), ("MAX_POOLING1", F16), ("MAX_POOLING2", F32),
@@ -349,7 +351,8 @@ ROW_CASES = {  # sizes, window, strides, start, end, dilations: rows of more tha
 }
 ROW_FUNCTIONS = {  # member, value type, index type (MAX) or IncludePadding (AVERAGE)
     "max-f32-u32": ("MAX_POOLING2", F32, U32), "max-f16-u64": ("MAX_POOLING2", F16, U64),
-    "max-i64": ("MAX_POOLING2", I64, None), "average-f32-padding": ("AVERAGE_POOLING1", F32, True),
+    "max-i64": ("MAX_POOLING2", I64, None), "max-f32": ("MAX_POOLING2", F32, None),
+    "average-f32-padding": ("AVERAGE_POOLING1", F32, True),
     "average-f16": ("AVERAGE_POOLING1", F16, False),
 }
 

@@ -130,6 +130,7 @@ __kernel void pooling(TYPED_IN(x), ulong8 x_strides, ulong8 x_sizes, TYPED_OUT(y
 #else
 #define POOL_TAP_INDEX(take, iw)
 #endif
+#ifdef HAS_INDICES
 #define POOL_TAP(v, inside, iw)                                                                          \
     {                                                                                                    \
         const ACC_T v_ = (v);                                                                            \
@@ -138,6 +139,25 @@ __kernel void pooling(TYPED_IN(x), ulong8 x_strides, ulong8 x_sizes, TYPED_OUT(y
         found[l] |= take_;                                                                               \
         POOL_TAP_INDEX(take_, iw)                                                                        \
     }
+#else
+/* values only: the largest number from LOWEST up (a NaN compares false; the first of equals stays), and whether the
+ * lane read anything (found) and a number (numbers): none read gives LOWEST, only NaNs NaN (POOL_RESULT) */
+#define POOL_TAP(v, inside, iw)                                                                          \
+    {                                                                                                    \
+        const ACC_T v_ = (v);                                                                            \
+        const int in_ = (int)(inside);                                                                   \
+        best[l] = (in_ & (int)(v_ > best[l])) ? v_ : best[l];                                            \
+        found[l] |= in_;                                                                                 \
+        POOL_NUMBERS(in_, v_)                                                                            \
+    }
+#ifdef IS_FLOAT
+#define POOL_NUMBERS(in_, v_) numbers[l] |= in_ & (int)((v_) == (v_));
+#define POOL_RESULT(l) (numbers[l] ? best[l] : found[l] ? (ACC_T)NAN : best[l])
+#else
+#define POOL_NUMBERS(in_, v_)
+#define POOL_RESULT(l) best[l]
+#endif
+#endif
 #else
 #define POOL_TAP(v, inside, iw)                                                                          \
     {                                                                                                    \
@@ -169,7 +189,7 @@ __kernel void pooling_rows(TYPED_IN(x), ulong8 x_strides, ulong8 x_sizes, TYPED_
     for (uint ow0 = 0; ow0 < out_w; ow0 += PW) {
 #ifdef FUNC_MAX
         ACC_T best[PW];
-        int found[PW];
+        int found[PW], numbers[PW];
 #ifdef HAS_INDICES
         ulong best_index[PW];
 #endif
@@ -177,6 +197,7 @@ __kernel void pooling_rows(TYPED_IN(x), ulong8 x_strides, ulong8 x_sizes, TYPED_
         for (uint l = 0; l < PW; ++l) {
             best[l] = (ACC_T)(LOWEST);
             found[l] = 0;
+            numbers[l] = 0;
 #ifdef HAS_INDICES
             best_index[l] = ~(ulong)0;
 #endif
@@ -255,10 +276,12 @@ __kernel void pooling_rows(TYPED_IN(x), ulong8 x_strides, ulong8 x_sizes, TYPED_
 #endif
         for (uint l = 0; l < PW && ow0 + l < out_w; ++l) {
 #ifdef FUNC_MAX
-            STORE_OUT(best[l], y__base + y__offset, y_row + (ulong)(ow0 + l) * y_strides.s7);
 #ifdef HAS_INDICES
+            STORE_OUT(best[l], y__base + y__offset, y_row + (ulong)(ow0 + l) * y_strides.s7);
             indices__base[indices__offset + indices_row + (ulong)(ow0 + l) * indices_strides.s7] =
                 (INDEX_T)best_index[l];
+#else
+            STORE_OUT(POOL_RESULT(l), y__base + y__offset, y_row + (ulong)(ow0 + l) * y_strides.s7);
 #endif
 #else
 #ifdef INCLUDE_PADDING
