@@ -261,6 +261,22 @@ __kernel void im2col_pack(__global const store_t *x__base, ulong x__offset, ulon
  * input's W stride are 1: UNIT_W, vector loads for the compiler); one reaching the padding or the row's end reads
  * a clamped index and adds -0.0f in place of the product there (x + -0 is x for every x, so the sum is the one
  * that skips the tap, an infinite or NaN weight included). */
+#ifdef ROW_TAPS
+/* The KW taps of one input row into the OCB x RW accumulators: lane l of tap kw reads element t = l + kw * DW of the
+ * row's span xr where INSIDE(t) (ROW_ALL: every one; ROW_INSIDE: not over the padding), else adds -0.0f (nothing) */
+#define ROW_ALL(t) 1
+#define ROW_INSIDE(t) inside[t]
+#define ROW_TAPS_ACCUMULATE(INSIDE)                                                                               \
+    _Pragma("unroll") for (uint kw = 0; kw < KW; ++kw) {                                                          \
+        const ulong f_kw = f_tap + (ulong)TAP(kw, KW) * fw;                                                       \
+        float weight[OCB];                                                                                        \
+        _Pragma("unroll") for (uint o = 0; o < OCB; ++o)                                                          \
+            weight[o] = (float)LOAD(f_out[o], f_kw);                                                              \
+        _Pragma("unroll") for (uint o = 0; o < OCB; ++o)                                                          \
+            _Pragma("unroll") for (uint l = 0; l < RW; ++l)                                                       \
+                acc[o][l] += INSIDE(l + kw * DW) ? xr[l + kw * DW] * weight[o] : -0.0f;                           \
+    }
+#endif
 #ifdef RW /* the plan defines RW and OCB for convolution_rows' builds only */
 __kernel void convolution_rows(__global const store_t *x__base, ulong x__offset, ulong8 x_strides, ulong8 x_sizes,
                                __global const store_t *f__base, ulong f__offset, ulong8 f_strides, ulong8 f_sizes,
@@ -336,19 +352,7 @@ __kernel void convolution_rows(__global const store_t *x__base, ulong x__offset,
 #pragma unroll
                         for (uint t = 0; t < ROW_SPAN; ++t)
                             xr[t] = (float)LOAD(x_row + iw_start, t);
-#pragma unroll
-                        for (uint kw = 0; kw < KW; ++kw) {
-                            const ulong f_inner = f_tap + (ulong)TAP(kw, KW) * fw;
-                            float weight[OCB];
-#pragma unroll
-                            for (uint o = 0; o < OCB; ++o)
-                                weight[o] = (float)LOAD(f_out[o], f_inner);
-#pragma unroll
-                            for (uint o = 0; o < OCB; ++o)
-#pragma unroll
-                                for (uint l = 0; l < RW; ++l)
-                                    acc[o][l] += xr[l + kw * DW] * weight[o];
-                        }
+                        ROW_TAPS_ACCUMULATE(ROW_ALL)
                     } else {
                         bool inside[ROW_SPAN];
 #pragma unroll
@@ -358,19 +362,7 @@ __kernel void convolution_rows(__global const store_t *x__base, ulong x__offset,
                             /* the index clamped by selects: PoCL 3.0 calls clamp(), and the loop stays scalar */
                             xr[t] = (float)LOAD(x_row, (ulong)(iw < 0 ? 0 : inside[t] ? iw : (long)in_w - 1));
                         }
-#pragma unroll
-                        for (uint kw = 0; kw < KW; ++kw) {
-                            const ulong f_edge = f_tap + (ulong)TAP(kw, KW) * fw;
-                            float weight[OCB];
-#pragma unroll
-                            for (uint o = 0; o < OCB; ++o)
-                                weight[o] = (float)LOAD(f_out[o], f_edge);
-#pragma unroll
-                            for (uint o = 0; o < OCB; ++o)
-#pragma unroll
-                                for (uint l = 0; l < RW; ++l)
-                                    acc[o][l] += inside[l + kw * DW] ? xr[l + kw * DW] * weight[o] : -0.0f;
-                        }
+                        ROW_TAPS_ACCUMULATE(ROW_INSIDE)
                     }
 #else
                     for (uint kw = 0; kw < (uint)f_sizes.s7; ++kw) {
