@@ -23,7 +23,6 @@ import numpy as np
 import dmlsim as dml
 from dmlsim.api.schema import INPUT, OUTPUT, DescField, desc_fields
 from dmlsim.api.tensor import TensorLayout, store_elements, strided_array
-from dmlsim.operators.plan import LaunchTarget
 
 Place = tuple[Any, int] | tuple[Any, int, int | None]  # (buffer, offset[, SizeInBytes: None = the tensor's total])
 Placement = Mapping[str, Place | Sequence[Place]]  # a tensor-array field: one place per array element
@@ -212,15 +211,3 @@ def run(device: dml.Device, op_desc: dml.DML_OPERATOR_DESC, inputs: Mapping[str,
     dispatch.load(inputs)
     dispatch.execute()
     return dispatch.outputs()
-
-
-def planned_launches(ref_device: dml.Device, op_desc: dml.DML_OPERATOR_DESC, target: LaunchTarget) -> list[Any]:
-    """The launches (dmlsim.operators.plan.KernelLaunch) the operator plans for ``target``, bound as
-    :class:`Dispatch` binds it: a planner's choice, checked without a device of that kind."""
-    resolved = Dispatch(ref_device, op_desc).table.resolved(ref_device.backend)
-    return list(resolved.compiled.operator.plan_launches(resolved.compiled.validated, resolved.bound, target))
-
-
-def planned_entries(ref_device: dml.Device, op_desc: dml.DML_OPERATOR_DESC, is_cpu: bool) -> list[str]:
-    """The kernel entry points the operator plans for a CPU or a GPU launch target of 2 compute units."""
-    return [launch.entry for launch in planned_launches(ref_device, op_desc, LaunchTarget(is_cpu, 2))]

@@ -19,7 +19,8 @@ import itertools
 
 import numpy as np
 import pytest
-from dispatch import Dispatch, planned_entries, planned_launches
+from dispatch import Dispatch
+from plan_support import planned_entries, planned_launches
 
 import dmlsim as dml
 from dmlsim.api.numerics import compare_ulps

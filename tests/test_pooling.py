@@ -37,7 +37,7 @@ from datamove_support import (
     tensor,
     type_id,
 )
-from dispatch import planned_entries
+from plan_support import planned_entries
 
 from dmlsim.api.numerics import compare_ulps
 

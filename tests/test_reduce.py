@@ -17,7 +17,7 @@ import re
 import numpy as np
 import pytest
 from datamove_support import F16, F32, I8, I32, I64, U8, U32, U64, operator, refused, run, tensor, type_id
-from dispatch import planned_entries
+from plan_support import planned_entries
 
 import dmlsim as dml
 from dmlsim.operators import reduce as reduce_operator
