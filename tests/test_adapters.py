@@ -35,7 +35,7 @@ def test_unusable_device_fails_with_build_log(adapter_info, problem):
         run_operator(device, dml.DML_OPERATOR_DESC(dml.DML_OPERATOR_ADAM_OPTIMIZER, desc), {})
     assert info.value.hresult == dml.E_FAIL
     message = str(info.value)
-    assert "adam_optimizer.cl" in message and "build log" in message and "options:" in message
+    assert "adam_optimizer/kernel.cl" in message and "build log" in message and "options:" in message
     assert problem.split(":")[-1].strip() in message
 
 
@@ -58,3 +58,19 @@ def test_unknown_adapter_lists_choices():
         select_adapter("no-such-device-xyz")
     assert info.value.hresult == dml.E_INVALIDARG
     assert "reference" in str(info.value)
+
+
+@pytest.mark.parametrize(("adapter_info", "problem"), _CASES)
+def test_no_usable_device_says_what_to_use_instead(adapter_info, problem):
+    """With only unusable devices, the default adapter's error names each one's problem, and where the problem is
+    PyPI PoCL's unknown CPU, it points at the implementations that do build there (not at PyPI's PoCL again)."""
+    from dmlsim.backends.adapters import _first_usable
+
+    with pytest.raises(dml.DMLError) as info:
+        _first_usable([adapter_info])
+    message = str(info.value)
+    assert info.value.hresult == dml.DXGI_ERROR_UNSUPPORTED
+    assert adapter_info.label in message and problem in message
+    if "unknown target CPU" in problem:
+        assert "does not know this processor" in message and "dmlsim[intel]" in message
+        assert "pip install 'dmlsim[pocl]'" not in message

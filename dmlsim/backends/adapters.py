@@ -212,6 +212,15 @@ def matching_adapters(name: str, adapters: list[AdapterInfo]) -> list[AdapterInf
             if needle in a.type_words or any(needle in field.lower() for field in (a.name, a.vendor, a.platform))]
 
 
+# PyPI's PoCL 3.0 is built on LLVM 14, which does not know processors newer than it (AMD Zen 5 among them): it
+# names their CPU 'generic' and its compiler refuses that name, so it builds nothing there. No build option
+# or environment variable of that PoCL overrides the CPU name: another implementation is the way out.
+UNKNOWN_CPU_FIX = ("PyPI's PoCL 3.0 (LLVM 14) does not know this processor and cannot build kernels on it: "
+                   "use Intel's OpenCL CPU runtime (`pip install 'dmlsim[intel]'`, then `dmlsim doctor --install`) "
+                   "or your distribution's PoCL (Debian/Ubuntu: `apt install pocl-opencl-icd`), or "
+                   "adapter='reference'")
+
+
 def _first_usable(adapters: list[AdapterInfo]) -> AdapterInfo:
     """The default adapter: the first GPU, else accelerator, else CPU device that builds and runs a kernel."""
     from dmlsim.backends.opencl.probe import probe
@@ -225,4 +234,7 @@ def _first_usable(adapters: list[AdapterInfo]) -> AdapterInfo:
         problems.append(f"{adapter.label}: {problem}")
     if not problems:
         problems = [f"only {', '.join(a.label for a in adapters)}, which is not chosen by default"]
-    raise DMLError(DXGI_ERROR_UNSUPPORTED, "no usable OpenCL device (" + "; ".join(problems) + f"); {NO_OPENCL_FIX}")
+    fix = NO_OPENCL_FIX
+    if any("unknown target CPU" in problem for problem in problems):
+        fix = UNKNOWN_CPU_FIX
+    raise DMLError(DXGI_ERROR_UNSUPPORTED, "no usable OpenCL device (" + "; ".join(problems) + f"); {fix}")
