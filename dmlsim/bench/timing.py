@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 # callable that returns that duration: it is called after the wall clock stops, so that what reading the
 # duration costs (an OpenCL event's profiling query per launch: a few microseconds each on PoCL) is the
 # bench's, not counted in the host time per call of the thing timed.
-Timed = Callable[[], "float | None | Callable[[], float]"]
+Timed = Callable[[], "float | Callable[[], float] | None"]
 
 
 @dataclass
