@@ -502,7 +502,8 @@ def test_softplus_steepness_below_1_follows_the_reported_feature_level(ref_devic
 
 
 # --- the softmax family's fast path (issue 25): runs of every length, strided outputs, the planner ----------------
-SOFTMAX_RUN_LENGTHS = [1, 7, 8, 9, 17]  # shorter than, equal to, one and nine past the kernel's eight lanes
+# shorter than, equal to, one and more past the kernel's sixteen lanes and its step of two such vectors (32)
+SOFTMAX_RUN_LENGTHS = [1, 8, 16, 17, 31, 32, 33, 65]
 
 
 def softmax_rows(n):
@@ -517,8 +518,8 @@ def softmax_rows(n):
 @pytest.mark.parametrize("n", SOFTMAX_RUN_LENGTHS)
 @pytest.mark.parametrize("data_type", [F32, F16], ids=["FLOAT32", "FLOAT16"])
 def test_softmax_runs_of_every_length(device, data_type, n):
-    """SOFTMAX, LOG_SOFTMAX and HARDMAX along a contiguous last dimension of n (the eight-wide stream and its tail;
-    tolerance as the module's: 4 FLOAT32 ulps, 1 FLOAT16 ulp, of max(1, |y|), LOG_SOFTMAX 8 times that)."""
+    """SOFTMAX, LOG_SOFTMAX and HARDMAX along a contiguous last dimension of n (the 32-element vector steps and their
+    tail; tolerance as the module's: 4 FLOAT32 ulps, 1 FLOAT16 ulp, of max(1, |y|), LOG_SOFTMAX 8 times that)."""
     x = softmax_rows(n).astype(NUMPY[data_type])
     for name, log in (("SOFTMAX", False), ("LOG_SOFTMAX", True)):
         got = run_operator(device, activation(name, tensor(data_type, [3, n])), {"InputTensor": x})["OutputTensor"]
@@ -531,13 +532,14 @@ def test_softmax_runs_of_every_length(device, data_type, n):
 
 
 def test_softmax_run_subtracts_the_largest_of_every_lane(device):
-    """The largest elements in the last of the eight lanes (indices 7 and 15), 200 above the rest: exp(x - max)
-    overflows unless the maximum is theirs. 0.5 each; the rest exp(-200) / 2, which is 0 in FLOAT32."""
-    x = np.full((1, 17), -100.0, np.float32)
-    x[0, 7] = x[0, 15] = 100.0
-    got = run_operator(device, activation("SOFTMAX", tensor(F32, [1, 17])), {"InputTensor": x})["OutputTensor"]
-    expected = np.zeros((1, 17))
-    expected[0, 7] = expected[0, 15] = 0.5
+    """Row r of 65 has its largest element at r (every lane of both sixteen-lane vectors in the first and in a later
+    step, and the tail's one), 200 above the rest: exp(x - max) overflows unless each lane's maximum reaches the
+    row's. Expected: 1 there, the rest exp(-200) / 1, which is 0 in FLOAT32."""
+    n = 65
+    x = np.full((n, n), -100.0, np.float32)
+    np.fill_diagonal(x, 100.0)
+    got = run_operator(device, activation("SOFTMAX", tensor(F32, [n, n])), {"InputTensor": x})["OutputTensor"]
+    expected = np.eye(n)
     check(got, expected, np.ones_like(expected), F32, "SOFTMAX")
 
 

@@ -58,13 +58,17 @@ __kernel void activation_axes(TENSOR_IN8(x), TENSOR_OUT8(y),
 /* The fast path (issue 25): the reduced axes walk both tensors as one arithmetic progression each (one axis, or
  * axes whose strides nest row-major: SOFTMAX's last dimension), element j of a group at x0 + j * x_step and
  * y0 + j * y_step. One work-item per group, as activation_axes, without per-element coordinates. SOFTMAX and
- * LOG_SOFTMAX over a contiguous run (-DRUN_CONTIGUOUS: both steps 1) stream it eight elements at a time: the
- * maximum in eight lanes (fmax: a NaN in the vector part is passed over, where activation_axes' walk takes it,
- * but a NaN anywhere makes the sum of exponentials and so every output NaN either way), the sum of
- * exp(x - max) in eight lanes added pairwise (((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7))) then the tail in order,
- * and the outputs eight at a time (FLOAT32 SOFTMAX keeps each exp(x - max) in the output and divides it there
- * by the sum: one exp per element); the stated tolerances hold for any order of the sum. HARDMAX (the first
- * maximum's position) and runs of other steps walk the group in order, one element at a time. */
+ * LOG_SOFTMAX over a contiguous run (-DRUN_CONTIGUOUS: both steps 1) stream it RUN_STEP (32) elements at a time, as
+ * two sixteen-lane vectors (two chains of dependent operations, not one: each pass is bound by its adds' and
+ * compares' latency otherwise):
+ * - the maximum, each lane keeping the larger by a compare and a select (u > a ? u : a: no library calls; a NaN
+ *   is passed over there or kept if it came first, where activation_axes' walk takes it, but a NaN anywhere makes
+ *   the sum of exponentials and so every output NaN either way), the two vectors then the lanes joined the same way;
+ * - the sum of exp(x - max) in the two vectors' lanes, added vector to vector then lanes pairwise (halving), then
+ *   the tail in order (the stated tolerances hold for any order of the sum); FLOAT32 SOFTMAX keeps each
+ *   exp(x - max) in the output;
+ * - the outputs RUN_STEP at a time (FLOAT32 SOFTMAX: the kept exponentials times the sum's inverse), then the tail.
+ * HARDMAX (the first maximum's position) and runs of other steps walk the group in order, one element at a time. */
 #if defined(STORE_HALF)
 #define RUN_LOAD8(p, i)                                                                                         \
     ((float8)(vload_half((i), (p)), vload_half((i) + 1, (p)), vload_half((i) + 2, (p)), vload_half((i) + 3, (p)),   \
@@ -82,6 +86,24 @@ __kernel void activation_axes(TENSOR_IN8(x), TENSOR_OUT8(y),
 #define RUN_LOAD8(p, i) LOADV((p) + (i), 0)
 #define RUN_STORE8(v, p, i) STOREV((v), (p) + (i), 0)
 #endif
+/* sixteen lanes as two eight-lane halves for loads and stores (the same bytes moved); exp on all sixteen (PoCL 3.1
+ * on an AVX-512 host: 4.5 -> 3.7 ms for 4096 rows of 4096 against two eight-lane calls), but on eight at a time
+ * where clang is older than 15 (PyPI's PoCL 3.0, LLVM 14, compiles exp as a call into its kernel library, where
+ * 512-bit arguments have broken before: dmlsim.h, sqrt) */
+#define RUN_LOAD16(p, i) ((float16)(RUN_LOAD8(p, i), RUN_LOAD8(p, (i) + 8)))
+#define RUN_STORE16(v, p, i)                                                                                    \
+    {                                                                                                          \
+        const float16 v16_ = (v);                                                                              \
+        RUN_STORE8(v16_.lo, p, i);                                                                             \
+        RUN_STORE8(v16_.hi, p, (i) + 8);                                                                       \
+    }
+#if defined(__clang_major__) && __clang_major__ < 15
+#define RUN_EXP16(d) ((float16)(exp((d).lo), exp((d).hi)))
+#else
+#define RUN_EXP16(d) exp(d)
+#endif
+#define RUN_STEP 32
+#define LARGER(u, a) ((u) > (a) ? (u) : (a)) /* a lane-wise select on vectors */
 
 __kernel void activation_run(TENSOR_IN8(x), TENSOR_OUT8(y), ulong8 outer_sizes, ulong8 outer_x, ulong8 outer_y,
                              uint outer_count, uint inner_count, ulong x_step, ulong y_step)
@@ -95,17 +117,25 @@ __kernel void activation_run(TENSOR_IN8(x), TENSOR_OUT8(y), ulong8 outer_sizes, 
     __global const store_t *xp = TENSOR_PTR(x);
     __global store_t *yp = TENSOR_PTR(y);
     const uint n = inner_count;
+#if defined(RUN_CONTIGUOUS) && !defined(AXES_HARDMAX)
+    const uint vector_end = n - n % RUN_STEP; /* the elements the vectors take; the tail is walked in order */
+#endif
 
     float m = -INFINITY;
     uint first = 0;
     uint j = 0;
 #if defined(RUN_CONTIGUOUS) && !defined(AXES_HARDMAX)
-    if (n >= 8) {
-        float8 lanes = RUN_LOAD8(xp, x0);
-        for (j = 8; j + 8 <= n; j += 8)
-            lanes = fmax(lanes, RUN_LOAD8(xp, x0 + j));
-        m = fmax(fmax(fmax(lanes.s0, lanes.s1), fmax(lanes.s2, lanes.s3)),
-                 fmax(fmax(lanes.s4, lanes.s5), fmax(lanes.s6, lanes.s7)));
+    if (vector_end > 0) {
+        float16 a = RUN_LOAD16(xp, x0), b = RUN_LOAD16(xp, x0 + 16);
+        for (j = RUN_STEP; j < vector_end; j += RUN_STEP) {
+            a = LARGER(RUN_LOAD16(xp, x0 + j), a);
+            b = LARGER(RUN_LOAD16(xp, x0 + j + 16), b);
+        }
+        a = LARGER(b, a);
+        const float8 a8 = LARGER(a.hi, a.lo);
+        const float4 a4 = LARGER(a8.hi, a8.lo);
+        const float2 a2 = LARGER(a4.hi, a4.lo);
+        m = LARGER(a2.y, a2.x);
     }
 #endif
     for (; j < n; ++j) {
@@ -119,16 +149,23 @@ __kernel void activation_run(TENSOR_IN8(x), TENSOR_OUT8(y), ulong8 outer_sizes, 
     float sum = 0.0f;
     j = 0;
 #if defined(RUN_CONTIGUOUS)
-    if (n >= 8) {
-        float8 lanes = 0.0f;
-        for (; j + 8 <= n; j += 8) {
-            const float8 e = exp(RUN_LOAD8(xp, x0 + j) - m);
-            lanes += e;
+    if (vector_end > 0) {
+        float16 a = 0.0f, b = 0.0f;
+        for (; j < vector_end; j += RUN_STEP) {
+            const float16 e = RUN_EXP16(RUN_LOAD16(xp, x0 + j) - m);
+            const float16 f = RUN_EXP16(RUN_LOAD16(xp, x0 + j + 16) - m);
+            a += e;
+            b += f;
 #if defined(AXES_SOFTMAX) && !defined(STORE_HALF)
-            RUN_STORE8(e, yp, y0 + j); /* kept for the last pass: exp once per element */
+            RUN_STORE16(e, yp, y0 + j); /* kept for the last pass: exp once per element */
+            RUN_STORE16(f, yp, y0 + j + 16);
 #endif
         }
-        sum = ((lanes.s0 + lanes.s1) + (lanes.s2 + lanes.s3)) + ((lanes.s4 + lanes.s5) + (lanes.s6 + lanes.s7));
+        a += b;
+        const float8 a8 = a.lo + a.hi;
+        const float4 a4 = a8.lo + a8.hi;
+        const float2 a2 = a4.lo + a4.hi;
+        sum = a2.x + a2.y;
     }
 #endif
     for (; j < n; ++j)
@@ -137,14 +174,14 @@ __kernel void activation_run(TENSOR_IN8(x), TENSOR_OUT8(y), ulong8 outer_sizes, 
 #endif
     j = 0;
 #if defined(RUN_CONTIGUOUS) && !defined(AXES_HARDMAX)
-    for (; j + 8 <= n; j += 8) {
+    for (; j < vector_end; j += 16) {
 #if defined(AXES_SOFTMAX) && !defined(STORE_HALF)
-        RUN_STORE8(RUN_LOAD8(yp, y0 + j) * inverse, yp, y0 + j);
+        RUN_STORE16(RUN_LOAD16(yp, y0 + j) * inverse, yp, y0 + j);
 #elif defined(AXES_SOFTMAX)
-        RUN_STORE8(exp(RUN_LOAD8(xp, x0 + j) - m) * inverse, yp, y0 + j);
+        RUN_STORE16(RUN_EXP16(RUN_LOAD16(xp, x0 + j) - m) * inverse, yp, y0 + j);
 #else
-        const float8 v = RUN_LOAD8(xp, x0 + j);
-        RUN_STORE8((v - m) - log(sum), yp, y0 + j);
+        const float16 v = RUN_LOAD16(xp, x0 + j);
+        RUN_STORE16((v - m) - log(sum), yp, y0 + j);
 #endif
     }
 #endif
