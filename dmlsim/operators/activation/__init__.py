@@ -197,10 +197,10 @@ class AxesActivation(Activation):
     """SOFTMAX, LOG_SOFTMAX, HARDMAX: over the elements sharing their coordinates outside the axes.
 
     Issue 25's fast path (:meth:`plan_launches`, axes.cl's ``activation_run``): where the reduced axes walk both
-    tensors as one arithmetic progression each, one work-item per group walks them without coordinates, eight
-    elements at a time over contiguous runs for SOFTMAX/LOG_SOFTMAX (the sum of exponentials then added in eight
-    lanes: within the stated tolerances, which hold for any order; FLOAT32 SOFTMAX computes exp once per element,
-    kept in the output and divided there). GPUs: SOFTMAX/LOG_SOFTMAX over runs of GROUP_SIZE (64) or more take
+    tensors as one arithmetic progression each, one work-item per group walks them without coordinates, 32
+    elements at a time (two sixteen-lane vectors) over contiguous runs for SOFTMAX/LOG_SOFTMAX (the sum of
+    exponentials then added in those lanes: within the stated tolerances, which hold for any order; FLOAT32 SOFTMAX
+    computes exp once per element, kept in the output and multiplied there by the sum's inverse). GPUs: SOFTMAX/LOG_SOFTMAX over runs of GROUP_SIZE (64) or more take
     one work-group per group (``activation_group``: strided partial maxima and sums combined pairwise in local
     memory); HARDMAX and shorter runs one work-item per group, as on CPUs."""
 
@@ -245,7 +245,7 @@ class AxesActivation(Activation):
         ones as separate 8-D index spaces, each with both tensors' strides. Where the reduced axes walk each
         tensor as one arithmetic progression (:func:`dmlsim.operators.reduce.reduction_run`: SOFTMAX's last
         dimension, any single axis, nested axes), ``activation_run`` (axes.cl) walks it without coordinates,
-        eight elements at a time for SOFTMAX/LOG_SOFTMAX over contiguous runs; on GPUs SOFTMAX/LOG_SOFTMAX over
+        32 elements at a time for SOFTMAX/LOG_SOFTMAX over contiguous runs; on GPUs SOFTMAX/LOG_SOFTMAX over
         runs of at least GROUP_SIZE elements take one work-group per group (``activation_group``)."""
         sizes = v.layout(IN).sizes
         axes = self.axes(v)
