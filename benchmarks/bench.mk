@@ -24,7 +24,7 @@ bench:
 # against bare pyopencl, and issue 25's GEMM and CONVOLUTION points against numpy/torch and its memory-bound REDUCE and
 # SOFTMAX points against the native same-traffic limit (BENCH_CASES to choose). ICDs whose only device is a simulator (Oclgrind) are skipped.
 BENCH_ICDS ?=
-BENCH_CASES ?= adam,onnx,adagrad-decay,gemm,conv,membound,overhead
+BENCH_CASES ?= adam,onnx,adagrad-decay,gemm,conv,membound,models,overhead
 bench-target:
 	$(BENCH_PYTHON) benchmarks/target.py --out $(BENCH_OUT) --cases $(BENCH_CASES) \
 		$(foreach icd,$(BENCH_ICDS),--icd $(icd)) | tee $(BENCH_OUT)/issue-15-target.txt

@@ -348,11 +348,17 @@ ROW_CASES = {  # sizes, window, strides, start, end, dilations: rows of more tha
     "wide-strided-dilated": ((1, 2, 5, 37), (2, 3), (1, 2), (0, 2), (1, 2), (2, 2)),
     # windows of only padding at both ends of each row (MAX: LOWEST and index all ones; AVERAGE: 0)
     "padding-only-windows": ((1, 2, 2, 9), (1, 2), (1, 1), (0, 3), (0, 3), (1, 1)),
+    "padding-only-windows-packed": ((1, 2, 2, 9), (1, 2), (1, 1), (0, 3), (0, 3), (1, 1)),
+    # pooling_vectors (FLOAT32 MAX without indices, AVERAGE; packed input): 40 outputs a row of 40, 3 x 3 / 1 with
+    # padding 1: a set of 16 at the padded start, one read as vectors (inputs 15-32), a short last set of 8 at the end
+    "wide-interior-packed": ((2, 2, 4, 40), (3, 3), (1, 1), (1, 1), (1, 1), (1, 1)),
+    # stride 2 and dilation 2 (8 lanes a set): 19 outputs; the second set (inputs 14-33) read as vectors
+    "wide-strided-dilated-packed": ((1, 2, 5, 37), (2, 3), (1, 2), (0, 2), (1, 2), (2, 2)),
 }
 ROW_FUNCTIONS = {  # member, value type, index type (MAX) or IncludePadding (AVERAGE)
     "max-f32-u32": ("MAX_POOLING2", F32, U32), "max-f16-u64": ("MAX_POOLING2", F16, U64),
     "max-i64": ("MAX_POOLING2", I64, None), "max-f32": ("MAX_POOLING2", F32, None),
-    "average-f32-padding": ("AVERAGE_POOLING1", F32, True),
+    "average-f32-padding": ("AVERAGE_POOLING1", F32, True), "average-f32": ("AVERAGE_POOLING1", F32, False),
     "average-f16": ("AVERAGE_POOLING1", F16, False),
 }
 
@@ -361,7 +367,8 @@ ROW_FUNCTIONS = {  # member, value type, index type (MAX) or IncludePadding (AVE
 @pytest.mark.parametrize("case", list(ROW_CASES))
 def test_max_and_average_on_every_launch_shape(shaped_device, case, function):
     """MAX and AVERAGE pooling on every launch shape (DMLSIM_LAUNCH_SHAPE): CPU devices run one work-item per output
-    row, 8 outputs at a time (pooling_rows), GPU shapes one per output element (pooling). The input NHWC-strided
+    row, 8 outputs at a time (pooling_rows), or 16 (8 at stride 2) as float vectors for FLOAT32 MAX without indices and
+    AVERAGE over a packed input (pooling_vectors), GPU shapes one per output element (pooling). The input NHWC-strided
     (or packed), the outputs padded: the page's loops (max_loops, average_loops) on negative numbers with ties and
     NaN (padding is no 0 that would win), indices row-major over the input's sizes."""
     sizes, window, strides, start, end, dilations = ROW_CASES[case]
@@ -396,22 +403,48 @@ def test_max_and_average_on_every_launch_shape(shaped_device, case, function):
         assert report.ok, report.describe("OutputTensor")
 
 
-@pytest.mark.parametrize(("name", "cpu"), [("MAX_POOLING2", "pooling_rows"), ("AVERAGE_POOLING1", "pooling_rows"),
-                                         ("LP_POOLING1", "pooling")])
-def test_planner_choice(ref_device, name, cpu):
-    """CPU devices: MAX and AVERAGE by rows, LP one work-item per output; GPU devices: one per output for all."""
-    x, out = tensor(F32, [1, 2, 3, 20]), tensor(F32, [1, 2, 2, 19])
-    fields = {"InputTensor": x, "OutputTensor": out, "DimensionCount": 2, "Strides": [1, 1], "WindowSize": [2, 2],
-              "StartPadding": [0, 0], "EndPadding": [0, 0], "Dilations": [1, 1]}
+@pytest.mark.parametrize(("name", "variant", "cpu"), [
+    ("MAX_POOLING2", "", "pooling_vectors"), ("AVERAGE_POOLING1", "", "pooling_vectors"),
+    ("MAX_POOLING2", "stride-2", "pooling_vectors"), ("MAX_POOLING2", "stride-3", "pooling_rows"),
+    ("MAX_POOLING2", "indices", "pooling_rows"), ("MAX_POOLING2", "float16", "pooling_rows"),
+    ("AVERAGE_POOLING1", "nhwc-input", "pooling_rows"), ("AVERAGE_POOLING1", "strided-output-w", "pooling_rows"),
+    ("LP_POOLING1", "", "pooling")])
+def test_planner_choice(ref_device, name, variant, cpu):
+    """CPU devices: FLOAT32 MAX without indices and AVERAGE over W-contiguous tensors at W stride 1 or 2 as float
+    vectors, other MAX and AVERAGE by rows, LP one work-item per output; GPU devices: one per output for all."""
+    data_type = F16 if variant == "float16" else F32
+    stride_w = {"stride-2": 2, "stride-3": 3}.get(variant, 1)
+    x = tensor(data_type, [1, 2, 3, 20], (120, 1, 40, 2) if variant == "nhwc-input" else None)
+    out_w = (20 - 2) // stride_w + 1
+    out = tensor(data_type, [1, 2, 2, out_w], (4 * out_w, 2 * out_w, out_w, 1) if variant != "strided-output-w"
+                 else (8 * out_w, 4 * out_w, 2 * out_w, 2))
+    fields = {"InputTensor": x, "OutputTensor": out, "DimensionCount": 2, "Strides": [1, stride_w],
+              "WindowSize": [2, 2], "StartPadding": [0, 0], "EndPadding": [0, 0], "Dilations": [1, 1]}
     if name == "LP_POOLING1":
         fields["P"] = 2
     elif name == "AVERAGE_POOLING1":
         fields["IncludePadding"] = False
     else:
-        fields["OutputIndicesTensor"] = None
+        fields["OutputIndicesTensor"] = tensor(U32, [1, 2, 2, out_w]) if variant == "indices" else None
     desc = operator(name, **fields)
     assert planned_entries(ref_device, desc, True) == [cpu]
     assert planned_entries(ref_device, desc, False) == ["pooling"]
+
+
+def test_max_keeps_the_first_of_signed_zeros_in_every_lane(device):
+    """MAX's first of equal values, bit for bit: -0 and +0 in both orders in every lane of a 16-wide set read as
+    vectors (row 40, 3 x 3 / 1, padding 1) and of the sets at the row's ends; the rest negative. Expected from the
+    page's loops (max_loops), compared as bits."""
+    rng = np.random.default_rng(5)
+    x = -rng.integers(1, 9, (1, 2, 4, 40)).astype(np.float32)
+    zeros = rng.random(x.shape) < 0.3
+    x[zeros] = np.where(rng.random(x.shape) < 0.5, np.float32(0.0), np.float32(-0.0))[zeros]
+    desc = max_desc("MAX_POOLING2", tensor(F32, [1, 2, 4, 40]), tensor(F32, [1, 2, 4, 40]), [3, 3], [1, 1], [1, 1],
+                    [1, 1], [1, 1], None)
+    got = run(device, desc, InputTensor=x)["OutputTensor"]
+    expected, _ = max_loops(x, [3, 3], [1, 1], [1, 1], [1, 1], (4, 40))
+    assert (np.signbit(expected) & (expected == 0)).any() and ((~np.signbit(expected)) & (expected == 0)).any()
+    np.testing.assert_array_equal(got.view(np.uint32), expected.astype(np.float32).view(np.uint32))
 
 
 def _ap1(x, out, window=(2, 2), **kw):

@@ -200,9 +200,10 @@ class AxesActivation(Activation):
     tensors as one arithmetic progression each, one work-item per group walks them without coordinates, 32
     elements at a time (two sixteen-lane vectors) over contiguous runs for SOFTMAX/LOG_SOFTMAX (the sum of
     exponentials then added in those lanes: within the stated tolerances, which hold for any order; FLOAT32 SOFTMAX
-    computes exp once per element, kept in the output and multiplied there by the sum's inverse). GPUs: SOFTMAX/LOG_SOFTMAX over runs of GROUP_SIZE (64) or more take
-    one work-group per group (``activation_group``: strided partial maxima and sums combined pairwise in local
-    memory); HARDMAX and shorter runs one work-item per group, as on CPUs."""
+    computes exp once per element, kept in the output and multiplied there by the sum's inverse). GPUs:
+    SOFTMAX/LOG_SOFTMAX over runs of GROUP_SIZE (64) or more take one work-group per group (``activation_group``:
+    strided partial maxima and sums combined pairwise in local memory); HARDMAX and shorter runs one work-item per
+    group, as on CPUs."""
 
     kernel_file = "axes.cl"
     kernel_entry = "activation_axes"

@@ -296,6 +296,155 @@ __kernel void pooling_rows(TYPED_IN(x), ulong8 x_strides, ulong8 x_sizes, TYPED_
 }
 #endif
 
+#ifdef LW
+/* pooling_vectors, CPU devices' FLOAT32 MAX (no indices) and AVERAGE where both tensors are W-contiguous and the W
+ * stride SW is 1 or 2 (the plan defines LW, the lanes, with KW, DW and SW as build constants): one work-item per
+ * output row {n, c, od, oh}. The row's body, outputs [body_start, body_last + LW) whose every W tap lies inside the
+ * input row (the plan finds it; it holds at least one set), runs LW outputs at a time as one float vector, each tap one
+ * load of 16 inputs (LW * SW), the last set ending the body (it may recompute outputs of the one before: the same
+ * values). The outputs before and after the body (those whose windows reach the padding: usually StartPadding's and
+ * EndPadding's count) run one at a time. Each output runs `pooling`'s taps in its order and gives `pooling`'s bits:
+ * - MAX: v is taken where v > best (a compare and a select: a NaN never wins, the first of equals stays); whether a
+ *   number was read (per lane) and whether anything was: only NaNs give NaN, nothing LOWEST (-inf);
+ * - AVERAGE: v is added and counted (a tap over the padding is skipped). */
+#define LFLOAT DMLSIM_CAT(float, LW)
+#define LINT DMLSIM_CAT(int, LW)
+#if defined(__clang__)
+typedef float16 pool_float16_u __attribute__((aligned(4)));
+typedef LFLOAT pool_lfloat_u __attribute__((aligned(4)));
+#define POOL_LOAD16(p) (*(__global const pool_float16_u *)(p))
+#define POOL_STORE(v, p) (*(__global pool_lfloat_u *)(p) = (v))
+#else
+#define POOL_LOAD16(p) vload16(0, (p))
+#define POOL_STORE(v, p) DMLSIM_CAT(vstore, LW)((v), 0, (p))
+#endif
+#if SW == 1
+#define POOL_LOAD(p) POOL_LOAD16(p)
+#else /* SW 2, LW 8: the even elements of sixteen */
+#define POOL_LOAD(p) (POOL_LOAD16(p).even)
+#endif
+/* the row loops of one output or set of outputs: x_row, each valid D/H tap's input row, in `pooling`'s order */
+#define POOL_ROWS(BODY)                                                                                              \
+    for (ulong kd = 0; kd < window.y; ++kd) {                                                                        \
+        const long id = tap_position(od, kd, strides.y, dilations.y, start_padding.y, x_sizes.s5);                   \
+        if (id < 0)                                                                                                  \
+            continue;                                                                                                \
+        for (ulong kh = 0; kh < window.z; ++kh) {                                                                    \
+            const long ih = tap_position(oh, kh, strides.z, dilations.z, start_padding.z, x_sizes.s6);               \
+            if (ih < 0)                                                                                              \
+                continue;                                                                                            \
+            __global const float *x_row = x_plane + (ulong)id * x_strides.s5 + (ulong)ih * x_strides.s6;             \
+            BODY                                                                                                     \
+        }                                                                                                            \
+    }
+#ifdef INCLUDE_PADDING
+#define POOL_DIVISOR(read) ((float)(window.y * window.z * window.w))
+#else
+#define POOL_DIVISOR(read) ((float)(read))
+#endif
+/* the output row {n, c, od, oh} of work-item `row`: x_plane (its input plane), y_row (its output row) */
+#define POOL_ROW_OF(row)                                                                                             \
+    const uint out_h = (uint)y_sizes.s6, out_d = (uint)y_sizes.s5, channels = (uint)y_sizes.s4;                      \
+    const uint oh = (row) % out_h;                                                                                   \
+    uint rest = (row) / out_h;                                                                                       \
+    const uint od = rest % out_d;                                                                                    \
+    rest /= out_d;                                                                                                   \
+    const uint c = rest % channels, n = rest / channels;                                                             \
+    const uint out_w = (uint)y_sizes.s7;                                                                             \
+    const long in_w = (long)x_sizes.s7, pw = (long)start_padding.w;                                                  \
+    __global const float *x_plane = x__base + x__offset + (ulong)n * x_strides.s3 + (ulong)c * x_strides.s4;         \
+    __global float *y_row = y__base + y__offset + (ulong)n * y_strides.s3 + (ulong)c * y_strides.s4 +                \
+                            (ulong)od * y_strides.s5 + (ulong)oh * y_strides.s6;
+/* output ow of the row, one tap at a time, each checked against the row's ends */
+#ifdef FUNC_MAX
+#define POOL_ONE(ow)                                                                                                 \
+    {                                                                                                                \
+        const long iw_start = (long)(ow) * SW - pw;                                                                    \
+        float best = -INFINITY;                                                                                      \
+        int numbers = 0, found = 0;                                                                                  \
+        POOL_ROWS(                                                                                                   \
+            for (uint kw = 0; kw < KW; ++kw) {                                                                       \
+                const long iw = iw_start + (long)(kw * DW);                                                          \
+                if (iw >= 0 && iw < in_w) {                                                                          \
+                    const float v = x_row[iw];                                                                       \
+                    best = v > best ? v : best;                                                                      \
+                    numbers |= v == v;                                                                               \
+                    found = 1;                                                                                       \
+                }                                                                                                    \
+            }                                                                                                        \
+        )                                                                                                            \
+        y_row[(ow)] = numbers ? best : found ? NAN : best;                                                             \
+    }
+#else
+#define POOL_ONE(ow)                                                                                                 \
+    {                                                                                                                \
+        const long iw_start = (long)(ow) * SW - pw;                                                                    \
+        float sum = 0.0f;                                                                                            \
+        uint read = 0;                                                                                               \
+        POOL_ROWS(                                                                                                   \
+            for (uint kw = 0; kw < KW; ++kw) {                                                                       \
+                const long iw = iw_start + (long)(kw * DW);                                                          \
+                if (iw >= 0 && iw < in_w) {                                                                          \
+                    sum += x_row[iw];                                                                                \
+                    ++read;                                                                                          \
+                }                                                                                                    \
+            }                                                                                                        \
+        )                                                                                                            \
+        y_row[(ow)] = read ? sum / POOL_DIVISOR(read) : 0.0f;                                                          \
+    }
+#endif
+__kernel void pooling_vectors(__global const float *x__base, ulong x__offset, ulong8 x_strides, ulong8 x_sizes,
+                              __global float *y__base, ulong y__offset, ulong8 y_strides, ulong8 y_sizes,
+                              ulong4 strides, ulong4 window, ulong4 dilations, ulong4 start_padding, uint count,
+                              uint body_start, uint body_last)
+{
+    const uint gid = get_global_id(0);
+    if (gid >= count)
+        return;
+    POOL_ROW_OF(gid)
+    /* the body, LW outputs at a time, every tap inside the row; the last set starts at body_last */
+    for (uint ow0 = body_start;; ow0 += LW) {
+        ow0 = min(ow0, body_last);
+        const long iw_start = (long)ow0 * SW - pw;
+#ifdef FUNC_MAX
+        LFLOAT best = (LFLOAT)(-INFINITY);
+        LINT numbers = 0; /* per lane: a number read */
+        int found = 0;    /* every lane reads the same rows */
+        POOL_ROWS(
+            _Pragma("unroll") for (uint kw = 0; kw < KW; ++kw) {
+                const LFLOAT v = POOL_LOAD(x_row + iw_start + kw * DW);
+                best = v > best ? v : best;
+                numbers |= v == v;
+            }
+            found = 1;
+        )
+        const LFLOAT result = numbers ? best : found ? (LFLOAT)(NAN) : best;
+#else
+        LFLOAT sum = 0.0f;
+        uint read = 0;
+        POOL_ROWS(
+            _Pragma("unroll") for (uint kw = 0; kw < KW; ++kw)
+                sum += POOL_LOAD(x_row + iw_start + kw * DW);
+            read += KW;
+        )
+        const LFLOAT result = read ? sum / POOL_DIVISOR(read) : (LFLOAT)(0.0f);
+#endif
+        POOL_STORE(result, y_row + ow0);
+        if (ow0 == body_last)
+            break;
+    }
+    /* the outputs before and after the body, one at a time, each tap checked */
+    for (uint ow = 0; ow < out_w; ++ow) {
+        if (ow == body_start)
+            ow = body_last + LW;
+        if (ow >= out_w)
+            break;
+        POOL_ONE(ow)
+    }
+}
+
+#endif
+
 #ifdef UNPOOL
 /* DML_OPERATOR_MAX_UNPOOLING (built with -DUNPOOL and INDEX_T), launch 1: every output element 0 (one work-item each, 4-D strides in .s4...s7). */
 __kernel void unpool_zero(TYPED_OUT(y), ulong8 y_strides, ulong8 y_sizes, uint count)
