@@ -105,8 +105,9 @@ __kernel void activation_axes(TENSOR_IN8(x), TENSOR_OUT8(y),
 #define RUN_STEP 32
 #define LARGER(u, a) ((u) > (a) ? (u) : (a)) /* a lane-wise select on vectors */
 
-__kernel void activation_run(TENSOR_IN8(x), TENSOR_OUT8(y), ulong8 outer_sizes, ulong8 outer_x, ulong8 outer_y,
-                             uint outer_count, uint inner_count, ulong x_step, ulong y_step)
+__kernel __attribute__((vec_type_hint(float16)))
+void activation_run(TENSOR_IN8(x), TENSOR_OUT8(y), ulong8 outer_sizes, ulong8 outer_x, ulong8 outer_y,
+                    uint outer_count, uint inner_count, ulong x_step, ulong y_step)
 {
     const uint gid = get_global_id(0);
     if (gid >= outer_count)
