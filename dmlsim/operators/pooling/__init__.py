@@ -260,7 +260,9 @@ class Pooling(Operator):
             body = vector_body(lanes, x.sizes[-1], out.sizes[-1], g.window[-1], g.strides[-1], g.dilations[-1],
                                g.start_padding[-1]) if lanes else None
             if body is not None:
-                defines.update(LW=lanes, KW=g.window[-1], DW=g.dilations[-1], SW=g.strides[-1])
+                window = spatial_3(g.window, 1)
+                defines.update(LW=lanes, KD=window[0], KH=window[1], KW=window[2], DW=g.dilations[-1],
+                               SW=g.strides[-1])
                 args += [Scalar("body_start", np.uint32(body[0])), Scalar("body_last", np.uint32(body[1]))]
                 return [KernelLaunch(self.kernel_source, "pooling_vectors", defines,
                                      Items(rows, spread_local(rows, target)), args)]

@@ -304,8 +304,9 @@ __kernel void pooling_rows(TYPED_IN(x), ulong8 x_strides, ulong8 x_sizes, TYPED_
  * load of 16 inputs (LW * SW), the last set ending the body (it may recompute outputs of the one before: the same
  * values). The outputs before and after the body (those whose windows reach the padding: usually StartPadding's and
  * EndPadding's count) run one at a time. Each output runs `pooling`'s taps in its order and gives `pooling`'s bits:
- * - MAX: v is taken where v > best (a compare and a select: a NaN never wins, the first of equals stays); whether a
- *   number was read (per lane) and whether anything was: only NaNs give NaN, nothing LOWEST (-inf);
+ * - MAX: v is taken where v > best (a compare and a select: a NaN never wins, the first of equals stays); only NaNs
+ *   give NaN, nothing LOWEST (-inf): where a lane's best is still -inf, its taps are read again for whether one
+ *   was a number (not per tap: -inf is rare);
  * - AVERAGE: v is added and counted (a tap over the padding is skipped). */
 #define LFLOAT DMLSIM_CAT(float, LW)
 #define LINT DMLSIM_CAT(int, LW)
@@ -323,19 +324,27 @@ typedef LFLOAT pool_lfloat_u __attribute__((aligned(4)));
 #else /* SW 2, LW 8: the even elements of sixteen */
 #define POOL_LOAD(p) (POOL_LOAD16(p).even)
 #endif
-/* the row loops of one output or set of outputs: x_row, each valid D/H tap's input row, in `pooling`'s order */
-#define POOL_ROWS(BODY)                                                                                              \
-    for (ulong kd = 0; kd < window.y; ++kd) {                                                                        \
-        const long id = tap_position(od, kd, strides.y, dilations.y, start_padding.y, x_sizes.s5);                   \
-        if (id < 0)                                                                                                  \
-            continue;                                                                                                \
-        for (ulong kh = 0; kh < window.z; ++kh) {                                                                    \
-            const long ih = tap_position(oh, kh, strides.z, dilations.z, start_padding.z, x_sizes.s6);               \
-            if (ih < 0)                                                                                              \
-                continue;                                                                                            \
-            __global const float *x_row = x_plane + (ulong)id * x_strides.s5 + (ulong)ih * x_strides.s6;             \
-            BODY                                                                                                     \
-        }                                                                                                            \
+/* the row loops of one output or set of outputs: x_row, each valid D/H tap's input row, in `pooling`'s order (the
+ * work-item's KD x KH input rows, build constants, found once: row_at and row_valid) */
+#define POOL_ROWS(BODY)                                                                                      \
+    _Pragma("unroll") for (uint r = 0; r < KD * KH; ++r) {                                                   \
+        if (!row_valid[r])                                                                                   \
+            continue;                                                                                        \
+        __global const float *x_row = row_at[r];                                                             \
+        BODY                                                                                                 \
+    }
+/* row_at and row_valid of the window's taps kd, kh for output {od, oh} */
+#define POOL_FIND_ROWS                                                                                       \
+    __global const float *row_at[KD * KH];                                                                   \
+    bool row_valid[KD * KH];                                                                                 \
+    _Pragma("unroll") for (uint kd = 0; kd < KD; ++kd) {                                                     \
+        const long id = tap_position(od, kd, strides.y, dilations.y, start_padding.y, x_sizes.s5);         \
+        _Pragma("unroll") for (uint kh = 0; kh < KH; ++kh) {                                                 \
+            const long ih = tap_position(oh, kh, strides.z, dilations.z, start_padding.z, x_sizes.s6);     \
+            row_valid[kd * KH + kh] = id >= 0 && ih >= 0;                                                    \
+            row_at[kd * KH + kh] = x_plane + (ulong)(id < 0 ? 0 : id) * x_strides.s5 +                      \
+                                   (ulong)(ih < 0 ? 0 : ih) * x_strides.s6;                                  \
+        }                                                                                                    \
     }
 #ifdef INCLUDE_PADDING
 #define POOL_DIVISOR(read) ((float)(window.y * window.z * window.w))
@@ -405,6 +414,7 @@ void pooling_vectors(__global const float *x__base, ulong x__offset, ulong8 x_st
     if (gid >= count)
         return;
     POOL_ROW_OF(gid)
+    POOL_FIND_ROWS
     /* the body, LW outputs at a time, every tap inside the row; the last set starts at body_last */
     for (uint ow0 = body_start;; ow0 += LW) {
         ow0 = min(ow0, body_last);
