@@ -93,9 +93,10 @@ CASES = [  # (batch sizes, M, K, N); GPU launch targets: M, N and K all 16 or mo
     # tiles). CPU targets (gemm_blocked, 8 x 16 blocks, K unrolled 4 times; M <= 4 blocks of 1, 2 or 4 rows):
     # 10x6x32 two full vector blocks of N, a 2-row edge block and a K remainder of 2; 1x13x48 the one-row (GEMV)
     # path over three vector blocks, K remainder 1; 3x4x24 a 4-row block, a full block then an 8-column tail, no
-    # K remainder; 37x50x21 and 17x33x9 edge blocks in M and N; 16x16x16 exactly one block
+    # K remainder; 37x50x21 and 17x33x9 edge blocks in M and N; 16x16x16 exactly one block; 1x37x1100 the wide
+    # one-row block (128 columns, on devices of up to 4 compute units): 8 full blocks, a 76-column tail, K remainder 1
     ((), 1, 1, 1), ((), 5, 7, 3), ((3,), 4, 9, 2), ((2, 3), 3, 5, 6), ((1, 1), 17, 33, 9),
-    ((1, 1), 16, 16, 16), ((2,), 37, 50, 21), ((), 10, 6, 32), ((2,), 1, 13, 48), ((), 3, 4, 24),
+    ((1, 1), 16, 16, 16), ((2,), 37, 50, 21), ((), 10, 6, 32), ((2,), 1, 13, 48), ((), 3, 4, 24), ((), 1, 37, 1100),
 ]
 
 
@@ -215,15 +216,17 @@ def test_float16_result_rounds_to_nearest_even(device):
 
 
 @pytest.mark.parametrize(("m", "k", "n", "trans_b", "cpu", "gpu"), [
-    (1, 64, 1000, NONE, "gemm_blocked MR=1 NV=2 B_UNIT_N", "gemm"),
+    (1, 64, 1000, NONE, "gemm_blocked MR=1 NV=16 B_UNIT_N", "gemm"),
+    (1, 64, 500, NONE, "gemm_blocked MR=1 NV=2 B_UNIT_N", "gemm"),
     (2, 64, 8, NONE, "gemm_blocked MR=2 NV=1 B_UNIT_N", "gemm"),
     (3, 64, 9, TRANSPOSE, "gemm_blocked MR=4 NV=2", "gemm"),
     (64, 64, 64, NONE, "gemm_pack gemm_pack gemm_packed MR=8", "gemm_tiled"),
     (16, 15, 64, TRANSPOSE, "gemm_blocked MR=8 NV=2", "gemm"),
-], ids=["gemv", "M2-N8", "M3-NT", "square", "K15-NT"])
+], ids=["gemv", "gemv-narrow", "M2-N8", "M3-NT", "square", "K15-NT"])
 def test_planner(ref_device, m, k, n, trans_b, cpu, gpu):
     """The planner's choices (the operator's docstring): on CPU targets the register block by M and N (M = 1 the
-    GEMV-like one-row block, M <= 2 and <= 4 smaller blocks, N <= 8 one vector per row) and vector loads of B only
+    GEMV-like one-row block, 128 columns wide where N gives each of the 2 compute units two blocks (N >= 512), M <= 2
+    and <= 4 smaller blocks, N <= 8 one vector per row) and vector loads of B only
     when its stride along N is 1; on GPU targets the tiled kernel from 16 x 16 x 16."""
     b_sizes = [n, k] if trans_b == TRANSPOSE else [k, n]
     desc = gemm_desc(tensor(F32, [m, k]), tensor(F32, b_sizes), None, tensor(F32, [m, n]), NONE, trans_b)
