@@ -43,7 +43,8 @@ The planner (:meth:`Gemm.plan_launches`), per launch target and shape:
   16 float8 accumulators: on an AVX2-only host, with 16 vector registers, some spill), M = 2 and M <= 4 blocks of
   2 and 4 rows, N <= 8 one vector per row. B is read as 8-wide vector loads when its stride along N is 1
   (``B_UNIT_N``), gathered element by element otherwise (TransB of a packed B, padded columns, stride 0) and in
-  the last, partial block of N. Work-items run the M blocks fastest, so that consecutive work-items reuse one 16-column panel of B from cache.
+  the last, partial block of N. Work-items run the M blocks fastest, so that consecutive work-items reuse one
+  16-column panel of B from cache.
 - Other devices (GPUs): matrices of at least 16 x 16 x 16 run ``gemm_tiled`` (16 x 16 work-groups staging
   16-wide slices of A and B in local memory), smaller ones one work-item per output element.
 """
