@@ -490,7 +490,7 @@ PLANNED = {  # the planner's choice per case (the operator's docstring): (CPU ta
     # gemm_packed; the flag and recompute where a window reads padding. GPU targets: im2col + gemm_tiled, or the
     # 1 x 1 GEMM over views
     "2d-forward-packed-padded": (PACKED, ["im2col", "nonfinite", "gemm_tiled", "convolution"]),
-    "2d-forward-packed-1x1": (["gemm_pack", "im2col_pack", "gemm_packed"], ["gemm_tiled"]),
+    "2d-forward-packed-1x1": (["gemm_pack", "gemm_pack", "gemm_packed"], ["gemm_tiled"]),  # B: the input itself
     "3d-forward-packed-strided-dilated": (PACKED, ["im2col", "nonfinite", "gemm_tiled", "convolution"]),
     "2d-forward-packed-stride2": (PACKED, ["im2col", "nonfinite", "gemm_tiled", "convolution"]),
     # FORWARD with groups, no OutputPadding: CPU devices' row kernel; GPU targets the direct kernel
