@@ -50,11 +50,10 @@ The planner (:meth:`Convolution.plan_launches`):
   the row, else clamped with a per-element mask) and every tap reads its lanes from there: checking each tap's lanes
   at the row's ends had cost the 8-wide rows of the ResNet-style model 2 of their 3 taps (40 -> 18 us a layer at batch
   8 on PoCL 3.1). Work-groups shrink for layers of few rows (:func:`dmlsim.operators.plan.spread_local`) so that every
-  core gets some. Where the compiler makes neighbouring work-items SIMD lanes (``LaunchTarget.vectorizes_items``:
-  Intel's CPU runtime) the same kernel runs one work-item per output position (``POSITIONS``, one output at a time),
-  for blocks of more than one channel, so that the lanes read neighbouring inputs: the ResNet-style model's 3 -> 8
-  channel layer at batch 8 took 177 us by rows there and 75 us by positions (PoCL the other way round: 34 us by rows,
-  105 by positions).
+  core gets some. The kernel carries ``vec_type_hint(float8)``: Intel's CPU runtime otherwise makes neighbouring
+  work-items (rows) SIMD lanes as well, and the ResNet-style model's 3 -> 8 channel layer at batch 8 took 177 us there
+  (one work-item per output position, an earlier way round it, 91 us; with the hint, by rows, 73 us); on such devices
+  (``LaunchTarget.vectorizes_items``) rows go 8 outputs at a time (16 took 1.5 times as long there).
 - The rest (OutputPadding, BACKWARD, GPU devices' groups): the direct kernel, one work-item per output element
   (``convolution`` in kernel.cl).
 
@@ -382,21 +381,15 @@ class Convolution(Operator):
         cout_group = out.sizes[1] // geometry.groups
         block = min(ROW_CHANNELS, cout_group)
         rows = out.element_count // out.sizes[-1] // out.sizes[1] * geometry.groups * -(-cout_group // block)
-        # one work-item per position where work-items are SIMD lanes (Intel's runtime), for blocks of channels
-        # (a work-item's OCB x RW accumulators times the SIMD width overflowed its registers there); one channel a
-        # block (depthwise) by rows: 1.3 ms by rows, 2.4 by positions for MobileNetV2's 144-channel layer
-        positions = target.vectorizes_items and block > 1
-        if positions:
-            rows *= out.sizes[-1]
         args = [*direct_operands(bound, geometry),
                 Scalar("groups", np.uint32(geometry.groups)), Scalar("count", np.uint32(rows))]
         unit_w = geometry.strides[-1] == 1 and bound[X].layout.strides[-1] == 1
-        outputs = 1 if positions else row_outputs(out.sizes[-1], target.vectorizes_items)
+        outputs = row_outputs(out.sizes[-1], target.vectorizes_items)
         kw, dw = v.layout(F).sizes[-1], geometry.dilations[-1]
         span = outputs + (kw - 1) * dw  # the inputs a set of outputs reads along W
-        row_taps = unit_w and not positions and span <= ROW_SPAN_MAX
+        row_taps = unit_w and span <= ROW_SPAN_MAX
         defines = {**storage_defines(out), "FLIP": geometry.flip, "HAS_BIAS": has_bias,
-                   "RW": outputs, "OCB": block, "POSITIONS": positions,
+                   "RW": outputs, "OCB": block,
                    "UNIT_W": unit_w, "IF_FLAGGED": flag_at is not None,
                    **({"ROW_TAPS": True, "KW": kw, "DW": dw, "ROW_SPAN": span} if row_taps else {}),
                    **fused_defines(v.attrs.get("FusedActivation"))}

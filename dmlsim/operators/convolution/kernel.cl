@@ -282,15 +282,9 @@ void im2col_pack(__global const store_t *x__base, ulong x__offset, ulong8 x_stri
     }
 #endif
 #ifdef RW /* the plan defines RW and OCB for convolution_rows' builds only */
-/* By rows, the kernel's lanes are its own (RW outputs, unrolled): vec_type_hint tells Intel's CPU runtime not to make
- * neighbouring work-items SIMD lanes as well (MobileNetV2's depthwise layer at batch 8: 14.5 -> 7 ms there); by
- * positions those work-items are the lanes. */
-#ifdef POSITIONS
-#define ROWS_HINT
-#else
-#define ROWS_HINT __attribute__((vec_type_hint(float8)))
-#endif
-__kernel ROWS_HINT void convolution_rows(__global const store_t *x__base, ulong x__offset, ulong8 x_strides, ulong8 x_sizes,
+/* The kernel's lanes are its own (RW outputs, unrolled): vec_type_hint tells Intel's CPU runtime not to make
+ * neighbouring work-items SIMD lanes as well (MobileNetV2's depthwise layer at batch 8: 14.5 -> 4.8 ms there) */
+__kernel __attribute__((vec_type_hint(float8))) void convolution_rows(__global const store_t *x__base, ulong x__offset, ulong8 x_strides, ulong8 x_sizes,
                                __global const store_t *f__base, ulong f__offset, ulong8 f_strides, ulong8 f_sizes,
 #ifdef HAS_BIAS
                                __global const store_t *bias__base, ulong bias__offset, ulong bias_channel_stride,
@@ -311,14 +305,8 @@ __kernel ROWS_HINT void convolution_rows(__global const store_t *x__base, ulong 
 #endif
     const uint out_h = (uint)y_sizes.s6, out_d = (uint)y_sizes.s5, out_c = (uint)y_sizes.s4;
     const uint cout_group = out_c / groups, blocks = (cout_group + OCB - 1) / OCB;
-#ifdef POSITIONS /* one work-item per output position {n, oc block, od, oh, ow}: neighbouring work-items along W */
-    const uint ow_first = gid % (uint)y_sizes.s7, ow_end = ow_first + 1;
-    const uint row = gid / (uint)y_sizes.s7;
-#else
-    const uint ow_first = 0, ow_end = (uint)y_sizes.s7, row = gid;
-#endif
-    const uint oh = row % out_h;
-    uint rest = row / out_h;
+    const uint oh = gid % out_h;
+    uint rest = gid / out_h;
     const uint od = rest % out_d;
     rest /= out_d;
     const uint block = rest % (blocks * groups), n = rest / (blocks * groups);
@@ -333,7 +321,7 @@ __kernel ROWS_HINT void convolution_rows(__global const store_t *x__base, ulong 
 #pragma unroll
     for (uint o = 0; o < OCB; ++o)  /* a channel past the group's last reads the last one's weights, stores nothing */
         f_out[o] = f__base + f__offset + (ulong)min(oc0 + o, oc_end - 1) * f_strides.s3;
-    for (uint ow0 = ow_first; ow0 < ow_end; ow0 += RW) {
+    for (uint ow0 = 0; ow0 < out_w; ow0 += RW) {
         float acc[OCB][RW];
 #pragma unroll
         for (uint o = 0; o < OCB; ++o)
