@@ -544,9 +544,9 @@ def test_softmax_run_subtracts_the_largest_of_every_lane(device):
 
 
 @pytest.mark.parametrize(("name", "sizes", "x_strides", "y_strides", "axes"), [
-    ("padded-rows", [3, 9], [12, 1], [10, 1], [1]),            # contiguous runs at unaligned starts
-    ("transposed-output", [3, 9], None, [1, 3], [1]),          # the output's run has step 3: one at a time
-    ("transposed-input", [3, 9], [1, 3], None, [1]),
+    ("padded-rows", [3, 37], [40, 1], [38, 1], [1]),          # contiguous runs at unaligned starts (a vector step)
+    ("transposed-output", [3, 37], None, [1, 3], [1]),         # the output's run has step 3: one at a time
+    ("transposed-input", [3, 37], [1, 3], None, [1]),
     ("nested-axes", [2, 3, 4], None, None, [1, 2]),            # axes 1 and 2: one run of 12
     ("output-not-nested", [2, 3, 4], None, [12, 1, 3], [1, 2]),  # the input's run, not the output's
     ("axes-0-2", [2, 3, 4], None, None, [0, 2]),               # no run: activation_axes

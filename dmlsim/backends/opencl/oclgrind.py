@@ -172,7 +172,9 @@ class OclgrindBackend(OpenCLBackend):
 
     # Oclgrind 21.10's uninitialized-value check stops at LLVM's `freeze` instruction ("Unsupported
     # instruction"), which its default -Oz emits; unoptimized builds have none, and exact debug lines.
-    build_options = ("-cl-opt-disable",)
+    # DMLSIM_OCLGRIND: kernels that work around another implementation's compiler by its clang version (Oclgrind's
+    # is as old) keep Oclgrind off that workaround where it crashes the simulator (axes.cl's exp halves).
+    build_options = ("-cl-opt-disable", "-DDMLSIM_OCLGRIND")
 
     def __init__(self, adapter: AdapterInfo) -> None:
         handle, name = tempfile.mkstemp(prefix="dmlsim-oclgrind-", suffix=".log")

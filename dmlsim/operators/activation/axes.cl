@@ -58,13 +58,13 @@ __kernel void activation_axes(TENSOR_IN8(x), TENSOR_OUT8(y),
 /* The fast path (issue 25): the reduced axes walk both tensors as one arithmetic progression each (one axis, or
  * axes whose strides nest row-major: SOFTMAX's last dimension), element j of a group at x0 + j * x_step and
  * y0 + j * y_step. One work-item per group, as activation_axes, without per-element coordinates. SOFTMAX and
- * LOG_SOFTMAX over a contiguous run (-DRUN_CONTIGUOUS: both steps 1) stream it RUN_STEP (32) elements at a time, as
- * two sixteen-lane vectors (two chains of dependent operations, not one: each pass is bound by its adds' and
- * compares' latency otherwise):
+ * LOG_SOFTMAX over a contiguous run (-DRUN_CONTIGUOUS: both steps 1) stream it RUN_STEP elements at a time, as
+ * two RUN_W-lane vectors (sixteen lanes on CPUs: two chains of dependent operations, not one: each pass is bound by
+ * its adds' and compares' latency otherwise):
  * - the maximum, each lane keeping the larger by a compare and a select (u > a ? u : a: no library calls; a NaN
  *   is passed over there or kept if it came first, where activation_axes' walk takes it, but a NaN anywhere makes
  *   the sum of exponentials and so every output NaN either way), the two vectors then the lanes joined the same way;
- * - the sum of exp(x - max) in the two vectors' lanes, added vector to vector then lanes pairwise (halving), then
+ * - the sum of exp(x - max) in the two vectors' lanes, added vector to vector then lanes pairwise, then
  *   the tail in order (the stated tolerances hold for any order of the sum); FLOAT32 SOFTMAX keeps each
  *   exp(x - max) in the output;
  * - the outputs RUN_STEP at a time (FLOAT32 SOFTMAX: the kept exponentials times the sum's inverse), then the tail.
@@ -86,26 +86,53 @@ __kernel void activation_axes(TENSOR_IN8(x), TENSOR_OUT8(y),
 #define RUN_LOAD8(p, i) LOADV((p) + (i), 0)
 #define RUN_STORE8(v, p, i) STOREV((v), (p) + (i), 0)
 #endif
-/* sixteen lanes as two eight-lane halves for loads and stores (the same bytes moved); exp on all sixteen (PoCL 3.1
- * on an AVX-512 host: 4.5 -> 3.7 ms for 4096 rows of 4096 against two eight-lane calls), but on eight at a time
- * where clang is older than 15 (PyPI's PoCL 3.0, LLVM 14, compiles exp as a call into its kernel library, where
- * 512-bit arguments have broken before: dmlsim.h, sqrt) */
-#define RUN_LOAD16(p, i) ((float16)(RUN_LOAD8(p, i), RUN_LOAD8(p, (i) + 8)))
-#define RUN_STORE16(v, p, i)                                                                                    \
+/* RUN_W lanes a vector, two vectors a step (RUN_STEP): sixteen on CPU launch targets (DMLSIM_CPU), eight elsewhere
+ * (GPUs). On CPUs
+ * FLOAT32 moves sixteen lanes by dereference (dmlsim.h), FLOAT16 as two eight-lane halves; exp runs on all sixteen
+ * (PoCL 3.1 on an AVX-512 host: 4.5 -> 3.7 ms for 4096 rows of 4096 against two eight-lane calls), but on eight at a
+ * time where clang is older than 15 (PyPI's PoCL 3.0, LLVM 14, compiles exp as a call into its kernel library, where
+ * 512-bit arguments have broken before: dmlsim.h, sqrt), but not on Oclgrind (DMLSIM_OCLGRIND: its clang is older too,
+ * and its uninitialized-value check crashed interpreting the halves). */
+#if defined(DMLSIM_CPU)
+#define RUN_W 16
+#if defined(STORE_HALF) && defined(DMLSIM_OCLGRIND) /* the halves' joining and splitting crashed Oclgrind */
+#define RUN_LOADW(p, i) vload_half16(0, (p) + (i))
+#define RUN_STOREW(v, p, i) vstore_half16_rte((v), 0, (p) + (i));
+#elif defined(STORE_HALF) || !defined(DMLSIM_DIRECT_VECTORS)
+#define RUN_LOADW(p, i) ((float16)(RUN_LOAD8(p, i), RUN_LOAD8(p, (i) + 8)))
+#define RUN_STOREW(v, p, i)                                                                                     \
     {                                                                                                          \
         const float16 v16_ = (v);                                                                              \
         RUN_STORE8(v16_.lo, p, i);                                                                             \
         RUN_STORE8(v16_.hi, p, (i) + 8);                                                                       \
     }
-#if defined(__clang_major__) && __clang_major__ < 15
-#define RUN_EXP16(d) ((float16)(exp((d).lo), exp((d).hi)))
 #else
-#define RUN_EXP16(d) exp(d)
+DMLSIM_UNALIGNED(float, 16)
+#define RUN_LOADW(p, i) DMLSIM_VLOAD(float, 16, 0, (p) + (i))
+#define RUN_STOREW(v, p, i) DMLSIM_VSTORE(float, 16, (v), 0, (p) + (i));
 #endif
-#define RUN_STEP 32
+#if defined(__clang_major__) && __clang_major__ < 15 && !defined(DMLSIM_OCLGRIND)
+#define RUN_EXPW(d) ((float16)(exp((d).lo), exp((d).hi)))
+#else
+#define RUN_EXPW(d) exp(d)
+#endif
+#define JOINW(FN, V) FN(JOIN8(FN, V, 0, 1, 2, 3, 4, 5, 6, 7), JOIN8(FN, V, 8, 9, A, B, C, D, E, F))
+#else
+#define RUN_W 8
+#define RUN_LOADW(p, i) RUN_LOAD8(p, i)
+#define RUN_STOREW(v, p, i) RUN_STORE8(v, p, i)
+#define RUN_EXPW(d) exp(d)
+#define JOINW(FN, V) JOIN8(FN, V, 0, 1, 2, 3, 4, 5, 6, 7)
+#endif
+#define RUN_V DMLSIM_CAT(float, RUN_W)
+#define RUN_STEP (2 * RUN_W)
 #define LARGER(u, a) ((u) > (a) ? (u) : (a)) /* a lane-wise select on vectors */
+#define PLUS(u, a) ((u) + (a))
+/* a vector's lanes joined pairwise by FN, element by element */
+#define JOIN8(FN, V, i, j, k, l, m, n, o, p)                                                                   \
+    FN(FN(FN((V).s##i, (V).s##j), FN((V).s##k, (V).s##l)), FN(FN((V).s##m, (V).s##n), FN((V).s##o, (V).s##p)))
 
-__kernel __attribute__((vec_type_hint(float16)))
+__kernel __attribute__((vec_type_hint(RUN_V)))
 void activation_run(TENSOR_IN8(x), TENSOR_OUT8(y), ulong8 outer_sizes, ulong8 outer_x, ulong8 outer_y,
                     uint outer_count, uint inner_count, ulong x_step, ulong y_step)
 {
@@ -127,16 +154,13 @@ void activation_run(TENSOR_IN8(x), TENSOR_OUT8(y), ulong8 outer_sizes, ulong8 ou
     uint j = 0;
 #if defined(RUN_CONTIGUOUS) && !defined(AXES_HARDMAX)
     if (vector_end > 0) {
-        float16 a = RUN_LOAD16(xp, x0), b = RUN_LOAD16(xp, x0 + 16);
+        RUN_V a = RUN_LOADW(xp, x0), b = RUN_LOADW(xp, x0 + RUN_W);
         for (j = RUN_STEP; j < vector_end; j += RUN_STEP) {
-            a = LARGER(RUN_LOAD16(xp, x0 + j), a);
-            b = LARGER(RUN_LOAD16(xp, x0 + j + 16), b);
+            a = LARGER(RUN_LOADW(xp, x0 + j), a);
+            b = LARGER(RUN_LOADW(xp, x0 + j + RUN_W), b);
         }
         a = LARGER(b, a);
-        const float8 a8 = LARGER(a.hi, a.lo);
-        const float4 a4 = LARGER(a8.hi, a8.lo);
-        const float2 a2 = LARGER(a4.hi, a4.lo);
-        m = LARGER(a2.y, a2.x);
+        m = JOINW(LARGER, a);
     }
 #endif
     for (; j < n; ++j) {
@@ -151,22 +175,19 @@ void activation_run(TENSOR_IN8(x), TENSOR_OUT8(y), ulong8 outer_sizes, ulong8 ou
     j = 0;
 #if defined(RUN_CONTIGUOUS)
     if (vector_end > 0) {
-        float16 a = 0.0f, b = 0.0f;
+        RUN_V a = 0.0f, b = 0.0f;
         for (; j < vector_end; j += RUN_STEP) {
-            const float16 e = RUN_EXP16(RUN_LOAD16(xp, x0 + j) - m);
-            const float16 f = RUN_EXP16(RUN_LOAD16(xp, x0 + j + 16) - m);
+            const RUN_V e = RUN_EXPW(RUN_LOADW(xp, x0 + j) - m);
+            const RUN_V f = RUN_EXPW(RUN_LOADW(xp, x0 + j + RUN_W) - m);
             a += e;
             b += f;
 #if defined(AXES_SOFTMAX) && !defined(STORE_HALF)
-            RUN_STORE16(e, yp, y0 + j); /* kept for the last pass: exp once per element */
-            RUN_STORE16(f, yp, y0 + j + 16);
+            RUN_STOREW(e, yp, y0 + j); /* kept for the last pass: exp once per element */
+            RUN_STOREW(f, yp, y0 + j + RUN_W);
 #endif
         }
         a += b;
-        const float8 a8 = a.lo + a.hi;
-        const float4 a4 = a8.lo + a8.hi;
-        const float2 a2 = a4.lo + a4.hi;
-        sum = a2.x + a2.y;
+        sum = JOINW(PLUS, a);
     }
 #endif
     for (; j < n; ++j)
@@ -175,14 +196,14 @@ void activation_run(TENSOR_IN8(x), TENSOR_OUT8(y), ulong8 outer_sizes, ulong8 ou
 #endif
     j = 0;
 #if defined(RUN_CONTIGUOUS) && !defined(AXES_HARDMAX)
-    for (; j < vector_end; j += 16) {
+    for (; j < vector_end; j += RUN_W) {
 #if defined(AXES_SOFTMAX) && !defined(STORE_HALF)
-        RUN_STORE16(RUN_LOAD16(yp, y0 + j) * inverse, yp, y0 + j);
+        RUN_STOREW(RUN_LOADW(yp, y0 + j) * inverse, yp, y0 + j);
 #elif defined(AXES_SOFTMAX)
-        RUN_STORE16(RUN_EXP16(RUN_LOAD16(xp, x0 + j) - m) * inverse, yp, y0 + j);
+        RUN_STOREW(RUN_EXPW(RUN_LOADW(xp, x0 + j) - m) * inverse, yp, y0 + j);
 #else
-        const float16 v = RUN_LOAD16(xp, x0 + j);
-        RUN_STORE16((v - m) - log(sum), yp, y0 + j);
+        const RUN_V v = RUN_LOADW(xp, x0 + j);
+        RUN_STOREW((v - m) - log(sum), yp, y0 + j);
 #endif
     }
 #endif
