@@ -125,16 +125,22 @@ def implementation(platform_version: str) -> str:
     return "intel" if "LINUX" in platform_version else "nvidia" if "CUDA" in platform_version else "opencl"
 
 
-def timed_kinds(icd: str) -> set[str]:
-    """The kinds of the devices ``dmlsim bench`` would time through ``icd`` (CPU, GPU, ACCELERATOR): none when
-    the ICD offers only a simulator (Oclgrind), which is never a performance target."""
-    listing = subprocess.run([sys.executable, "-m", "dmlsim", "devices", "--json"], capture_output=True, text=True,
-                             env={**os.environ, "OCL_ICD_VENDORS": icd}, check=False)
+def untimed(icd: str) -> str | None:
+    """Why ``dmlsim bench`` times no device through ``icd``, or None where it times one: the ICD offers only a
+    simulator (Oclgrind, never a performance target), or its devices cannot build kernels here (PyPI's PoCL 3.0 on a
+    processor its LLVM 14 does not know)."""
+    listing = subprocess.run([sys.executable, "-m", "dmlsim", "devices", "--json", "--probe"], capture_output=True,
+                             text=True, env={**os.environ, "OCL_ICD_VENDORS": icd}, check=False)
     try:
         adapters = json.loads(listing.stdout)
     except json.JSONDecodeError:
-        return set()
-    return {a["kind"] for a in adapters if a["kind"] in ("CPU", "GPU", "ACCELERATOR") and not a["problem"]}
+        return "`dmlsim devices` listed nothing through it"
+    devices = [a for a in adapters if a["kind"] in ("CPU", "GPU", "ACCELERATOR")]
+    if not devices:
+        return "no CPU or GPU device (a simulator is not timed)"
+    if all(a["problem"] for a in devices):
+        return "its device cannot build kernels here: " + "; ".join(f"{a['label']}: {a['problem']}" for a in devices)
+    return None
 
 
 def run_one(icd: str, stem: str, args: list[str], out: Path, min_time: float) -> dict | None:
@@ -271,10 +277,10 @@ def main(argv: list[str]) -> int:
     out.mkdir(parents=True, exist_ok=True)
     icds = args.icd or [str(path) for path in icd_files()]
     if not args.icd:
-        skipped = [icd for icd in icds if not timed_kinds(icd)]
+        reasons = {icd: untimed(icd) for icd in icds}
+        skipped = [icd for icd, reason in reasons.items() if reason]
         for icd in skipped:
-            note = "no CPU or GPU device (a simulator is not timed)"
-            print(f"bench-target: {Path(icd).name} skipped: {note}", flush=True)
+            print(f"bench-target: {Path(icd).name} skipped: {reasons[icd]}", flush=True)
         icds = [icd for icd in icds if icd not in skipped]
     planned = [(icd, stem, bench) for icd in icds for case in cases for stem, bench in CASES[case]]
     runs = [run for run in (run_one(icd, stem, bench, out, args.min_time) for icd, stem, bench in planned)
