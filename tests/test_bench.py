@@ -413,7 +413,8 @@ def test_on_a_gpu_the_host_native_limits_give_way_to_the_devices_own_copy(monkey
     point = measure_point(device, AdamCase(), "float32", 4096, config)
     assert point.error is None and point.gbps > 0
     contestants = 3 + (point.cuda_copy_gbps is not None)  # dmlsim, the OpenCL same traffic and copy, CUDA's copy
-    assert len(flushes) == (point.rounds + 1) * contestants  # the cold call and every timed one
+    # the cold call, and every timed one with the settle calls before it
+    assert len(flushes) == (point.rounds * (1 + config.settle) + 1) * contestants
     assert point.native_gbps is None and "native-adam-step" not in point.peers and GPU_NATIVE_NOTE in point.notes
     if point.cuda_copy_gbps is None:
         assert any(note.startswith("CUDA copy left out: ") for note in point.notes), point.notes
@@ -521,3 +522,44 @@ def test_the_native_limit_is_in_both_panels_with_one_colour_per_dtype_and_bands_
     peers = [s for s in data.host.series.values() if s.kind == "peer"]
     assert {series_style(s)["linestyle"] for s in peers} == {":"}
     assert series_style(data.device.series["native limit adam float32"])["linestyle"] == "-."
+
+
+@needs_opencl
+@pytest.mark.parametrize(("given", "expected"), [(None, "4"), ("9", "9")])
+def test_bench_command_runs_with_openblas_threads_sleeping(tmp_path, given, expected):
+    """`dmlsim bench` restarts itself once with OPENBLAS_THREAD_TIMEOUT 4 (OpenBLAS reads it when numpy loads; its
+    threads would otherwise spin ~0.1 s after each numpy peer call on the cores the next contestant needs), and
+    keeps a value the user set. The run's record says which it ran with."""
+    import os
+    import subprocess
+    import sys
+
+    from dmlsim.bench.engine import BLAS_SPIN
+
+    env = {k: v for k, v in os.environ.items() if k != BLAS_SPIN}
+    if given is not None:
+        env[BLAS_SPIN] = given
+    out = tmp_path / "run.json"
+    subprocess.run([sys.executable, "-m", "dmlsim", "bench", *QUICK, "--adapter", OPENCL[0].index, "--peers", "none",
+                    "--no-native", "--no-overhead", "--json", str(out)], env=env, check=True, capture_output=True,
+                   timeout=300)
+    run = json.loads(out.read_text())
+    assert run["machine"]["openblas_thread_timeout"] == expected
+
+
+def test_bench_called_in_process_does_not_restart(monkeypatch):
+    """Only a `dmlsim bench` process restarts itself: a caller of the CLI's `main` (a test, a script) is never
+    replaced, whatever its own command line."""
+    import os
+
+    from dmlsim.bench.engine import BLAS_SPIN
+    from dmlsim.cli import bench as bench_cli
+
+    monkeypatch.delenv(BLAS_SPIN, raising=False)
+    monkeypatch.setattr(os, "execve", lambda *a: pytest.fail(f"restarted: {a[1]}"))
+    for argv in (["pytest", "tests"], ["/usr/bin/python3", "bench"], ["/x/dmlsim", "run", "model.json"]):
+        monkeypatch.setattr("sys.argv", argv)
+        bench_cli.quiet_blas_restart()
+    monkeypatch.setattr("sys.argv", ["/x/bin/dmlsim", "bench"])
+    with pytest.raises(pytest.fail.Exception, match="restarted"):
+        bench_cli.quiet_blas_restart()

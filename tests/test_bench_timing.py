@@ -70,3 +70,30 @@ def test_a_duration_read_afterwards_is_left_out_of_the_wall_time():
     samples = alternate({"x": contestant}, warmup=0, min_time=0, min_rounds=3, max_rounds=3)["x"]
     assert samples.ns == [1234.0] * 3 and samples.cold_ns == 1234.0
     assert max(samples.wall_ns) < 0.01e9  # the 20 ms read is not in it
+
+
+def test_settle_calls_run_each_contestant_untimed_right_before_its_timed_call():
+    """With ``settle`` 2, each timed call of a contestant follows two untimed calls of that same contestant (so that
+    none is timed in the state another left, dmlsim.bench.timing), and only the timed call is a sample."""
+    log: list[str] = []
+    clock = {"calls": 0}
+
+    def contestant(name: str):
+        def call() -> float:
+            clock["calls"] += 1
+            log.append(name)
+            return float(clock["calls"])
+        return call
+
+    samples = alternate({n: contestant(n) for n in "ab"}, warmup=0, min_time=0, min_rounds=3, max_rounds=3,
+                        settle=2)
+    assert log == ["a", "b"] + ["a", "a", "a", "b", "b", "b"] * 3
+    # the samples are each third call of a turn: calls 5, 8 (a, b), then 11, 14, then 17, 20
+    assert samples["a"].ns == [5.0, 11.0, 17.0] and samples["b"].ns == [8.0, 14.0, 20.0]
+
+
+def test_bench_settles_by_default():
+    """`dmlsim bench` times every contestant after one untimed call of itself unless told otherwise."""
+    from dmlsim.bench.engine import BenchConfig
+
+    assert BenchConfig().settle == 1

@@ -527,11 +527,11 @@ def test_planner_choice(ref_device, name):
     assert planned_entries(ref_device, desc, False) == gpu
 
 
-@pytest.mark.parametrize(("vectorizes_items", "outputs"), [(False, 16), (True, 8)])
-def test_row_kernel_work_items(ref_device, vectorizes_items, outputs):
+@pytest.mark.parametrize("vectorizes_items", [False, True])
+def test_row_kernel_work_items(ref_device, vectorizes_items):
     """The row kernel's launch for 2 images x 2 groups of 11 channels (blocks of 8 and 3) x 4 rows of 32: one work-item
-    per row of a block, 16 outputs at a time (PoCL), 8 where the compiler makes neighbouring work-items SIMD lanes
-    (Intel's CPU runtime, LaunchTarget.vectorizes_items: the kernel's vec_type_hint keeps its own lanes there)."""
+    per row of a block, 16 outputs at a time, also where the compiler makes neighbouring work-items SIMD lanes
+    (Intel's CPU runtime, LaunchTarget.vectorizes_items: the kernel's lanes are explicit vectors)."""
     direction, mode, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups, _ = \
         CASES["2d-rows-channel-blocks-wide"]
     out_sizes = out_sizes_for(direction, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups)
@@ -541,21 +541,21 @@ def test_row_kernel_work_items(ref_device, vectorizes_items, outputs):
     (launch,) = planned_launches(ref_device, desc, LaunchTarget(True, 2, vectorizes_items))
     assert launch.entry == "convolution_rows"
     assert launch.geometry.count == 2 * 2 * 4 * 2
-    assert (launch.defines["RW"], launch.defines["OCB"]) == (outputs, 8)
+    assert (launch.defines["RW"], launch.defines["OCB"]) == (16, 8)
 
 
 def test_depthwise_rows_on_every_cpu(ref_device):
-    """A depthwise layer (one channel a block) runs by rows also where work-items are SIMD lanes, 8 outputs at a time
-    there (16 elsewhere, for rows of 24)."""
+    """A depthwise layer (one channel a block) runs by rows also where work-items are SIMD lanes, 16 outputs at a time
+    for rows of 24 on both kinds of CPU device."""
     direction, mode, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups, _ = \
         CASES["2d-depthwise-wide"]
     out_sizes = out_sizes_for(direction, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups)
     desc = conv_desc(tensor(F32, x_sizes), tensor(F32, f_sizes), None, tensor(F32, out_sizes), mode=mode,
                      direction=direction, strides=strides, dilations=dilations, start=start, end=end,
                      output_padding=output_padding, groups=groups)
-    for vectorizes_items, outputs in ((False, 16), (True, 8)):
+    for vectorizes_items in (False, True):
         (launch,) = planned_launches(ref_device, desc, LaunchTarget(True, 2, vectorizes_items))
-        assert (launch.defines["OCB"], launch.defines["RW"]) == (1, outputs)
+        assert (launch.defines["OCB"], launch.defines["RW"]) == (1, 16)
 
 
 @pytest.mark.parametrize(("name", "temporary"), [

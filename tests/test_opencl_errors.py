@@ -85,3 +85,19 @@ def test_opencl_errors_map_by_status_code_not_by_text(code, hresult):
     error = FakeError("OUT_OF_RESOURCES PLATFORM_NOT_FOUND_KHR")  # the text must not decide
     error.code = code
     assert errors_module.dml_error("doing a thing", error).hresult == hresult
+
+
+def test_pocl_pins_its_threads_unless_the_user_says_otherwise(monkeypatch):
+    """Importing pyopencl through dmlsim sets POCL_AFFINITY=1 before any driver starts (PoCL reads it once, when
+    its CPU driver starts; unpinned, its two workers shared one core of a 2-core host for 100 ms and more), and
+    leaves a value the user set."""
+    import os
+
+    from dmlsim.backends.opencl.errors import POCL_AFFINITY, import_pyopencl
+
+    monkeypatch.delenv(POCL_AFFINITY, raising=False)
+    import_pyopencl()
+    assert os.environ[POCL_AFFINITY] == "1"
+    monkeypatch.setenv(POCL_AFFINITY, "0")
+    import_pyopencl()
+    assert os.environ[POCL_AFFINITY] == "0"

@@ -35,6 +35,11 @@ DISPATCH = "dmlsim"
 ROOFLINE = "roofline-copy"
 NATIVE = "native-traffic"
 WAIT_POLICY = "OMP_WAIT_POLICY"
+# OpenBLAS's threads (numpy's peers) busy-wait after each call for 2^28 cycles by default, ~0.1 s: on a 2-core host
+# the next contestant lost a core to them (a ResNet-50 batch-8 layer 13.6 ms a call instead of 8.3). 2^4 cycles:
+# they sleep at once. OpenBLAS reads it when it loads, with numpy, so `dmlsim bench` sets it by restarting itself.
+BLAS_SPIN = "OPENBLAS_THREAD_TIMEOUT"
+BLAS_SPIN_QUIET = "4"
 OPENCL_TRAFFIC = "opencl-traffic"
 CUDA_COPY = "cuda-copy"
 OVERHEAD_MAX_ROUNDS = 100_000  # 1-element dispatches: ~0.2 s on Intel's runtime, ~6 s on PoCL
@@ -55,6 +60,7 @@ class BenchConfig:
     warmup: int = 2
     min_time: float = 0.5
     min_rounds: int = 5
+    settle: int = 1  # untimed calls of a contestant before each timed one (dmlsim.bench.timing)
     peers: tuple[str, ...] = peer_lib.KNOWN_PEERS
     overhead: bool = True
     native: bool = True  # time the native same-traffic kernel (needs a C compiler with OpenMP)
@@ -136,7 +142,7 @@ def machine_info() -> dict[str, Any]:
         pass
     return {"cpu": cpu, "logical_cpus": os.cpu_count(), "system": f"{platform.system()} {platform.release()}",
             "python": platform.python_version(), "omp_wait_policy": os.environ.get(WAIT_POLICY, "unset"),
-            **peer_lib.versions()}
+            "openblas_thread_timeout": os.environ.get(BLAS_SPIN, "unset"), **peer_lib.versions()}
 
 
 def device_info(device: Any) -> dict[str, str]:
@@ -227,7 +233,7 @@ def measure_point(device: Any, case: Any, dtype: str, elements: int, config: Ben
         if flush is not None:
             limits.append(flush)
         samples = alternate(contestants, warmup=config.warmup, min_time=config.min_time,
-                            min_rounds=config.min_rounds, before=flush)
+                            min_rounds=config.min_rounds, before=flush, settle=config.settle)
         ours = samples[DISPATCH]
         point.rounds = len(ours.ns)
         point.device_median_ns, point.device_min_ns, point.device_max_ns = ours.median_ns, ours.min_ns, ours.max_ns

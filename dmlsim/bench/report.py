@@ -57,8 +57,9 @@ def header_lines(run: BenchRun) -> list[str]:
     peers = ", ".join(f"{k} {v}" for k, v in machine.items() if k in ("numpy", "torch"))
     loads = " -> ".join(" ".join(f"{x:.2f}" for x in machine[k]) for k in ("load_average_before", "load_average_after")
                         if machine.get(k))
-    return [*([f"load average (1/5/15 min) before -> after: {loads}; OMP_WAIT_POLICY "
-               f"{machine.get('omp_wait_policy', '?')}"] if loads else []),
+    pools = (f"OMP_WAIT_POLICY {machine.get('omp_wait_policy', '?')}, "
+             f"OPENBLAS_THREAD_TIMEOUT {machine.get('openblas_thread_timeout', '?')}")
+    return [*([f"load average (1/5/15 min) before -> after: {loads}; {pools}"] if loads else []),
             f"device: {dev['device']} ({dev['platform_version']}; driver {dev['driver']}; "
             f"{dev['compute_units']} compute units)",
             f"host: {machine['cpu']}, {machine['logical_cpus']} logical CPUs; python {machine['python']}; "

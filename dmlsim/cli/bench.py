@@ -22,6 +22,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--inplace", action=argparse.BooleanOptionalAction, default=True,
                         help="bind outputs to their inputs' buffers (default: in place)")
     parser.add_argument("--warmup", type=int, default=2, help="untimed runs after the cold run (default 2)")
+    parser.add_argument("--settle", type=int, default=1,
+                        help="untimed calls of a contestant right before each of its timed calls, so that none is "
+                             "timed in the state another left (a spinning thread pool, evicted caches; default 1)")
     parser.add_argument("--min-time", type=float, default=0.5,
                         help="seconds of alternating timed rounds per point, at least 5 rounds (default 0.5)")
     parser.add_argument("--peers", default="numpy,torch,native,onnxruntime",
@@ -56,6 +59,23 @@ def unwritable(option: str, path: str | None) -> str | None:
     if not existed:
         target.unlink()
     return None
+
+
+def quiet_blas_restart() -> None:
+    """Run this command again with OpenBLAS's threads sleeping at once after each call
+    (:data:`dmlsim.bench.engine.BLAS_SPIN`): it only takes effect in a process that sets it before numpy loads.
+    Only a `dmlsim bench` process restarts (not a caller of this module's ``run``, a test), and only once: a setting
+    of the user's is kept."""
+    from dmlsim.bench.engine import BLAS_SPIN, BLAS_SPIN_QUIET
+
+    command = sys.argv[0].replace("\\", "/")
+    own = command.endswith("/dmlsim") or command == "dmlsim" or command.endswith("dmlsim/__main__.py")
+    if BLAS_SPIN in os.environ or sys.argv[1:2] != [NAME] or not own:
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, [sys.executable, "-m", "dmlsim", *sys.argv[1:]],  # noqa: S606 (this same command)
+              {**os.environ, BLAS_SPIN: BLAS_SPIN_QUIET})
 
 
 def run(args: argparse.Namespace) -> int:
@@ -96,8 +116,8 @@ def run(args: argparse.Namespace) -> int:
         names = ", ".join(case.name for case in chosen)
         problem = (f"--dtype: {', '.join(bad) or 'nothing given'}: not a data type of {names} "
                    f"(they take {', '.join(sorted(known_dtypes))})")
-    elif args.warmup < 0 or args.min_time < 0:
-        problem = "--warmup and --min-time must not be negative"
+    elif args.warmup < 0 or args.min_time < 0 or args.settle < 0:
+        problem = "--warmup, --settle and --min-time must not be negative"
     else:
         problem = next((p for option in ("json", "csv", "plot")
                         if (p := unwritable(f"--{option}", getattr(args, option))) is not None), None)
@@ -106,9 +126,10 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         print(f"dmlsim bench: {problem}", file=sys.stderr)
         return 2
+    quiet_blas_restart()
     config = BenchConfig(operators=tuple(args.operators) or ("adam",), adapter=args.adapter, sizes=sizes,
                          dtypes=dtypes, inplace=args.inplace, warmup=args.warmup, min_time=args.min_time,
-                         peers=peers, overhead=not args.no_overhead, native=not args.no_native)
+                         settle=args.settle, peers=peers, overhead=not args.no_overhead, native=not args.no_native)
     result = run_bench(config, progress=Progress())
     print(table(result))
     if args.json:

@@ -15,8 +15,17 @@ NO_OPENCL_FIX = ("install an OpenCL driver: `pip install 'dmlsim[pocl]'` (PoCL, 
                  "`apt install pocl-opencl-icd`), or use adapter='reference'")
 
 
+# PoCL's CPU driver pins its worker threads one to a core when POCL_AFFINITY is 1 (read once, when the driver
+# starts). Unpinned, Linux's wake-up placement stacked both workers on one core of the 2-core AMD Zen 5 host for
+# 100 ms and more after another thread pool had run (or at the start): a ResNet-50 3 x 3 layer took 1.6-1.8 ms a
+# call instead of 0.9 ms, and an empty launch waited 50-55 us instead of 20-40 (session 19). A user's own setting wins.
+POCL_AFFINITY = "POCL_AFFINITY"
+
+
 def import_pyopencl():  # noqa: ANN201 - returns the module
-    """Import pyopencl, or raise a DMLError that says how to get it."""
+    """Import pyopencl, or raise a DMLError that says how to get it. Every OpenCL driver dmlsim starts starts after
+    this call, so it sets PoCL's thread pinning default here (:data:`POCL_AFFINITY`)."""
+    os.environ.setdefault(POCL_AFFINITY, "1")
     try:
         import pyopencl
     except ImportError as exc:  # pragma: no cover - depends on the environment

@@ -50,10 +50,11 @@ The planner (:meth:`Convolution.plan_launches`):
   the row, else clamped with a per-element mask) and every tap reads its lanes from there: checking each tap's lanes
   at the row's ends had cost the 8-wide rows of the ResNet-style model 2 of their 3 taps (40 -> 18 us a layer at batch
   8 on PoCL 3.1). Work-groups shrink for layers of few rows (:func:`dmlsim.operators.plan.spread_local`) so that every
-  core gets some. The kernel carries ``vec_type_hint(float8)``: Intel's CPU runtime otherwise makes neighbouring
-  work-items (rows) SIMD lanes as well, and the ResNet-style model's 3 -> 8 channel layer at batch 8 took 177 us there
-  (one work-item per output position, an earlier way round it, 91 us; with the hint, by rows, 73 us); on such devices
-  (``LaunchTarget.vectorizes_items``) rows go 8 outputs at a time (16 took 1.5 times as long there).
+  core gets some. A work-item's RW lanes are explicit vectors (float4/8/16 accumulators, masks by ``select``) and
+  the kernel carries ``vec_type_hint`` of that vector: Intel's CPU runtime otherwise makes neighbouring work-items
+  (rows) SIMD lanes as well (the ResNet-style model's 3 -> 8 channel layer at batch 8 took 177 us there), and with the
+  hint it compiles scalar lanes written as arrays as scalar code (73-118 us; 43 us as float8 vectors, 31 us as
+  float16, session 19).
 - The rest (OutputPadding, BACKWARD, GPU devices' groups): the direct kernel, one work-item per output element
   (``convolution`` in kernel.cl).
 
@@ -384,7 +385,7 @@ class Convolution(Operator):
         args = [*direct_operands(bound, geometry),
                 Scalar("groups", np.uint32(geometry.groups)), Scalar("count", np.uint32(rows))]
         unit_w = geometry.strides[-1] == 1 and bound[X].layout.strides[-1] == 1
-        outputs = row_outputs(out.sizes[-1], target.vectorizes_items)
+        outputs = row_outputs(out.sizes[-1])
         kw, dw = v.layout(F).sizes[-1], geometry.dilations[-1]
         span = outputs + (kw - 1) * dw  # the inputs a set of outputs reads along W
         row_taps = unit_w and span <= ROW_SPAN_MAX
@@ -414,12 +415,12 @@ class Convolution(Operator):
         return KernelLaunch(self.kernel_source, "convolution", defines, Items(out.element_count), args)
 
 
-def row_outputs(out_w: int, vectorizes_items: bool = False) -> int:
+def row_outputs(out_w: int) -> int:
     """Outputs along W per accumulator set of ``convolution_rows``: ``ROW_OUTPUTS``, twice that for rows at least
-    that long (a 16-wide row in one pass measured 1.3-1.7x the 8-wide passes' speed on PoCL) except where work-items
-    are SIMD lanes (Intel's runtime: MobileNetV2's depthwise layer 1.3 ms 16 wide, 0.84 ms 8 wide, 0.89 ms 4 wide),
-    half for shorter ones."""
-    if out_w >= 2 * ROW_OUTPUTS and not vectorizes_items:
+    that long (a 16-wide row in one pass measured 1.3-1.7x the 8-wide passes' speed on PoCL; on Intel's runtime,
+    once the lanes were explicit vectors, MobileNetV2's depthwise layer 0.78 ms 16 wide, 0.87 ms 8 wide), half for
+    shorter ones."""
+    if out_w >= 2 * ROW_OUTPUTS:
         return 2 * ROW_OUTPUTS
     return ROW_OUTPUTS if out_w > ROW_OUTPUTS // 2 else ROW_OUTPUTS // 2
 

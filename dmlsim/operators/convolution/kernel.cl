@@ -265,26 +265,36 @@ void im2col_pack(__global const store_t *x__base, ulong x__offset, ulong8 x_stri
  * input's W stride are 1: UNIT_W, vector loads for the compiler); one reaching the padding or the row's end reads
  * a clamped index and adds -0.0f in place of the product there (x + -0 is x for every x, so the sum is the one
  * that skips the tap, an infinite or NaN weight included). */
+#ifdef RW
+/* The RW lanes of a row as one vector (explicit: Intel's CPU runtime compiles the scalar lanes of a kernel that
+ * carries vec_type_hint as scalar code) and the mask of which lanes take their product */
+#define ROW_V DMLSIM_CAT(float, RW)
+#define ROW_MASK DMLSIM_CAT(int, RW)
+#define ROW_VLOAD(p) DMLSIM_CAT(vload, RW)(0, (p))
+/* acc += xv * w where the mask says so, else + -0.0f (x + -0 is x for every x: the sum that skips the term) */
+#define ROW_ADD(acc, xv, w) ((acc) + (xv) * (w))
+#define ROW_ADD_MASKED(acc, xv, w, m) ((acc) + select((ROW_V)(-0.0f), (xv) * (w), (m)))
+#endif
 #ifdef ROW_TAPS
-/* The KW taps of one input row into the OCB x RW accumulators: lane l of tap kw reads element t = l + kw * DW of the
- * row's span xr where INSIDE(t) (ROW_ALL: every one; ROW_INSIDE: not over the padding), else adds -0.0f (nothing) */
-#define ROW_ALL(t) 1
-#define ROW_INSIDE(t) inside[t]
-#define ROW_TAPS_ACCUMULATE(INSIDE)                                                                               \
+/* The KW taps of one input row into the OCB accumulator vectors: lane l of tap kw reads element t = l + kw * DW of
+ * the row's span xr; ROW_INSIDE: only where inside[t] (not over the padding), else adds -0.0f (nothing) */
+#define ROW_ALL(acc, xv, w, kw) ROW_ADD(acc, xv, w)
+#define ROW_INSIDE(acc, xv, w, kw) ROW_ADD_MASKED(acc, xv, w, ROW_VLOAD(inside + (kw) * DW))
+#define ROW_TAPS_ACCUMULATE(COMBINE)                                                                              \
     _Pragma("unroll") for (uint kw = 0; kw < KW; ++kw) {                                                          \
         const ulong f_kw = f_tap + (ulong)TAP(kw, KW) * fw;                                                       \
+        const ROW_V xv = ROW_VLOAD(xr + kw * DW);                                                                 \
         float weight[OCB];                                                                                        \
         _Pragma("unroll") for (uint o = 0; o < OCB; ++o)                                                          \
             weight[o] = (float)LOAD(f_out[o], f_kw);                                                              \
         _Pragma("unroll") for (uint o = 0; o < OCB; ++o)                                                          \
-            _Pragma("unroll") for (uint l = 0; l < RW; ++l)                                                       \
-                acc[o][l] += INSIDE(l + kw * DW) ? xr[l + kw * DW] * weight[o] : -0.0f;                           \
+            acc[o] = COMBINE(acc[o], xv, weight[o], kw);                                                          \
     }
 #endif
 #ifdef RW /* the plan defines RW and OCB for convolution_rows' builds only */
 /* The kernel's lanes are its own (RW outputs, unrolled): vec_type_hint tells Intel's CPU runtime not to make
  * neighbouring work-items SIMD lanes as well (MobileNetV2's depthwise layer at batch 8: 14.5 -> 4.8 ms there) */
-__kernel __attribute__((vec_type_hint(float8))) void convolution_rows(__global const store_t *x__base, ulong x__offset, ulong8 x_strides, ulong8 x_sizes,
+__kernel __attribute__((vec_type_hint(ROW_V))) void convolution_rows(__global const store_t *x__base, ulong x__offset, ulong8 x_strides, ulong8 x_sizes,
                                __global const store_t *f__base, ulong f__offset, ulong8 f_strides, ulong8 f_sizes,
 #ifdef HAS_BIAS
                                __global const store_t *bias__base, ulong bias__offset, ulong bias_channel_stride,
@@ -322,12 +332,10 @@ __kernel __attribute__((vec_type_hint(float8))) void convolution_rows(__global c
     for (uint o = 0; o < OCB; ++o)  /* a channel past the group's last reads the last one's weights, stores nothing */
         f_out[o] = f__base + f__offset + (ulong)min(oc0 + o, oc_end - 1) * f_strides.s3;
     for (uint ow0 = 0; ow0 < out_w; ow0 += RW) {
-        float acc[OCB][RW];
+        ROW_V acc[OCB];
 #pragma unroll
         for (uint o = 0; o < OCB; ++o)
-#pragma unroll
-            for (uint l = 0; l < RW; ++l)
-                acc[o][l] = 0.0f;
+            acc[o] = (ROW_V)(0.0f);
         const bool full = ow0 + RW <= out_w;
         for (uint ic = 0; ic < cin_group; ++ic) {
             const uint c = cin_group * group + ic;
@@ -354,11 +362,11 @@ __kernel __attribute__((vec_type_hint(float8))) void convolution_rows(__global c
                             xr[t] = (float)LOAD(x_row + iw_start, t);
                         ROW_TAPS_ACCUMULATE(ROW_ALL)
                     } else {
-                        bool inside[ROW_SPAN];
+                        int inside[ROW_SPAN];  /* -1 (all bits: select's true) or 0 */
 #pragma unroll
                         for (uint t = 0; t < ROW_SPAN; ++t) {
                             const long iw = iw_start + (long)t;
-                            inside[t] = iw >= 0 && iw < (long)in_w;
+                            inside[t] = iw >= 0 && iw < (long)in_w ? -1 : 0;
                             /* the index clamped by selects: PoCL 3.0 calls clamp(), and the loop stays scalar */
                             xr[t] = (float)LOAD(x_row, (ulong)(iw < 0 ? 0 : inside[t] ? iw : (long)in_w - 1));
                         }
@@ -384,24 +392,23 @@ __kernel __attribute__((vec_type_hint(float8))) void convolution_rows(__global c
                             for (uint l = 0; l < RW; ++l)
                                 x[l] = (float)LOAD(x_row, (ulong)(iw0 + (long)l * sw) * xw);
 #endif
+                            const ROW_V xv = ROW_VLOAD(x);
 #pragma unroll
                             for (uint o = 0; o < OCB; ++o)
-#pragma unroll
-                                for (uint l = 0; l < RW; ++l)
-                                    acc[o][l] += x[l] * weight[o];
+                                acc[o] = ROW_ADD(acc[o], xv, weight[o]);
                         } else {
-                            bool inside[RW];
+                            int inside[RW];  /* -1 (all bits: select's true) or 0 */
 #pragma unroll
                             for (uint l = 0; l < RW; ++l) {
                                 const long iw = iw0 + (long)l * sw;
-                                inside[l] = ow0 + l < out_w && iw >= 0 && iw < (long)in_w;
+                                inside[l] = ow0 + l < out_w && iw >= 0 && iw < (long)in_w ? -1 : 0;
                                 x[l] = (float)LOAD(x_row, (ulong)clamp(iw, 0L, (long)in_w - 1) * xw);
                             }
+                            const ROW_V xv = ROW_VLOAD(x);
+                            const ROW_MASK m = ROW_VLOAD(inside);
 #pragma unroll
                             for (uint o = 0; o < OCB; ++o)
-#pragma unroll
-                                for (uint l = 0; l < RW; ++l)
-                                    acc[o][l] += inside[l] ? x[l] * weight[o] : -0.0f;
+                                acc[o] = ROW_ADD_MASKED(acc[o], xv, weight[o], m);
                         }
                     }
 #endif
@@ -418,8 +425,10 @@ __kernel __attribute__((vec_type_hint(float8))) void convolution_rows(__global c
 #endif
             const ulong y_row = (ulong)n * y_strides.s3 + (ulong)oc * y_strides.s4 + (ulong)od * y_strides.s5 +
                                 (ulong)oh * y_strides.s6;
+            float lanes[RW];
+            DMLSIM_CAT(vstore, RW)(acc[o], 0, lanes);
             for (uint l = 0; l < RW && ow0 + l < out_w; ++l) {
-                float sum = acc[o][l];
+                float sum = lanes[l];
 #ifdef HAS_BIAS
                 sum += bias;
 #endif
