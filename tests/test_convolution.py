@@ -227,6 +227,15 @@ CASES = {
     # 16 outputs at a time: two full sets, the first one's left tap and the last one's right tap over the padding
     "2d-rows-channel-blocks-wide": (FORWARD, XCORR, (2, 6, 4, 32), (22, 3, 3, 3), [1, 1], [1, 1], [1, 1], [1, 1],
                                     [0, 0], 2, True),
+    # depthwise row kernel, 8 output rows a work-item (RH) where the H stride is 1: 11 rows (a set of 8 and one of 3),
+    # H dilation 2 with 2 rows of padding above and 1 below, flipped; 3-D rows of 17, 6 rows a plane (one set of 8
+    # short of 2) over 3 depths with padding; an H stride of 2 (one row a work-item)
+    "2d-depthwise-dilated-rows": (FORWARD, CONV, (1, 2, 12, 20), (2, 1, 3, 3), [1, 1], [2, 1], [2, 1], [1, 1], [0, 0],
+                                  2, True),
+    "3d-depthwise-rows": (FORWARD, XCORR, (1, 2, 3, 6, 17), (2, 1, 2, 3, 3), [1, 1, 1], [1, 1, 1], [1, 1, 1],
+                          [0, 1, 1], [0, 0, 0], 2, False),
+    "2d-depthwise-h-stride2": (FORWARD, XCORR, (1, 2, 7, 18), (2, 1, 3, 3), [2, 1], [1, 1], [1, 1], [1, 1], [0, 0], 2,
+                               True),
     # stride 2 along W (inputs read lane by lane): rows of 16, one full set whose last lane's right tap is padding
     "2d-rows-strided-wide-full-set": (FORWARD, XCORR, (1, 2, 3, 31), (4, 1, 2, 3), [1, 2], [1, 1], [0, 1], [0, 1],
                                       [0, 0], 2, True),
@@ -503,6 +512,9 @@ PLANNED = {  # the planner's choice per case (the operator's docstring): (CPU ta
     "2d-rows-channel-blocks-wide": (["convolution_rows"], ["convolution"]),
     "2d-rows-narrow-blocks": UNFOLD,
     "2d-rows-strided-wide-full-set": (["convolution_rows"], ["convolution"]),
+    "2d-depthwise-dilated-rows": (["convolution_rows"], ["convolution"]),
+    "3d-depthwise-rows": (["convolution_rows"], ["convolution"]),
+    "2d-depthwise-h-stride2": (["convolution_rows"], ["convolution"]),
 }
 
 
@@ -556,6 +568,27 @@ def test_depthwise_rows_on_every_cpu(ref_device):
     for vectorizes_items in (False, True):
         (launch,) = planned_launches(ref_device, desc, LaunchTarget(True, 2, vectorizes_items))
         assert (launch.defines["OCB"], launch.defines["RW"]) == (1, 16)
+
+
+@pytest.mark.parametrize(("name", "rows", "work_items"), [
+    ("2d-depthwise-wide", 8, 2 * 3),  # 2 images x 3 channels x one set of rows (5 of 8)
+    ("2d-depthwise-dilated-rows", 8, 2 * 2),  # 11 rows: 8 + 3
+    ("3d-depthwise-rows", 8, 2 * 3),  # 2 channels x 3 depths x one set (6 of 8)
+    ("2d-depthwise-h-stride2", 1, 2 * 4),  # H stride 2: a row a work-item
+    ("2d-rows-channel-blocks-wide", 1, 2 * 2 * 2 * 4),  # blocks of several channels: a row a work-item
+])
+def test_depthwise_rows_go_eight_output_rows_a_work_item(ref_device, name, rows, work_items):
+    """Where a block is one channel and the H stride 1, a work-item runs 8 output rows (RH), each input row read
+    once for all of them (KH and DH then build constants)."""
+    direction, mode, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups, _ = CASES[name]
+    out_sizes = out_sizes_for(direction, x_sizes, f_sizes, strides, dilations, start, end, output_padding, groups)
+    desc = conv_desc(tensor(F32, x_sizes), tensor(F32, f_sizes), None, tensor(F32, out_sizes), mode=mode,
+                     direction=direction, strides=strides, dilations=dilations, start=start, end=end,
+                     output_padding=output_padding, groups=groups)
+    (launch,) = planned_launches(ref_device, desc, LaunchTarget(True, 2))
+    assert launch.defines["RH"] == rows and launch.geometry.count == work_items
+    if rows > 1:
+        assert (launch.defines["KH"], launch.defines["DH"]) == (f_sizes[-2], dilations[-2])
 
 
 @pytest.mark.parametrize(("name", "temporary"), [

@@ -47,7 +47,9 @@ The planner (:meth:`Convolution.plan_launches`):
   adding -0.0f (nothing) in place of its product; its sums are the direct kernel's, term for term. Where ``UNIT_W``
   holds and the filter's width KW and W dilation DW are build constants (``ROW_TAPS``: the span of outputs + (KW - 1)
   x DW inputs at most ``ROW_SPAN_MAX``), a row's span is read once per input row into private memory (unchecked inside
-  the row, else clamped with a per-element mask) and every tap reads its lanes from there: checking each tap's lanes
+  the row, else clamped with a per-element mask) and every tap reads its lanes from there; where moreover a block is
+  one channel (depthwise) and the H stride 1, a work-item runs ``ROW_SETS`` (8) output rows (RH, with KH and DH build
+  constants), each input row read once for every output row it serves, each output's taps still in kh order: checking each tap's lanes
   at the row's ends had cost the 8-wide rows of the ResNet-style model 2 of their 3 taps (40 -> 18 us a layer at batch
   8 on PoCL 3.1). Work-groups shrink for layers of few rows (:func:`dmlsim.operators.plan.spread_local`) so that every
   core gets some. A work-item's RW lanes are explicit vectors (float4/8/16 accumulators, masks by ``select``) and
@@ -116,6 +118,11 @@ ROW_OUTPUTS = 8
 ROW_CHANNELS = 8
 # convolution_rows' ROW_TAPS build: the most inputs along W (outputs + (KW - 1) x DW) it keeps in private memory
 ROW_SPAN_MAX = 40
+# convolution_rows: output rows per work-item where a block is one channel (depthwise), the H stride 1 and the build
+# has ROW_TAPS: each input row read once serves up to RH output rows (MobileNetV2's depthwise layer at batch 1: 0.69
+# ms a row a work-item, 0.52 / 0.42 / 0.38 / 0.44 ms with 2 / 4 / 8 / 16 rows on PoCL 3.1, 0.78 -> 0.34 ms with 8 on
+# Intel's runtime; session 19)
+ROW_SETS = 8
 # reference-device steps (dmlsim.operators.base.Work) of one numpy einsum call of the reference: one per tap and group
 EINSUM_STEPS = 20
 
@@ -381,18 +388,23 @@ class Convolution(Operator):
         has_bias = bound.get(BIAS) is not None
         cout_group = out.sizes[1] // geometry.groups
         block = min(ROW_CHANNELS, cout_group)
-        rows = out.element_count // out.sizes[-1] // out.sizes[1] * geometry.groups * -(-cout_group // block)
-        args = [*direct_operands(bound, geometry),
-                Scalar("groups", np.uint32(geometry.groups)), Scalar("count", np.uint32(rows))]
         unit_w = geometry.strides[-1] == 1 and bound[X].layout.strides[-1] == 1
         outputs = row_outputs(out.sizes[-1])
         kw, dw = v.layout(F).sizes[-1], geometry.dilations[-1]
         span = outputs + (kw - 1) * dw  # the inputs a set of outputs reads along W
         row_taps = unit_w and span <= ROW_SPAN_MAX
+        out_h = out.sizes[-2] if len(out.sizes) > 3 else 1
+        row_sets = ROW_SETS if row_taps and block == 1 and len(out.sizes) > 3 and geometry.strides[-2] == 1 \
+            and out_h > 1 else 1
+        rows = (out.element_count // out.sizes[-1] // out.sizes[1] // out_h * -(-out_h // row_sets)
+                * geometry.groups * -(-cout_group // block))
+        args = [*direct_operands(bound, geometry),
+                Scalar("groups", np.uint32(geometry.groups)), Scalar("count", np.uint32(rows))]
         defines = {**storage_defines(out), "FLIP": geometry.flip, "HAS_BIAS": has_bias,
-                   "RW": outputs, "OCB": block,
+                   "RW": outputs, "OCB": block, "RH": row_sets,
                    "UNIT_W": unit_w, "IF_FLAGGED": flag_at is not None,
                    **({"ROW_TAPS": True, "KW": kw, "DW": dw, "ROW_SPAN": span} if row_taps else {}),
+                   **({"KH": v.layout(F).sizes[-2], "DH": geometry.dilations[-2]} if row_sets > 1 else {}),
                    **fused_defines(v.attrs.get("FusedActivation"))}
         if flag_at is not None:
             args.append(TemporaryArg("flag", (("flag__offset", flag_at),), out.element_size))

@@ -266,6 +266,12 @@ void im2col_pack(__global const store_t *x__base, ulong x__offset, ulong8 x_stri
  * a clamped index and adds -0.0f in place of the product there (x + -0 is x for every x, so the sum is the one
  * that skips the tap, an infinite or NaN weight included). */
 #ifdef RW
+#ifndef RH
+#define RH 1 /* output rows per work-item */
+#endif
+#if RH > 1 && !defined(ROW_TAPS)
+#error "RH > 1 needs the ROW_TAPS build"
+#endif
 /* The RW lanes of a row as one vector (explicit: Intel's CPU runtime compiles the scalar lanes of a kernel that
  * carries vec_type_hint as scalar code) and the mask of which lanes take their product */
 #define ROW_V DMLSIM_CAT(float, RW)
@@ -280,7 +286,7 @@ void im2col_pack(__global const store_t *x__base, ulong x__offset, ulong8 x_stri
  * the row's span xr; ROW_INSIDE: only where inside[t] (not over the padding), else adds -0.0f (nothing) */
 #define ROW_ALL(acc, xv, w, kw) ROW_ADD(acc, xv, w)
 #define ROW_INSIDE(acc, xv, w, kw) ROW_ADD_MASKED(acc, xv, w, ROW_VLOAD(inside + (kw) * DW))
-#define ROW_TAPS_ACCUMULATE(COMBINE)                                                                              \
+#define ROW_TAPS_ACCUMULATE(COMBINE, A)                                                                           \
     _Pragma("unroll") for (uint kw = 0; kw < KW; ++kw) {                                                          \
         const ulong f_kw = f_tap + (ulong)TAP(kw, KW) * fw;                                                       \
         const ROW_V xv = ROW_VLOAD(xr + kw * DW);                                                                 \
@@ -288,7 +294,32 @@ void im2col_pack(__global const store_t *x__base, ulong x__offset, ulong8 x_stri
         _Pragma("unroll") for (uint o = 0; o < OCB; ++o)                                                          \
             weight[o] = (float)LOAD(f_out[o], f_kw);                                                              \
         _Pragma("unroll") for (uint o = 0; o < OCB; ++o)                                                          \
-            acc[o] = COMBINE(acc[o], xv, weight[o], kw);                                                          \
+            A[o] = COMBINE(A[o], xv, weight[o], kw);                                                              \
+    }
+/* The span of input row x_row that the outputs from ow0 read (RW + (KW - 1) * DW inputs), once, in private memory
+ * (xr), unchecked where it lies inside the row, else clamped, with inside[] marking the lanes in the row (masked) */
+#define ROW_SPAN_READ                                                                                             \
+    const long iw_start = (long)ow0 - pw;                                                                         \
+    float xr[ROW_SPAN];                                                                                           \
+    int inside[ROW_SPAN]; /* -1 (all bits: select's true) or 0; set where masked */                              \
+    const bool masked = !(full && iw_start >= 0 && iw_start + ROW_SPAN <= (long)in_w);                           \
+    if (!masked) {                                                                                                \
+        _Pragma("unroll") for (uint t = 0; t < ROW_SPAN; ++t)                                                     \
+            xr[t] = (float)LOAD(x_row + iw_start, t);                                                             \
+    } else {                                                                                                      \
+        _Pragma("unroll") for (uint t = 0; t < ROW_SPAN; ++t) {                                                   \
+            const long iw = iw_start + (long)t;                                                                   \
+            inside[t] = iw >= 0 && iw < (long)in_w ? -1 : 0;                                                      \
+            /* the index clamped by selects: PoCL 3.0 calls clamp(), and the loop stays scalar */                 \
+            xr[t] = (float)LOAD(x_row, (ulong)(iw < 0 ? 0 : inside[t] ? iw : (long)in_w - 1));                    \
+        }                                                                                                         \
+    }
+/* the KW taps of the span just read into accumulator row A, the filter's taps from f_tap */
+#define ROW_SPAN_TAPS(A)                                                                                          \
+    if (masked) {                                                                                                 \
+        ROW_TAPS_ACCUMULATE(ROW_INSIDE, A)                                                                        \
+    } else {                                                                                                      \
+        ROW_TAPS_ACCUMULATE(ROW_ALL, A)                                                                           \
     }
 #endif
 #ifdef RW /* the plan defines RW and OCB for convolution_rows' builds only */
@@ -315,8 +346,9 @@ __kernel __attribute__((vec_type_hint(ROW_V))) void convolution_rows(__global co
 #endif
     const uint out_h = (uint)y_sizes.s6, out_d = (uint)y_sizes.s5, out_c = (uint)y_sizes.s4;
     const uint cout_group = out_c / groups, blocks = (cout_group + OCB - 1) / OCB;
-    const uint oh = gid % out_h;
-    uint rest = gid / out_h;
+    const uint row_sets = (out_h + RH - 1) / RH; /* a work-item's RH output rows from oh0 */
+    const uint oh0 = gid % row_sets * RH;
+    uint rest = gid / row_sets;
     const uint od = rest % out_d;
     rest /= out_d;
     const uint block = rest % (blocks * groups), n = rest / (blocks * groups);
@@ -332,10 +364,12 @@ __kernel __attribute__((vec_type_hint(ROW_V))) void convolution_rows(__global co
     for (uint o = 0; o < OCB; ++o)  /* a channel past the group's last reads the last one's weights, stores nothing */
         f_out[o] = f__base + f__offset + (ulong)min(oc0 + o, oc_end - 1) * f_strides.s3;
     for (uint ow0 = 0; ow0 < out_w; ow0 += RW) {
-        ROW_V acc[OCB];
+        ROW_V acc[RH][OCB];
 #pragma unroll
-        for (uint o = 0; o < OCB; ++o)
-            acc[o] = (ROW_V)(0.0f);
+        for (uint r = 0; r < RH; ++r)
+#pragma unroll
+            for (uint o = 0; o < OCB; ++o)
+                acc[r][o] = (ROW_V)(0.0f);
         const bool full = ow0 + RW <= out_w;
         for (uint ic = 0; ic < cin_group; ++ic) {
             const uint c = cin_group * group + ic;
@@ -343,8 +377,29 @@ __kernel __attribute__((vec_type_hint(ROW_V))) void convolution_rows(__global co
                 const long id = source_index(od, kd, strides.s1, dilations.s1, start_padding.s1, x_sizes.s5);
                 if (id < 0)
                     continue;
+#if RH > 1 /* ROW_TAPS builds with H stride 1, KH and DH build constants (the plan's choice) */
+                /* each valid input row t of the RH rows' windows is read once and serves every output row r whose
+                 * tap kh = (t - r) / DH lands on it; per output row the taps still come in kh order */
+#pragma unroll
+                for (uint t = 0; t < RH + (KH - 1) * DH; ++t) {
+                    const long ih = (long)(oh0 + t) - (long)start_padding.z;
+                    if (ih < 0 || ih >= (long)x_sizes.s6)
+                        continue;
+                    __global const store_t *x_row = x_image + (ulong)c * x_strides.s4 + (ulong)id * x_strides.s5 +
+                                                    (ulong)ih * x_strides.s6;
+                    ROW_SPAN_READ
+#pragma unroll
+                    for (uint r = 0; r < RH; ++r) {
+                        if (t < r || (t - r) % DH != 0 || (t - r) / DH >= KH)
+                            continue;
+                        const ulong f_tap = (ulong)ic * f_strides.s4 + (ulong)TAP(kd, f_sizes.s5) * f_strides.s5 +
+                                            (ulong)TAP((t - r) / DH, KH) * f_strides.s6;
+                        ROW_SPAN_TAPS(acc[r])
+                    }
+                }
+#else
                 for (uint kh = 0; kh < (uint)f_sizes.s6; ++kh) {
-                    const long ih = source_index(oh, kh, strides.z, dilations.z, start_padding.z, x_sizes.s6);
+                    const long ih = source_index(oh0, kh, strides.z, dilations.z, start_padding.z, x_sizes.s6);
                     if (ih < 0)
                         continue;
                     __global const store_t *x_row = x_image + (ulong)c * x_strides.s4 + (ulong)id * x_strides.s5 +
@@ -352,26 +407,8 @@ __kernel __attribute__((vec_type_hint(ROW_V))) void convolution_rows(__global co
                     const ulong f_tap = (ulong)ic * f_strides.s4 + (ulong)TAP(kd, f_sizes.s5) * f_strides.s5 +
                                         (ulong)TAP(kh, f_sizes.s6) * f_strides.s6;
 #ifdef ROW_TAPS /* UNIT_W with the filter's width KW and W dilation DW known at build time (the plan's choice) */
-                    /* the RW + (KW - 1) * DW inputs the row's taps read, once, in private memory; tap kw of lane l
-                     * reads element l + kw * DW of them */
-                    const long iw_start = (long)ow0 - pw;
-                    float xr[ROW_SPAN];
-                    if (full && iw_start >= 0 && iw_start + ROW_SPAN <= (long)in_w) {
-#pragma unroll
-                        for (uint t = 0; t < ROW_SPAN; ++t)
-                            xr[t] = (float)LOAD(x_row + iw_start, t);
-                        ROW_TAPS_ACCUMULATE(ROW_ALL)
-                    } else {
-                        int inside[ROW_SPAN];  /* -1 (all bits: select's true) or 0 */
-#pragma unroll
-                        for (uint t = 0; t < ROW_SPAN; ++t) {
-                            const long iw = iw_start + (long)t;
-                            inside[t] = iw >= 0 && iw < (long)in_w ? -1 : 0;
-                            /* the index clamped by selects: PoCL 3.0 calls clamp(), and the loop stays scalar */
-                            xr[t] = (float)LOAD(x_row, (ulong)(iw < 0 ? 0 : inside[t] ? iw : (long)in_w - 1));
-                        }
-                        ROW_TAPS_ACCUMULATE(ROW_INSIDE)
-                    }
+                    ROW_SPAN_READ
+                    ROW_SPAN_TAPS(acc[0])
 #else
                     for (uint kw = 0; kw < (uint)f_sizes.s7; ++kw) {
                         const ulong f_at = f_tap + (ulong)TAP(kw, f_sizes.s7) * fw;
@@ -395,7 +432,7 @@ __kernel __attribute__((vec_type_hint(ROW_V))) void convolution_rows(__global co
                             const ROW_V xv = ROW_VLOAD(x);
 #pragma unroll
                             for (uint o = 0; o < OCB; ++o)
-                                acc[o] = ROW_ADD(acc[o], xv, weight[o]);
+                                acc[0][o] = ROW_ADD(acc[0][o], xv, weight[o]);
                         } else {
                             int inside[RW];  /* -1 (all bits: select's true) or 0 */
 #pragma unroll
@@ -408,13 +445,19 @@ __kernel __attribute__((vec_type_hint(ROW_V))) void convolution_rows(__global co
                             const ROW_MASK m = ROW_VLOAD(inside);
 #pragma unroll
                             for (uint o = 0; o < OCB; ++o)
-                                acc[o] = ROW_ADD_MASKED(acc[o], xv, weight[o], m);
+                                acc[0][o] = ROW_ADD_MASKED(acc[0][o], xv, weight[o], m);
                         }
                     }
 #endif
                 }
+#endif
             }
         }
+#pragma unroll
+        for (uint r = 0; r < RH; ++r) {
+        const uint oh = oh0 + r;
+        if (oh >= out_h)
+            break;
 #pragma unroll
         for (uint o = 0; o < OCB; ++o) {
             const uint oc = oc0 + o;
@@ -426,7 +469,7 @@ __kernel __attribute__((vec_type_hint(ROW_V))) void convolution_rows(__global co
             const ulong y_row = (ulong)n * y_strides.s3 + (ulong)oc * y_strides.s4 + (ulong)od * y_strides.s5 +
                                 (ulong)oh * y_strides.s6;
             float lanes[RW];
-            DMLSIM_CAT(vstore, RW)(acc[o], 0, lanes);
+            DMLSIM_CAT(vstore, RW)(acc[r][o], 0, lanes);
             for (uint l = 0; l < RW && ow0 + l < out_w; ++l) {
                 float sum = lanes[l];
 #ifdef HAS_BIAS
@@ -434,6 +477,7 @@ __kernel __attribute__((vec_type_hint(ROW_V))) void convolution_rows(__global co
 #endif
                 STORE(FUSED_ACTIVATION(sum), y__base + y__offset, y_row + (ulong)(ow0 + l) * y_strides.s7);
             }
+        }
         }
     }
 }
