@@ -53,10 +53,10 @@ The planner (:meth:`Convolution.plan_launches`):
   (8) output rows (RH; KH and DH build constants), each input row read once for every output row it serves, each
   output's taps still in kh order. Work-groups shrink for layers of few rows
   (:func:`dmlsim.operators.plan.spread_local`) so that every core gets some. A work-item's RW lanes are explicit
-  vectors (float4/8/16 accumulators, masks by ``select``) and the kernel carries ``vec_type_hint`` of that vector: Intel's CPU runtime otherwise makes neighbouring work-items
-  (rows) SIMD lanes as well (the ResNet-style model's 3 -> 8 channel layer at batch 8 took 177 us there), and with the
-  hint it compiles scalar lanes written as arrays as scalar code (73-118 us; 43 us as float8 vectors, 31 us as
-  float16, session 19).
+  vectors (float4/8/16 accumulators, masks by ``select``) and the kernel carries ``vec_type_hint`` of that vector:
+  Intel's CPU runtime otherwise makes neighbouring work-items (rows) SIMD lanes as well (the ResNet-style model's 3 ->
+  8 channel layer at batch 8 took 177 us there), and with the hint it compiles scalar lanes written as arrays as
+  scalar code (73-118 us; 43 us as float8 vectors, 31 us as float16, session 19).
 - The rest (OutputPadding, BACKWARD, GPU devices' groups): the direct kernel, one work-item per output element
   (``convolution`` in kernel.cl).
 
