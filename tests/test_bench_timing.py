@@ -92,8 +92,38 @@ def test_settle_calls_run_each_contestant_untimed_right_before_its_timed_call():
     assert samples["a"].ns == [5.0, 11.0, 17.0] and samples["b"].ns == [8.0, 14.0, 20.0]
 
 
+def test_settle_time_keeps_a_short_contestant_settling_that_long():
+    """With ``settle_time``, a contestant's untimed calls before each timed one go on until that time has passed (a
+    call of microseconds does not outlast another pool's spinning), and without ``settle`` there are none."""
+    import time
+
+    calls: list[tuple[str, float]] = []
+
+    def contestant(name: str):
+        def call() -> None:
+            calls.append((name, time.perf_counter()))
+            time.sleep(0.0005)
+        return call
+
+    alternate({n: contestant(n) for n in "ab"}, warmup=0, min_time=0, min_rounds=3, max_rounds=3, settle=1,
+              settle_time=0.004)
+    turns: list[list[float]] = []
+    for i, (name, at) in enumerate(calls[2:], start=2):  # after the cold calls
+        if calls[i - 1][0] != name or i == 2:
+            turns.append([])
+        turns[-1].append(at)
+    assert len(turns) == 6  # 3 rounds of a and b
+    assert all(turn[-1] - turn[0] >= 0.004 for turn in turns)  # the timed call starts 4 ms after the turn's first
+    assert all(len(turn) <= 10 for turn in turns)  # and not much later (0.5 ms calls)
+    calls.clear()
+    alternate({n: contestant(n) for n in "ab"}, warmup=0, min_time=0, min_rounds=3, max_rounds=3, settle=0,
+              settle_time=0.004)
+    assert [name for name, _ in calls] == ["a", "b"] * 4
+
+
 def test_bench_settles_by_default():
-    """`dmlsim bench` times every contestant after one untimed call of itself unless told otherwise."""
+    """`dmlsim bench` times every contestant after one untimed call of itself, and 5 ms of them, unless told
+    otherwise."""
     from dmlsim.bench.engine import BenchConfig
 
-    assert BenchConfig().settle == 1
+    assert (BenchConfig().settle, BenchConfig().settle_time) == (1, 0.005)

@@ -61,6 +61,7 @@ class BenchConfig:
     min_time: float = 0.5
     min_rounds: int = 5
     settle: int = 1  # untimed calls of a contestant before each timed one (dmlsim.bench.timing)
+    settle_time: float = 0.005  # and at least this many seconds of them (where settle > 0)
     peers: tuple[str, ...] = peer_lib.KNOWN_PEERS
     overhead: bool = True
     native: bool = True  # time the native same-traffic kernel (needs a C compiler with OpenMP)
@@ -233,7 +234,8 @@ def measure_point(device: Any, case: Any, dtype: str, elements: int, config: Ben
         if flush is not None:
             limits.append(flush)
         samples = alternate(contestants, warmup=config.warmup, min_time=config.min_time,
-                            min_rounds=config.min_rounds, before=flush, settle=config.settle)
+                            min_rounds=config.min_rounds, before=flush, settle=config.settle,
+                            settle_time=config.settle_time)
         ours = samples[DISPATCH]
         point.rounds = len(ours.ns)
         point.device_median_ns, point.device_min_ns, point.device_max_ns = ours.median_ns, ours.min_ns, ours.max_ns

@@ -57,8 +57,11 @@ def header_lines(run: BenchRun) -> list[str]:
     peers = ", ".join(f"{k} {v}" for k, v in machine.items() if k in ("numpy", "torch"))
     loads = " -> ".join(" ".join(f"{x:.2f}" for x in machine[k]) for k in ("load_average_before", "load_average_after")
                         if machine.get(k))
+    settle = getattr(run.config, "settle", 0)
     pools = (f"OMP_WAIT_POLICY {machine.get('omp_wait_policy', '?')}, "
-             f"OPENBLAS_THREAD_TIMEOUT {machine.get('openblas_thread_timeout', '?')}")
+             f"OPENBLAS_THREAD_TIMEOUT {machine.get('openblas_thread_timeout', '?')}; each timed call after "
+             + (f"{settle} untimed call(s) and {1000 * getattr(run.config, 'settle_time', 0):g} ms of its own"
+                if settle else "the previous contestant's"))
     return [*([f"load average (1/5/15 min) before -> after: {loads}; {pools}"] if loads else []),
             f"device: {dev['device']} ({dev['platform_version']}; driver {dev['driver']}; "
             f"{dev['compute_units']} compute units)",

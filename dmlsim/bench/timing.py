@@ -13,8 +13,12 @@ Contestants leave state behind that slows whoever runs next: a thread pool still
 busy-wait after a call), a heap that returned its pages, caches full of other data. On the 2-core AMD Zen 5 host
 a 3 x 3 convolution layer took 1.74 ms per call right after numpy's im2col peer and 0.91 ms after itself, and torch's
 depthwise layer 1.1-1.7 ms against 0.3 ms (session 19). So each timed call can follow ``settle`` untimed calls of
-the same contestant: every contestant is timed in its own steady state, the state a user calling it in a loop
-sees, while the rounds still interleave them over time.
+the same contestant, and at least ``settle_time`` seconds of them: every contestant is timed in its own steady state,
+the state a user calling it in a loop sees, while the rounds still interleave them over time. The time matters for
+contestants of microseconds: in the process where Intel's CPU runtime ran dmlsim's dispatch and an OpenCL copy,
+onnxruntime's 12 us ResNet-style model took 27 us a call after one call of its own, 12 us after half a millisecond of
+them, and its 90 us transformer layer at batch 8 took 148 us a call after a millisecond of them and 90 us after five
+(the other pools' spinning outlasts a short call): `dmlsim bench` settles each turn for 5 ms.
 """
 
 from __future__ import annotations
@@ -78,13 +82,15 @@ def _once(fn: Timed) -> tuple[float, float]:
 def alternate(contestants: dict[str, Timed], *, warmup: int = 2, min_time: float = 0.5,
               min_rounds: int = 5, max_rounds: int = 1000,
               before: Callable[[], None] | None = None,
-              shuffle: random.Random | None = None, settle: int = 0) -> dict[str, Samples]:
+              shuffle: random.Random | None = None, settle: int = 0,
+              settle_time: float = 0.0) -> dict[str, Samples]:
     """Time every contestant round-robin; the first call of each is recorded as its cold run.
 
     ``before``, when given, runs (untimed) before every call of every contestant: the same starting state
     for each (on a GPU, caches flushed and the device busy, see dmlsim.bench.engine). ``shuffle``, when
     given, draws each timed round's order from it instead of keeping the contestants' order. ``settle``: untimed
-    calls of a contestant right before each of its timed calls (module docstring); ``min_time`` counts them."""
+    calls of a contestant right before each of its timed calls, and at least ``settle_time`` seconds of them (module
+    docstring); ``min_time`` counts them."""
     prepare = before or (lambda: None)
     samples = {name: Samples() for name in contestants}
     for name, fn in contestants.items():
@@ -101,9 +107,11 @@ def alternate(contestants: dict[str, Timed], *, warmup: int = 2, min_time: float
         if shuffle is not None:
             shuffle.shuffle(order)
         for name, fn in order:
-            for _ in range(settle):
+            calls, settled = 0, time.perf_counter() + settle_time
+            while calls < settle or (settle and time.perf_counter() < settled):
                 prepare()
                 fn()
+                calls += 1
             prepare()
             value, wall = _once(fn)
             samples[name].ns.append(value)

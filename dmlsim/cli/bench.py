@@ -25,6 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--settle", type=int, default=1,
                         help="untimed calls of a contestant right before each of its timed calls, so that none is "
                              "timed in the state another left (a spinning thread pool, evicted caches; default 1)")
+    parser.add_argument("--settle-ms", type=float, default=5.0,
+                        help="and at least this many milliseconds of them (default 5; --settle 0: none at all)")
     parser.add_argument("--min-time", type=float, default=0.5,
                         help="seconds of alternating timed rounds per point, at least 5 rounds (default 0.5)")
     parser.add_argument("--peers", default="numpy,torch,native,onnxruntime",
@@ -116,8 +118,8 @@ def run(args: argparse.Namespace) -> int:
         names = ", ".join(case.name for case in chosen)
         problem = (f"--dtype: {', '.join(bad) or 'nothing given'}: not a data type of {names} "
                    f"(they take {', '.join(sorted(known_dtypes))})")
-    elif args.warmup < 0 or args.min_time < 0 or args.settle < 0:
-        problem = "--warmup, --settle and --min-time must not be negative"
+    elif min(args.warmup, args.min_time, args.settle, args.settle_ms) < 0:
+        problem = "--warmup, --settle, --settle-ms and --min-time must not be negative"
     else:
         problem = next((p for option in ("json", "csv", "plot")
                         if (p := unwritable(f"--{option}", getattr(args, option))) is not None), None)
@@ -129,7 +131,8 @@ def run(args: argparse.Namespace) -> int:
     quiet_blas_restart()
     config = BenchConfig(operators=tuple(args.operators) or ("adam",), adapter=args.adapter, sizes=sizes,
                          dtypes=dtypes, inplace=args.inplace, warmup=args.warmup, min_time=args.min_time,
-                         settle=args.settle, peers=peers, overhead=not args.no_overhead, native=not args.no_native)
+                         settle=args.settle, settle_time=args.settle_ms / 1000, peers=peers,
+                         overhead=not args.no_overhead, native=not args.no_native)
     result = run_bench(config, progress=Progress())
     print(table(result))
     if args.json:
