@@ -563,3 +563,42 @@ def test_bench_called_in_process_does_not_restart(monkeypatch):
     monkeypatch.setattr("sys.argv", ["/x/bin/dmlsim", "bench"])
     with pytest.raises(pytest.fail.Exception, match="restarted"):
         bench_cli.quiet_blas_restart()
+
+
+def test_a_size_past_the_machines_memory_is_refused_before_any_allocation():
+    """A point whose tensors, held a few times over, exceed the memory available is refused with a message naming
+    the case, the size, what it needs and what to do (max pooling at batch 4096: 3.3 GB a tensor, which the
+    out-of-memory killer ended with no word); a point that fits, or a case of fixed shapes, is not."""
+    from dmlsim.bench.engine import FOOTPRINT_COPIES, too_large
+
+    cases = discover()
+    pooling = cases["max-pooling"]()
+    assert pooling.footprint("float32", 4096) == 2 * 4096 * 64 * 56 * 56 * 4
+    message = too_large(pooling, "float32", 4096, 24 << 30)
+    assert message is not None and "max-pooling at size 4096" in message and "--sizes" in message
+    assert "batch N" in message and "24.0 GiB available" in message
+    assert too_large(pooling, "float32", 32, 24 << 30) is None
+    need = cases["softmax"]().footprint("float16", 1000)
+    assert need == 2 * 1000 * 1000 * 2
+    assert too_large(cases["softmax"](), "float16", 1000, need * FOOTPRINT_COPIES) is None
+    assert too_large(cases["softmax"](), "float16", 1000, need * FOOTPRINT_COPIES - 1) is not None
+    assert cases["gemm"]().footprint("float32", 100) == 3 * 100 * 100 * 4
+    assert cases["gemm-skinny"]().footprint("float16", 1) == (2 + 2048) * 2048 * 2
+    assert cases["adam"]().footprint("float32", 1 << 20) == 7 * 4 << 20
+    assert cases["convolution"]().footprint("float32", 3) is None
+    assert too_large(pooling, "float32", 4096, None) is None  # memory unknown: nothing refused
+
+
+@needs_opencl
+def test_bench_refuses_a_point_too_large_in_its_table(monkeypatch, capsys):
+    """The refusal is the point's error in the table and the exit status (the run goes on to the next point), and
+    nothing of the point is built."""
+    import dmlsim.bench.engine as engine
+
+    monkeypatch.setattr(engine, "available_memory", lambda: 1 << 30)
+    built: list[int] = []
+    monkeypatch.setattr(discover()["max-pooling"], "workload", lambda *a: built.append(1))
+    assert main(["bench", "max-pooling", "--sizes", "128", *QUICK[2:], "--adapter", OPENCL[0].index, "--peers",
+                 "none", "--no-overhead", "--no-native"]) == 1
+    printed = capsys.readouterr().out
+    assert "ERROR: max-pooling at size 128 holds about 0.4 GiB" in printed and not built

@@ -43,6 +43,9 @@ BLAS_SPIN_QUIET = "4"
 OPENCL_TRAFFIC = "opencl-traffic"
 CUDA_COPY = "cuda-copy"
 OVERHEAD_MAX_ROUNDS = 100_000  # 1-element dispatches: ~0.2 s on Intel's runtime, ~6 s on PoCL
+# copies of a point's tensors a run holds at once, at most: dmlsim's buffers, a peer's, the native limit's, the
+# data that fills them (too_large)
+FOOTPRINT_COPIES = 4
 OVERHEAD_SEED = 15  # the shuffled order of the overhead rounds, fixed so that a run can be repeated
 GPU_NATIVE_NOTE = ("native limits and peers left out: the device is a GPU, and C on the host measures the host's "
                    "memory, not the device's")
@@ -191,9 +194,38 @@ def cuda_copy_limit(device: Any, bytes_moved: int, notes: list[str]) -> CudaCopy
         return None
 
 
+def available_memory() -> int | None:
+    """Bytes of memory this machine can still give without swapping (``MemAvailable``), or None where unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as info:
+            for line in info:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def too_large(case: Any, dtype: str, size: int, available: int | None) -> str | None:
+    """Why a point cannot be held in this machine's memory, or None: its tensors (:meth:`BenchCase.footprint`) are
+    held ``FOOTPRINT_COPIES`` times over (the device's buffers, on a CPU device in the same memory; the peers' and the
+    native limit's own copies; the data made to fill them), and an out-of-memory kill would end the whole run with no
+    word of why."""
+    need = case.footprint(dtype, size)
+    if need is None or available is None or need * FOOTPRINT_COPIES <= available:
+        return None
+    return (f"{case.name} at size {size} holds about {need / 2**30:.1f} GiB of tensors, {FOOTPRINT_COPIES} times over "
+            f"with its peers and limits, and this machine has {available / 2**30:.1f} GiB available: give a smaller "
+            f"--sizes ({case.size_unit})")
+
+
 def measure_point(device: Any, case: Any, dtype: str, elements: int, config: BenchConfig) -> Point:
     """Measure one point; any failure is recorded in the point (with its cause) instead of raised."""
     point = Point(case.name, dtype, elements, config.inplace)
+    refusal = too_large(case, dtype, elements, available_memory())
+    if refusal is not None:
+        point.error = refusal
+        return point
     work: Workload | None = None
     limits: list[Any] = []
     gpu = bool(getattr(device.backend, "is_gpu", False))

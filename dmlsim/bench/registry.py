@@ -20,6 +20,7 @@ CASES_PACKAGE = "dmlsim.bench.cases"
 
 CASES: dict[str, type[BenchCase]] = {}
 ELEMENT_SIZES = (1, 2, 4, 8)
+ELEMENT_BYTES = {"float16": 2, "float32": 4, "float64": 8}
 
 
 @dataclass(frozen=True)
@@ -83,10 +84,20 @@ class BenchCase:
     dtypes: tuple[str, ...] = ("float32", "float16")
     default_sizes: tuple[int, ...] = (1 << 10, 1 << 16, 1 << 20, 1 << 24)
     size_unit: str = "elements"
+    arrays: int = 2  # arrays of ``size`` elements a point holds (inputs and outputs): :meth:`footprint`
 
     def workload(self, device: Any, dtype: str, elements: int, inplace: bool,
                  peers: tuple[str, ...]) -> Workload:
         raise NotImplementedError
+
+    def footprint(self, dtype: str, size: int) -> int | None:
+        """Bytes of the point's tensors at ``size`` (inputs and outputs once), for the bench to refuse a size the
+        machine cannot hold before allocating any of it; None: not counted (a case of fixed shapes)."""
+        return self.elements_of(size) * ELEMENT_BYTES.get(dtype, 8) * self.arrays
+
+    def elements_of(self, size: int) -> int:
+        """Elements of each of the point's ``arrays`` at ``size``: the size itself unless the case says otherwise."""
+        return size
 
 
 def register_case(cls: type[BenchCase]) -> type[BenchCase]:

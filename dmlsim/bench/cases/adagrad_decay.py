@@ -64,6 +64,7 @@ class AdagradDecayCase(BenchCase):
     name = "adagrad-decay"
     description = "DMLSIM_OPERATOR_ADAGRAD_DECAY dense, {1, 1, N/64, 64} tensors"
     dtypes = ("float32", "float16", "float64")
+    arrays = 5  # variable, accumulator, gradient in; variable, accumulator out
 
     def workload(self, device: Any, dtype: str, elements: int, inplace: bool,
                  peers: tuple[str, ...]) -> Workload:
@@ -98,6 +99,9 @@ class AdagradDecaySparseCase(BenchCase):
     dtypes = ("float32", "float16", "float64")
     default_sizes = (1 << 10, 1 << 16)
     size_unit = "indices into 1M x 64 rows"
+
+    def footprint(self, dtype: str, size: int) -> int | None:
+        return None  # the 1M x 64 table is the same at every size; N indices and gradient rows of 64 are far less
 
     def workload(self, device: Any, dtype: str, elements: int, inplace: bool,
                  peers: tuple[str, ...]) -> Workload:

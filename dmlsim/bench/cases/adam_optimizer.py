@@ -38,6 +38,7 @@ class AdamCase(BenchCase):
     name = "adam"
     description = "DML_OPERATOR_ADAM_OPTIMIZER, packed [1,1,1,N] tensors, T = 10"
     dtypes = ("float32", "float16")
+    arrays = 7  # parameters, gradient, first and second moments in, three out (out of place)
 
     def workload(self, device: Any, dtype: str, elements: int, inplace: bool,
                  peers: tuple[str, ...]) -> Workload:

@@ -65,6 +65,9 @@ class ConvolutionCase(BenchCase):
     name = "convolution"
     description = "DML_OPERATOR_CONVOLUTION on ResNet-50 / MobileNetV2 layers at batch 1 and 8 (size = layer number)"
     dtypes = ("float32", "float16")
+
+    def footprint(self, dtype: str, size: int) -> int | None:
+        return None  # a fixed layer: the size is its number
     default_sizes = tuple(LAYERS)
     size_unit = ("layer (1 3x3 64->64 56x56, 2 1x1 256->64 56x56, 3 7x7/2 3->64 224x224, 4 depthwise 3x3 144 56x56; "
                  "5-8 the same at batch 8)")

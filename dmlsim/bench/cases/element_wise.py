@@ -27,6 +27,7 @@ class AddCase(BenchCase):
     name = "add"
     description = "DML_OPERATOR_ELEMENT_WISE_ADD, packed [N] tensors"
     dtypes = ("float32", "float16")
+    arrays = 3
 
     def workload(self, device: Any, dtype: str, elements: int, inplace: bool,
                  peers: tuple[str, ...]) -> Workload:

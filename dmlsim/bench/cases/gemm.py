@@ -17,7 +17,7 @@ import numpy as np
 import dmlsim as dml
 from dmlsim.bench.peers import torch_devices, torch_module
 from dmlsim.bench.plans import planned_kernels
-from dmlsim.bench.registry import BenchCase, Workload, register_case
+from dmlsim.bench.registry import ELEMENT_BYTES, BenchCase, Workload, register_case
 from dmlsim.quick import prepare_operator
 
 DATA_TYPES = {"float32": (dml.DML_TENSOR_DATA_TYPE_FLOAT32, np.float32),
@@ -31,6 +31,10 @@ class GemmCase(BenchCase):
     dtypes = ("float32", "float16")
     default_sizes = (64, 256, 1024)
     size_unit = "N (N x N matrices)"
+    arrays = 3
+
+    def elements_of(self, size: int) -> int:
+        return size * size
 
     def workload(self, device: Any, dtype: str, elements: int, inplace: bool,
                  peers: tuple[str, ...]) -> Workload:
@@ -44,6 +48,9 @@ class SkinnyGemmCase(BenchCase):
     dtypes = ("float32", "float16")
     default_sizes = (1, 8, 64)
     size_unit = "M (rows of A; K = N = 2048)"
+
+    def footprint(self, dtype: str, size: int) -> int | None:
+        return (2 * size + SKINNY_KN) * SKINNY_KN * ELEMENT_BYTES[dtype]  # A and the output M x 2048, B 2048 x 2048
 
     def workload(self, device: Any, dtype: str, elements: int, inplace: bool,
                  peers: tuple[str, ...]) -> Workload:

@@ -19,6 +19,9 @@ import numpy as np
 from dmlsim.bench.registry import BenchCase, Workload, register_case
 
 SEQUENCE = 32  # tokens per sequence of onnx-transformer
+# an upper bound of one batch item's tensors, intermediates included (an image of 3 x 16 x 16 and its 8-channel
+# feature maps; a sequence of 32 x 16 and its 2 x 32 x 32 attention scores: tens of kilobytes)
+MODEL_ITEM_BYTES = 256 << 10
 
 
 class OnnxModelCase(BenchCase):
@@ -26,6 +29,9 @@ class OnnxModelCase(BenchCase):
 
     dtypes = ("float32",)
     default_sizes = (1, 8, 32)
+
+    def footprint(self, dtype: str, size: int) -> int | None:
+        return size * MODEL_ITEM_BYTES
 
     def model_and_inputs(self, batch: int) -> tuple[Any, dict[str, np.ndarray], int]:
         """The ONNX model at this batch, its seeded inputs, and the bytes of its outputs."""

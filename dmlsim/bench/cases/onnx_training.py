@@ -84,6 +84,7 @@ class OnnxMultiTensorCase(BenchCase):
 
     dtypes = ("float32", "float16", "float64")
     default_sizes = (1 << 12, 1 << 18, 4000 << 10)
+    arrays = 7  # Adam's: parameters, gradients, two moments in, three out (the others move fewer)
     optimizer: OnnxOptimizer
 
     def workload(self, device: Any, dtype: str, elements: int, inplace: bool,

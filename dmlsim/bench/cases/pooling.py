@@ -66,27 +66,31 @@ def pooling_workload(device: Any, dtype: str, batch: int, function: str, peers: 
     return work
 
 
+class PoolingCase(BenchCase):
+    """A pooling function over [N, 64, 56, 56], 3 x 3 / 1, padding 1: subclasses set ``name`` and ``function``."""
+
+    dtypes = ("float32", "float16")
+    default_sizes = (1, 8)
+    size_unit = "batch N ([N, 64, 56, 56] tensor)"
+    function = ""
+
+    def elements_of(self, size: int) -> int:
+        return size * CHANNELS * SIDE * SIDE
+
+    def workload(self, device: Any, dtype: str, elements: int, inplace: bool,
+                 peers: tuple[str, ...]) -> Workload:
+        return pooling_workload(device, dtype, elements, self.function, peers)
+
+
 @register_case
-class MaxPoolingCase(BenchCase):
+class MaxPoolingCase(PoolingCase):
     name = "max-pooling"
     description = "DML_OPERATOR_MAX_POOLING, 3 x 3 / 1, padding 1, over [N, 64, 56, 56]"
-    dtypes = ("float32", "float16")
-    default_sizes = (1, 8)
-    size_unit = "batch N ([N, 64, 56, 56] tensor)"
-
-    def workload(self, device: Any, dtype: str, elements: int, inplace: bool,
-                 peers: tuple[str, ...]) -> Workload:
-        return pooling_workload(device, dtype, elements, "max", peers)
+    function = "max"
 
 
 @register_case
-class AveragePoolingCase(BenchCase):
+class AveragePoolingCase(PoolingCase):
     name = "average-pooling"
     description = "DML_OPERATOR_AVERAGE_POOLING (padding not counted), 3 x 3 / 1, padding 1, over [N, 64, 56, 56]"
-    dtypes = ("float32", "float16")
-    default_sizes = (1, 8)
-    size_unit = "batch N ([N, 64, 56, 56] tensor)"
-
-    def workload(self, device: Any, dtype: str, elements: int, inplace: bool,
-                 peers: tuple[str, ...]) -> Workload:
-        return pooling_workload(device, dtype, elements, "average", peers)
+    function = "average"

@@ -62,6 +62,9 @@ class ReduceSumCase(BenchCase):
     default_sizes = (1024, 4096)
     size_unit = "N (N x N tensor)"
 
+    def elements_of(self, size: int) -> int:
+        return size * size
+
     def workload(self, device: Any, dtype: str, elements: int, inplace: bool,
                  peers: tuple[str, ...]) -> Workload:
         return reduce_workload(device, dtype, (elements, elements), 1, peers)
@@ -74,6 +77,9 @@ class ReduceSumMiddleCase(BenchCase):
     dtypes = ("float32", "float16")
     default_sizes = (1024, 4096)
     size_unit = "N ([8, N, N/8] tensor, N a multiple of 8)"
+
+    def elements_of(self, size: int) -> int:
+        return size * size
 
     def workload(self, device: Any, dtype: str, elements: int, inplace: bool,
                  peers: tuple[str, ...]) -> Workload:

@@ -61,6 +61,9 @@ class SoftmaxCase(BenchCase):
     default_sizes = (1024, 4096)
     size_unit = "N (N x N tensor)"
 
+    def elements_of(self, size: int) -> int:
+        return size * size
+
     def workload(self, device: Any, dtype: str, elements: int, inplace: bool,
                  peers: tuple[str, ...]) -> Workload:
         return softmax_workload(device, dtype, elements, False, peers)
@@ -73,6 +76,9 @@ class Softmax1Case(BenchCase):
     dtypes = ("float32", "float16")
     default_sizes = (1024, 4096)
     size_unit = "N (N x N tensor)"
+
+    def elements_of(self, size: int) -> int:
+        return size * size
 
     def workload(self, device: Any, dtype: str, elements: int, inplace: bool,
                  peers: tuple[str, ...]) -> Workload:
