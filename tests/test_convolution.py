@@ -236,6 +236,15 @@ CASES = {
                           [0, 1, 1], [0, 0, 0], 2, False),
     "2d-depthwise-h-stride2": (FORWARD, XCORR, (1, 2, 7, 18), (2, 1, 3, 3), [2, 1], [1, 1], [1, 1], [1, 1], [0, 0], 2,
                                True),
+    # rows wide enough that some sets of 16 lie wholly inside the row (their taps read without masks: on CPU devices'
+    # FLOAT32 straight from the row): rows of 50 (sets at 0 and 48 masked, 16 and 32 inside), depthwise and in blocks
+    # of 8 + 3 channels; rows of 60 with a W dilation of 2 and 2 columns of padding each side
+    "2d-depthwise-rows-inside": (FORWARD, XCORR, (1, 2, 5, 50), (2, 1, 3, 3), [1, 1], [1, 1], [1, 1], [1, 1], [0, 0],
+                                 2, True),
+    "2d-rows-blocks-inside": (FORWARD, CONV, (1, 4, 3, 50), (22, 2, 3, 3), [1, 1], [1, 1], [1, 1], [1, 1], [0, 0], 2,
+                              False),
+    "2d-depthwise-dilated-inside": (FORWARD, XCORR, (1, 2, 4, 60), (2, 1, 3, 3), [1, 1], [1, 2], [1, 2], [1, 2],
+                                    [0, 0], 2, True),
     # stride 2 along W (inputs read lane by lane): rows of 16, one full set whose last lane's right tap is padding
     "2d-rows-strided-wide-full-set": (FORWARD, XCORR, (1, 2, 3, 31), (4, 1, 2, 3), [1, 2], [1, 1], [0, 1], [0, 1],
                                       [0, 0], 2, True),
@@ -515,6 +524,9 @@ PLANNED = {  # the planner's choice per case (the operator's docstring): (CPU ta
     "2d-depthwise-dilated-rows": (["convolution_rows"], ["convolution"]),
     "3d-depthwise-rows": (["convolution_rows"], ["convolution"]),
     "2d-depthwise-h-stride2": (["convolution_rows"], ["convolution"]),
+    "2d-depthwise-rows-inside": (["convolution_rows"], ["convolution"]),
+    "2d-rows-blocks-inside": (["convolution_rows"], ["convolution"]),
+    "2d-depthwise-dilated-inside": (["convolution_rows"], ["convolution"]),
 }
 
 

@@ -47,11 +47,13 @@ The planner (:meth:`Convolution.plan_launches`):
   adding -0.0f (nothing) in place of its product; its sums are the direct kernel's, term for term. Where ``UNIT_W``
   holds and the filter's width KW and W dilation DW are build constants (``ROW_TAPS``: the span of outputs + (KW - 1)
   x DW inputs at most ``ROW_SPAN_MAX``), a row's span is read once per input row into private memory (unchecked inside
-  the row, else clamped with a per-element mask) and every tap reads its lanes from there: checking each tap's lanes
-  at the row's ends had cost the 8-wide rows of the ResNet-style model 2 of their 3 taps (40 -> 18 us a layer at batch
-  8 on PoCL 3.1). Where moreover a block is one channel (depthwise) and the H stride 1, a work-item runs ``ROW_SETS``
-  (8) output rows (RH; KH and DH build constants), each input row read once for every output row it serves, each
-  output's taps still in kh order. Work-groups shrink for layers of few rows
+  the row, else clamped with a per-element mask) and every tap reads its lanes from there (FLOAT32 spans inside the
+  row read their taps straight from it instead: a private copy read back as vectors stalls on store-to-load
+  forwarding, and MobileNetV2's depthwise layer at batch 8 went 3.2 -> 2.6 ms on PoCL, 4.5 -> 3.1 ms on Intel's):
+  checking each tap's lanes at the row's ends had cost the 8-wide rows of the ResNet-style model 2 of their 3 taps (40
+  -> 18 us a layer at batch 8 on PoCL 3.1). Where moreover a block is one channel (depthwise) and the H stride 1, a
+  work-item runs ``ROW_SETS`` (8) output rows (RH; KH and DH build constants), each input row read once for every
+  output row it serves, each output's taps still in kh order. Work-groups shrink for layers of few rows
   (:func:`dmlsim.operators.plan.spread_local`) so that every core gets some. A work-item's RW lanes are explicit
   vectors (float4/8/16 accumulators, masks by ``select``) and the kernel carries ``vec_type_hint`` of that vector:
   Intel's CPU runtime otherwise makes neighbouring work-items (rows) SIMD lanes as well (the ResNet-style model's 3 ->

@@ -285,11 +285,22 @@ void im2col_pack(__global const store_t *x__base, ulong x__offset, ulong8 x_stri
 /* The KW taps of one input row into the OCB accumulator vectors: lane l of tap kw reads element t = l + kw * DW of
  * the row's span xr; ROW_INSIDE: only where inside[t] (not over the padding), else adds -0.0f (nothing) */
 #define ROW_ALL(acc, xv, w, kw) ROW_ADD(acc, xv, w)
+#if !defined(STORE_HALF) && defined(DMLSIM_CPU)
+/* FLOAT32 storage: an unmasked span's taps are vector loads from the row itself (a private copy read back as vectors
+ * stalls on store-to-load forwarding) */
+#define ROW_TAP_VECTOR(kw) (masked ? ROW_VLOAD(xr + (kw) * DW) : ROW_VLOAD(x_row + iw_start + (kw) * DW))
+#define ROW_SPAN_COPY /* nothing: the taps read the row */
+#else
+#define ROW_TAP_VECTOR(kw) ROW_VLOAD(xr + (kw) * DW)
+#define ROW_SPAN_COPY                                                                                             \
+    _Pragma("unroll") for (uint t = 0; t < ROW_SPAN; ++t)                                                         \
+        xr[t] = (float)LOAD(x_row + iw_start, t);
+#endif
 #define ROW_INSIDE(acc, xv, w, kw) ROW_ADD_MASKED(acc, xv, w, ROW_VLOAD(inside + (kw) * DW))
 #define ROW_TAPS_ACCUMULATE(COMBINE, A)                                                                           \
     _Pragma("unroll") for (uint kw = 0; kw < KW; ++kw) {                                                          \
         const ulong f_kw = f_tap + (ulong)TAP(kw, KW) * fw;                                                       \
-        const ROW_V xv = ROW_VLOAD(xr + kw * DW);                                                                 \
+        const ROW_V xv = ROW_TAP_VECTOR(kw);                                                                      \
         float weight[OCB];                                                                                        \
         _Pragma("unroll") for (uint o = 0; o < OCB; ++o)                                                          \
             weight[o] = (float)LOAD(f_out[o], f_kw);                                                              \
@@ -304,8 +315,7 @@ void im2col_pack(__global const store_t *x__base, ulong x__offset, ulong8 x_stri
     int inside[ROW_SPAN]; /* -1 (all bits: select's true) or 0; set where masked */                              \
     const bool masked = !(full && iw_start >= 0 && iw_start + ROW_SPAN <= (long)in_w);                           \
     if (!masked) {                                                                                                \
-        _Pragma("unroll") for (uint t = 0; t < ROW_SPAN; ++t)                                                     \
-            xr[t] = (float)LOAD(x_row + iw_start, t);                                                             \
+        ROW_SPAN_COPY                                                                                             \
     } else {                                                                                                      \
         _Pragma("unroll") for (uint t = 0; t < ROW_SPAN; ++t) {                                                   \
             const long iw = iw_start + (long)t;                                                                   \
